@@ -1,0 +1,1 @@
+"""tallydb.console."""

@@ -1,0 +1,154 @@
+"""DynamoDB's errors, each once, with the wire shape it answers with.
+
+This module is the leaf of the package: every layer may raise these, and it
+imports nothing of ours. The server turns one into
+``{"__type": ..., "message": ...}`` with the error's HTTP status; the
+in-process transport raises it as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+_DYNAMODB = "com.amazonaws.dynamodb.v20120810#"
+_CORAL_SERVICE = "com.amazon.coral.service#"
+_CORAL_VALIDATE = "com.amazon.coral.validate#"
+
+
+class DynamoDBError(Exception):
+    """An error DynamoDB answers with: a code, a message, an HTTP status."""
+
+    namespace: ClassVar[str] = _DYNAMODB
+    status: ClassVar[int] = 400
+    message_key: ClassVar[str] = "message"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or "")
+        self.message = message
+
+    @classmethod
+    def code(cls) -> str:
+        """The error's name as SDKs see it (``ValidationException``)."""
+        return cls.__name__
+
+    def to_wire(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"__type": self.namespace + self.code()}
+        if self.message is not None:
+            body[self.message_key] = self.message
+        return body
+
+
+class ValidationException(DynamoDBError):
+    namespace = _CORAL_VALIDATE
+
+
+class SerializationException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+    message_key = "Message"
+
+
+class UnknownOperationException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class MissingAuthenticationTokenException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class IncompleteSignatureException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class InvalidSignatureException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class UnrecognizedClientException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class AccessDeniedException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class ConditionalCheckFailedException(DynamoDBError):
+    """A ConditionExpression did not hold; ``item`` is the item as it stood,
+    sent back only when ReturnValuesOnConditionCheckFailure is ALL_OLD."""
+
+    def __init__(
+        self,
+        message: str = "The conditional request failed",
+        item: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.item = item
+
+    def to_wire(self) -> dict[str, Any]:
+        body = super().to_wire()
+        if self.item is not None:
+            body["Item"] = self.item
+        return body
+
+
+class ResourceNotFoundException(DynamoDBError):
+    pass
+
+
+class ResourceInUseException(DynamoDBError):
+    pass
+
+
+class LimitExceededException(DynamoDBError):
+    pass
+
+
+class ItemCollectionSizeLimitExceededException(DynamoDBError):
+    pass
+
+
+class ProvisionedThroughputExceededException(DynamoDBError):
+    pass
+
+
+class ThrottlingException(DynamoDBError):
+    namespace = _CORAL_SERVICE
+
+
+class RequestLimitExceeded(DynamoDBError):
+    pass
+
+
+class TransactionConflictException(DynamoDBError):
+    pass
+
+
+class TransactionInProgressException(DynamoDBError):
+    pass
+
+
+class IdempotentParameterMismatchException(DynamoDBError):
+    message_key = "Message"
+
+
+class TransactionCanceledException(DynamoDBError):
+    """All-or-nothing refusal of a transaction; one reason per action, in
+    request order (``{"Code": "None"}`` for the actions that were fine)."""
+
+    message_key = "Message"
+
+    def __init__(self, reasons: list[dict[str, Any]]) -> None:
+        codes = ", ".join(r.get("Code", "None") for r in reasons)
+        super().__init__(f"Transaction cancelled, please refer cancellation reasons for specific "
+                         f"reasons [{codes}]")
+        self.reasons = reasons
+
+    def to_wire(self) -> dict[str, Any]:
+        body = super().to_wire()
+        body["CancellationReasons"] = self.reasons
+        return body
+
+
+class InternalServerError(DynamoDBError):
+    """Our own fault, never a client's: the only 500 the server sends."""
+
+    status = 500
