@@ -1,0 +1,115 @@
+"""The server's life: open the store, listen, serve, shut down cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tallydb.api import OPERATIONS, Engine
+from tallydb.server.auth import Verifier
+from tallydb.server.batch import Batcher
+from tallydb.server.protocol import Connection
+from tallydb.server.routing import Router
+from tallydb.storage import Store, Sync
+
+log = logging.getLogger("tallydb.server")
+
+SHUTDOWN_GRACE = 5.0  # seconds to let clients read their last responses
+
+
+@dataclass
+class Config:
+    """Everything ``tallydb serve`` can be told."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data: Path | None = Path("tallydb-data")  # None: in memory
+    sync: Sync = Sync.NORMAL
+    credentials: Mapping[str, str] = field(default_factory=dict)
+
+    def describe_storage(self) -> str:
+        if self.data is None:
+            return "in memory"
+        return f"data: {self.data.resolve()}, sync: {self.sync.value}"
+
+
+class Server:
+    """One listening socket (or several, for a name with many addresses),
+    its connections, and the batcher in front of the engine."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        loop: asyncio.AbstractEventLoop,
+        credentials: Mapping[str, str] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.loop = loop
+        self.router = Router(OPERATIONS, Verifier(credentials) if credentials else None)
+        self.batcher = Batcher(engine, loop)
+        self.connections: set[Connection] = set()
+        self._server: asyncio.Server | None = None
+
+    async def listen(self, host: str, port: int) -> int:
+        """Start accepting; return the bound port (useful with port 0)."""
+        self._server = await self.loop.create_server(
+            lambda: Connection(self), host, port, reuse_address=True, backlog=1024
+        )
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def shutdown(self) -> None:
+        """Stop accepting, commit and answer what is in progress, close."""
+        if self._server is not None:
+            self._server.close()
+        for conn in list(self.connections):
+            conn.stopped = True
+        self.batcher.flush()
+        for conn in list(self.connections):
+            conn.shutdown()
+        deadline = self.loop.time() + SHUTDOWN_GRACE
+        while self.connections and self.loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        self.engine.close()
+
+
+def url_for(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+async def serve(config: Config, announce: Callable[[str], None] = print) -> None:
+    """Serve until SIGINT or SIGTERM; ``announce`` gets the one-line banner."""
+    loop = asyncio.get_running_loop()
+    store = Store(config.data, config.sync)
+    engine = Engine(store)
+    server = Server(engine, loop, config.credentials)
+    try:
+        port = await server.listen(config.host, config.port)
+    except BaseException:
+        engine.close()
+        raise
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows has none
+            loop.add_signal_handler(signum, stop.set)
+    announce(f"tallydb listening on {url_for(config.host, port)} ({config.describe_storage()})")
+    try:
+        await stop.wait()
+    finally:
+        log.info("shutting down")
+        await server.shutdown()
+
+
+def run(config: Config, announce: Callable[[str], None] = print) -> None:
+    """Run ``serve`` on uvloop (plain asyncio where uvloop is unavailable)."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - Windows
+        asyncio.run(serve(config, announce))
+    else:
+        uvloop.run(serve(config, announce))

@@ -1,0 +1,206 @@
+"""SigV4 verification, when the server is given credentials.
+
+Without credentials the server accepts any request, signed or not (as
+DynamoDB Local accepts any signature). With them, every request must be
+signed by one of the configured access keys: the signature is recomputed
+with botocore's own signer over the headers the client says it signed, so
+what botocore signs, we verify, byte for byte. Errors and messages are
+DynamoDB's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest, HTTPHeaders
+from botocore.credentials import Credentials
+
+from tallydb.errors import (
+    IncompleteSignatureException,
+    InvalidSignatureException,
+    MissingAuthenticationTokenException,
+    UnrecognizedClientException,
+)
+
+MISSING_TOKEN = "Request is missing Authentication Token"
+INVALID_TOKEN = "The security token included in the request is invalid."
+SIGNATURE_MISMATCH = (
+    "The request signature we calculated does not match the signature you provided. "
+    "Check your AWS Secret Access Key and signing method. "
+    "Consult the service documentation for details."
+)
+CONTENT_SHA_MISMATCH = (
+    "The provided 'x-amz-content-sha256' header does not match what was computed."
+)
+HOST_NOT_SIGNED = "'Host' must be a 'SignedHeader' in the AWS Authorization."
+ALGORITHM = "AWS4-HMAC-SHA256"
+SERVICE = "dynamodb"
+TIMESTAMP = "%Y%m%dT%H%M%SZ"
+MAX_SKEW = timedelta(minutes=15)
+UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
+
+
+class _Recompute(SigV4Auth):  # type: ignore[misc]
+    """botocore's signer, told which headers the client signed."""
+
+    def __init__(self, credentials: Credentials, region: str, signed: list[str]) -> None:
+        super().__init__(credentials, SERVICE, region)
+        self._signed = signed
+
+    def headers_to_sign(self, request: AWSRequest) -> HTTPHeaders:
+        chosen = HTTPHeaders()
+        for name in self._signed:
+            for value in request.headers.get_all(name) or ():
+                chosen[name] = value
+        return chosen
+
+
+def parse_credentials(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["AKID:SECRET", ...]`` -> ``{"AKID": "SECRET"}``."""
+    keys: dict[str, str] = {}
+    for pair in pairs:
+        access_key, sep, secret = pair.partition(":")
+        if not sep or not access_key or not secret:
+            raise ValueError(f"credentials must look like ACCESS_KEY:SECRET, not {pair!r}")
+        keys[access_key] = secret
+    return keys
+
+
+class Verifier:
+    """Checks a request's SigV4 signature against the configured keys."""
+
+    def __init__(self, keys: Mapping[str, str]) -> None:
+        self.keys = dict(keys)
+
+    def verify(
+        self,
+        method: str,
+        url: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        now: datetime | None = None,
+    ) -> None:
+        """Raise DynamoDB's error if the request is not signed by a known key."""
+        by_name: dict[str, list[str]] = {}
+        for name, value in headers:
+            by_name.setdefault(name.lower(), []).append(value)
+        auth = ",".join(by_name.get("authorization", []))
+        if not auth or auth.strip()[:5] != "AWS4-":
+            raise MissingAuthenticationTokenException(MISSING_TOKEN)
+        params = _auth_params(auth)
+        date = _first(by_name, "x-amz-date") or _first(by_name, "date")
+        missing = "".join(
+            f"Authorization header requires '{p}' parameter. "
+            for p in ("Credential", "Signature", "SignedHeaders")
+            if not params.get(p)
+        )
+        if not date:
+            missing += (
+                "Authorization header requires existence of either a 'X-Amz-Date' or a "
+                "'Date' header. "
+            )
+        if missing or not date:
+            raise IncompleteSignatureException(missing + "Authorization=" + auth)
+        algorithm = auth.strip().split(" ", 1)[0]
+        if algorithm != ALGORITHM:
+            raise IncompleteSignatureException(
+                f"Unsupported AWS 'algorithm': '{algorithm}' (only {ALGORITHM} for now). "
+            )
+        scope = params["Credential"].rstrip("/").split("/")
+        if len(scope) != 5:
+            raise IncompleteSignatureException(
+                "Credential must have exactly 5 slash-delimited elements, "
+                f"e.g. keyid/date/region/service/term, got '{params['Credential']}'"
+            )
+        access_key, scope_date, region, service, terminator = scope
+        timestamp = _timestamp(date)
+        problems = ""
+        if service != SERVICE:
+            problems += f"Credential should be scoped to correct service: '{SERVICE}'. "
+        if terminator != "aws4_request":
+            problems += (
+                f"Credential should be scoped with a valid terminator: 'aws4_request', "
+                f"not '{terminator}'. "
+            )
+        if scope_date != timestamp[:8]:
+            problems += (
+                "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of "
+                f"date from HTTP: '{scope_date}' != '{timestamp[:8]}', from '{timestamp}'."
+            )
+        if problems:
+            raise InvalidSignatureException(problems.strip())
+        signed = [h.strip().lower() for h in params["SignedHeaders"].split(";") if h.strip()]
+        if "host" not in signed:
+            raise InvalidSignatureException(HOST_NOT_SIGNED)
+        secret = self.keys.get(access_key)
+        if secret is None:
+            raise UnrecognizedClientException(INVALID_TOKEN)
+        _check_time(timestamp, now or datetime.now(UTC))
+        content_sha = _first(by_name, "x-amz-content-sha256")
+        if content_sha is not None and content_sha != UNSIGNED_PAYLOAD and not hmac.compare_digest(
+            content_sha, hashlib.sha256(body).hexdigest()
+        ):
+            raise InvalidSignatureException(CONTENT_SHA_MISMATCH)
+
+        request = AWSRequest(method=method, url=_absolute(url, _first(by_name, "host")), data=body)
+        for name, value in headers:
+            request.headers[name] = value  # HTTPHeaders appends repeated names
+        request.context["timestamp"] = timestamp
+        signer = _Recompute(Credentials(access_key, secret), region, signed)
+        canonical = signer.canonical_request(request)
+        expected = signer.signature(signer.string_to_sign(request, canonical), request)
+        if not hmac.compare_digest(str(expected), params["Signature"]):
+            raise InvalidSignatureException(SIGNATURE_MISMATCH)
+
+
+def _auth_params(auth: str) -> dict[str, str]:
+    params: dict[str, str] = {}
+    rest = "".join(auth.strip().split(" ")[1:])
+    for part in rest.split(","):
+        key, _, value = part.strip().partition("=")
+        params[key] = value
+    return params
+
+
+def _first(by_name: dict[str, list[str]], name: str) -> str | None:
+    values = by_name.get(name)
+    return values[0] if values else None
+
+
+def _timestamp(date: str) -> str:
+    """The request time as SigV4's basic ISO-8601 (from X-Amz-Date or Date)."""
+    try:
+        datetime.strptime(date, TIMESTAMP)
+        return date
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(date).astimezone(UTC).strftime(TIMESTAMP)
+    except (TypeError, ValueError):
+        raise IncompleteSignatureException(
+            f"Date must be in ISO-8601 'basic format'. Got '{date}'. "
+            "See http://en.wikipedia.org/wiki/ISO_8601"
+        ) from None
+
+
+def _check_time(timestamp: str, now: datetime) -> None:
+    when = datetime.strptime(timestamp, TIMESTAMP).replace(tzinfo=UTC)
+    if when < now - MAX_SKEW:
+        raise InvalidSignatureException(
+            f"Signature expired: {timestamp} is now earlier than "
+            f"{(now - MAX_SKEW).strftime(TIMESTAMP)} ({now.strftime(TIMESTAMP)} - 15 min.)"
+        )
+    if when > now + MAX_SKEW:
+        raise InvalidSignatureException(
+            f"Signature not yet current: {timestamp} is still later than "
+            f"{(now + MAX_SKEW).strftime(TIMESTAMP)} ({now.strftime(TIMESTAMP)} + 15 min.)"
+        )
+
+
+def _absolute(url: str, host: str | None) -> str:
+    return f"http://{host or 'localhost'}{url if url.startswith('/') else '/' + url}"

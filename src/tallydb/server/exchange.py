@@ -1,0 +1,52 @@
+"""One request and, once decided, its response."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tallydb.server.protocol import Connection
+
+
+class Exchange:
+    """What the parser learnt about one HTTP request, what routing made of
+    it (an operation to run, or a response already rendered), and the
+    response bytes the connection writes once the batch has committed."""
+
+    __slots__ = (
+        "authorization",
+        "body",
+        "close",
+        "conn",
+        "content_type",
+        "extra",
+        "headers",
+        "method",
+        "operation",
+        "origin",
+        "request",
+        "response",
+        "response_type",
+        "target",
+        "url",
+    )
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.url = b""
+        self.method = b""
+        self.target: bytes | None = None
+        self.content_type: bytes | None = None
+        self.authorization: bytes | None = None
+        self.origin: bytes | None = None
+        # every header, in order, only when a signature has to be checked
+        self.headers: list[tuple[bytes, bytes]] | None = None
+        self.body: bytes = b""
+        # set by routing
+        self.operation: str | None = None
+        self.request: dict[str, Any] | None = None
+        self.response_type: bytes | None = None
+        self.extra = b""  # header lines every response to this request carries
+        # set by routing or by the batch
+        self.response: bytes | None = None
+        self.close = False  # close the connection once this response is written

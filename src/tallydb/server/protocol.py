@@ -1,0 +1,199 @@
+"""One client connection: bytes in through httptools, responses out in order.
+
+A raw ``asyncio.Protocol`` rather than a framework: on the hot path the
+framework would cost more than all of tallydb's own work (see DESIGN.md).
+Parsing fills an ``Exchange`` per request; routing decides it; the batcher
+runs it and hands the responses back through ``out``/``write_out`` in the
+order the requests arrived (pipelining included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, cast
+
+import httptools
+
+from tallydb.errors import InternalServerError
+from tallydb.server import http
+from tallydb.server.exchange import Exchange
+from tallydb.server.routing import error_response
+
+if TYPE_CHECKING:
+    from tallydb.server.app import Server
+
+log = logging.getLogger("tallydb.server")
+
+MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
+LINGER = 2.0  # seconds to drain a client's unread bytes before closing
+
+
+class Connection(asyncio.Protocol):
+    """HTTP/1.1 keep-alive with pipelining for the DynamoDB JSON protocol."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.router = server.router
+        self.batcher = server.batcher
+        self.keep_headers = server.router.verifier is not None
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.ex: Exchange | None = None
+        self.body: list[bytes] = []
+        self.size = 0
+        self.out: list[bytes] = []
+        self.stopped = False  # no more requests are read from this connection
+        self.close_after_write = False
+        self.closed = False
+
+    # -- asyncio -----------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.server.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.stopped = True
+        self.server.connections.discard(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.stopped:
+            return  # draining before a close, or shutting down
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            # Upgrade (h2c, websocket) is not offered: answer what was asked
+            # over HTTP/1.1 and hang up.
+            self._stop(None)
+        except httptools.HttpParserError:
+            self._stop(http.BAD_REQUEST)
+
+    def pause_writing(self) -> None:
+        # The client is not reading its responses: stop reading its requests.
+        if self.transport is not None and not self.closed:
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None and not self.closed and not self.stopped:
+            self.transport.resume_reading()
+
+    # -- httptools callbacks -------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        self.ex = Exchange(self)
+        self.body = []
+        self.size = 0
+
+    def on_url(self, url: bytes) -> None:
+        ex = self.ex
+        if ex is not None:
+            ex.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        ex = self.ex
+        if ex is None:
+            return
+        key = name.lower()
+        if key == b"x-amz-target":
+            ex.target = value
+        elif key == b"content-type":
+            ex.content_type = value
+        elif key == b"content-length":
+            if value.isdigit() and int(value) > MAX_BODY:
+                self._too_large()
+        elif key == b"origin":
+            ex.origin = value
+        elif key.startswith(b"access-control-request-") and not self.keep_headers:
+            if ex.headers is None:
+                ex.headers = []
+            ex.headers.append((name, value))
+        if self.keep_headers:
+            if ex.headers is None:
+                ex.headers = []
+            ex.headers.append((name, value))
+
+    def on_body(self, body: bytes) -> None:
+        if self.stopped:
+            return
+        self.size += len(body)
+        if self.size > MAX_BODY:
+            self._too_large()
+            return
+        self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        ex = self.ex
+        if ex is None or self.stopped:
+            return
+        self.ex = None
+        parser = self.parser
+        ex.method = parser.get_method()
+        body = self.body
+        if body:
+            ex.body = body[0] if len(body) == 1 else b"".join(body)
+            self.body = []
+        if not parser.should_keep_alive():
+            ex.extra = http.CLOSE
+            ex.close = True
+            self.stopped = True
+        elif parser.get_http_version() == "1.0":
+            ex.extra = http.KEEP_ALIVE
+        try:
+            self.router.route(ex)
+        except Exception:
+            log.exception("routing failed; answering InternalServerError")
+            ex.response = error_response(ex, InternalServerError())
+        self.batcher.submit(ex)
+
+    # -- responses -----------------------------------------------------------
+
+    def write_out(self) -> None:
+        """Write what the batcher queued for us (then close, if asked)."""
+        out = self.out
+        self.out = []
+        transport = self.transport
+        if transport is None or self.closed:
+            return
+        transport.write(out[0] if len(out) == 1 else b"".join(out))
+        if self.close_after_write:
+            self._close_gracefully()
+
+    def _too_large(self) -> None:
+        self._stop(http.TOO_LARGE)
+
+    def _stop(self, final: bytes | None) -> None:
+        """Read no more requests; after the responses already due (and
+        ``final``, if given) are written, close."""
+        if self.stopped:
+            return
+        self.stopped = True
+        ex = Exchange(self)
+        ex.response = final or b""
+        ex.close = True
+        self.batcher.submit(ex)
+
+    def _close_gracefully(self) -> None:
+        """Half-close, let the client read the answer, then close.
+
+        Closing a socket with unread input makes the kernel send RST, which
+        can destroy the response before the client reads it (a 413 sent while
+        the client is still uploading, say)."""
+        transport = self.transport
+        if transport is None or self.closed:
+            return
+        self.stopped = True
+        if transport.can_write_eof():
+            transport.write_eof()
+            self.server.loop.call_later(LINGER, transport.close)
+        else:
+            transport.close()
+
+    def shutdown(self) -> None:
+        """Server shutdown: read nothing more; close once what is due is written."""
+        self.stopped = True
+        if self.transport is not None and not self.closed:
+            if self.out:
+                self.write_out()
+            self.transport.close()
