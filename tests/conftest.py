@@ -1,0 +1,521 @@
+"""Fixtures for tallydb's behaviour tests.
+
+Every behaviour test talks boto3 to tallydb through one of two real
+interfaces (DESIGN.md: "boto3 against a real `tallydb serve` on a free
+loopback port, and the same cases in-process"):
+
+* ``server``: a ``python -m tallydb serve --port 0`` subprocess, one per
+  pytest worker, on its own temporary data directory;
+* ``inprocess``: ``tallydb.inprocess.client(engine)``, the same botocore
+  client answered by an Engine in this process.
+
+Fixtures
+--------
+``backend``            parametrized ``server`` / ``inprocess``: a :class:`Backend`
+                       with ``.client()``, ``.resource()`` and ``.raw()``.
+``ddb``                ``backend.client()``: a boto3 DynamoDB client.
+``make_table``         factory: ``make_table("videos", hash=("PK", "S"), range=("SK", "S"))``
+                       creates a uniquely named table (``exact=True`` keeps
+                       the name as given) and deletes it afterwards.
+``videos``             a fresh table with PK (S) / SK (S); its name.
+``hash_table``         a fresh table with a hash key ``id`` (S) only; its name.
+``tallydb_server``     the worker's shared :class:`TallyServer` (do not stop it).
+``tallydb_server_factory``  ``factory(data=None, sync=None, in_memory=False)``
+                       starts a private :class:`TallyServer` on ``data`` (a new
+                       temp dir by default); it can ``stop()``, ``kill()``
+                       (SIGKILL, ``kill -9``), ``start()`` again on the same
+                       data and ``restart()``. All are killed at teardown.
+
+Every server listens on a port the OS picks and keeps data in a temp dir,
+so the suite is safe under ``pytest -n``.
+"""
+
+from __future__ import annotations
+
+import collections
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import boto3
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+
+REGION = "us-east-1"
+ACCESS_KEY = "x"
+SECRET_KEY = "y"
+TARGET_PREFIX = "DynamoDB_20120810."
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 15.0
+LISTENING = re.compile(r"tallydb listening on (http://[^\s()]+)")
+
+# Test clients never retry: a retried UpdateItem would count twice and hide
+# the very thing the counter tests measure, and an unexpected 500 must show
+# at once rather than after botocore's ten backed-off attempts.
+CLIENT_CONFIG = Config(
+    retries={"total_max_attempts": 1},
+    max_pool_connections=64,
+    connect_timeout=5,
+    read_timeout=60,
+)
+
+
+# --------------------------------------------------------------------------
+# The real server as a subprocess
+# --------------------------------------------------------------------------
+
+
+class TallyServer:
+    """One ``tallydb serve`` process on one data directory (or in memory).
+
+    ``start()`` may be called again after ``stop()`` or ``kill()``: the new
+    process serves the same data directory (on a new port: use ``url`` or
+    ``client()`` again after a restart).
+    """
+
+    def __init__(
+        self,
+        data: Path | None,
+        *,
+        sync: str | None = None,
+        in_memory: bool = False,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.data = data
+        self.sync = sync
+        self.in_memory = in_memory
+        self.extra_args = extra_args
+        self.proc: subprocess.Popen[str] | None = None
+        self.url: str | None = None
+        self.output: collections.deque[str] = collections.deque(maxlen=400)
+        self._listening = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    # -- life cycle ------------------------------------------------------
+
+    def command(self) -> list[str]:
+        cmd = [sys.executable, "-m", "tallydb", "serve", "--host", "127.0.0.1", "--port", "0"]
+        if self.in_memory:
+            cmd.append("--in-memory")
+        else:
+            assert self.data is not None
+            cmd += ["--data", str(self.data)]
+        if self.sync is not None:
+            cmd += ["--sync", self.sync]
+        return cmd + list(self.extra_args)
+
+    def start(self, timeout: float = START_TIMEOUT) -> TallyServer:
+        assert not self.running, "already running"
+        self.url = None
+        self._listening.clear()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+            env=env,
+            start_new_session=True,  # its own process group, for kill()
+        )
+        self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + timeout
+        while not self._listening.wait(0.05):
+            if self.proc.poll() is not None:
+                self._reader.join(2)
+                raise RuntimeError(
+                    f"`{' '.join(self.command())}` exited with {self.proc.returncode} "
+                    f"before listening:\n{self.log()}"
+                )
+            if time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(
+                    f"`{' '.join(self.command())}` printed no 'tallydb listening on' line "
+                    f"within {timeout}s:\n{self.log()}"
+                )
+        return self
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.output.append(line.rstrip("\n"))
+            if not self._listening.is_set():
+                match = LISTENING.search(line)
+                if match:
+                    self.url = match.group(1).rstrip(".,;")
+                    self._listening.set()
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT) -> int:
+        """Ask the server to stop (SIGTERM, or SIGINT as Ctrl-C sends) and wait.
+
+        Returns its exit status; fails the test if it is still running after
+        ``timeout`` (it is then killed).
+        """
+        assert self.proc is not None and self.running, "not running"
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(
+                f"tallydb serve did not exit within {timeout}s of {signal.Signals(sig).name}:\n"
+                f"{self.log()}"
+            ) from None
+        self._join_reader()
+        return code
+
+    def kill(self) -> None:
+        """``kill -9``: SIGKILL to the server's whole process group, then reap it."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait(STOP_TIMEOUT)
+        self._join_reader()
+
+    def restart(self, sig: int = signal.SIGTERM) -> TallyServer:
+        self.stop(sig)
+        return self.start()
+
+    def close(self) -> None:
+        """Teardown: whatever state the process is in, make sure it is gone."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                self.proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pass
+            self._join_reader()
+
+    def _join_reader(self) -> None:
+        if self._reader is not None:
+            self._reader.join(5)
+
+    def log(self) -> str:
+        return "\n".join(self.output)
+
+    # -- clients -----------------------------------------------------------
+
+    def client(self, config: Config | None = None) -> Any:
+        assert self.url is not None, "not started"
+        return boto3.session.Session().client(
+            "dynamodb",
+            endpoint_url=self.url,
+            region_name=REGION,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            config=config or CLIENT_CONFIG,
+        )
+
+    def resource(self, config: Config | None = None) -> Any:
+        assert self.url is not None, "not started"
+        return boto3.session.Session().resource(
+            "dynamodb",
+            endpoint_url=self.url,
+            region_name=REGION,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            config=config or CLIENT_CONFIG,
+        )
+
+
+@pytest.fixture(scope="session")
+def tallydb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TallyServer]:
+    """The worker's shared server (default --sync), on a temp data dir."""
+    server = TallyServer(tmp_path_factory.mktemp("tallydb-data"))
+    server.start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def tallydb_server_factory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[..., TallyServer]]:
+    """Start private servers: ``factory(data=None, sync=None, in_memory=False)``."""
+    servers: list[TallyServer] = []
+
+    def factory(
+        data: Path | None = None,
+        sync: str | None = None,
+        in_memory: bool = False,
+        start: bool = True,
+    ) -> TallyServer:
+        if data is None and not in_memory:
+            data = tmp_path_factory.mktemp("tallydb-data")
+        server = TallyServer(data, sync=sync, in_memory=in_memory)
+        servers.append(server)
+        return server.start() if start else server
+
+    yield factory
+    for server in servers:
+        server.close()
+
+
+# --------------------------------------------------------------------------
+# Backends: the same client over the server or in-process
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class RawResponse:
+    """An HTTP answer as DynamoDB's wire gives it."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+    @property
+    def error_code(self) -> str:
+        """``__type``'s last part: ``ValidationException``."""
+        return str(self.json.get("__type", "")).rsplit("#", 1)[-1]
+
+    @property
+    def message(self) -> str | None:
+        body = self.json
+        return body.get("message", body.get("Message"))
+
+
+class Backend:
+    """A way to reach tallydb: ``client()``, ``resource()``, ``raw()``."""
+
+    name: str
+
+    def client(self, config: Config | None = None) -> Any:
+        raise NotImplementedError
+
+    def resource(self, config: Config | None = None) -> Any:
+        raise NotImplementedError
+
+    def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
+        """POST one DynamoDB JSON request as given, bypassing boto3's checks.
+
+        ``target`` is an operation name (``"BatchWriteItem"``) or a whole
+        ``X-Amz-Target`` value; ``body`` a dict (sent as JSON) or raw bytes.
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def _target(target: str) -> str:
+        return target if "." in target or not target else TARGET_PREFIX + target
+
+    @staticmethod
+    def _body(body: bytes | dict[str, Any]) -> bytes:
+        return body if isinstance(body, bytes) else json.dumps(body).encode()
+
+
+class ServerBackend(Backend):
+    name = "server"
+
+    def __init__(self, server: TallyServer) -> None:
+        self.server = server
+        self._client: Any = None
+
+    def client(self, config: Config | None = None) -> Any:
+        if config is not None:
+            return self.server.client(config)
+        if self._client is None:
+            self._client = self.server.client()
+        return self._client
+
+    def resource(self, config: Config | None = None) -> Any:
+        return self.server.resource(config)
+
+    def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
+        assert self.server.url is not None
+        url = self.server.url.rstrip("/") + "/"
+        data = self._body(body)
+        request = AWSRequest(
+            method="POST",
+            url=url,
+            data=data,
+            headers={
+                "Content-Type": "application/x-amz-json-1.0",
+                "X-Amz-Target": self._target(target),
+            },
+        )
+        SigV4Auth(Credentials(ACCESS_KEY, SECRET_KEY), "dynamodb", REGION).add_auth(request)
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            conn.request("POST", "/", body=data, headers=dict(request.headers.items()))
+            response = conn.getresponse()
+            return RawResponse(
+                response.status,
+                {k.lower(): v for k, v in response.getheaders()},
+                response.read(),
+            )
+        finally:
+            conn.close()
+
+
+class InProcessBackend(Backend):
+    name = "inprocess"
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self._client: Any = None
+
+    def client(self, config: Config | None = None) -> Any:
+        from tallydb import inprocess
+
+        if config is not None:
+            return inprocess.client(self.engine, config=config)
+        if self._client is None:
+            self._client = inprocess.client(self.engine, config=CLIENT_CONFIG)
+        return self._client
+
+    def resource(self, config: Config | None = None) -> Any:
+        from tallydb import inprocess
+
+        return inprocess.resource(self.engine, config=config or CLIENT_CONFIG)
+
+    def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
+        from tallydb.inprocess import CONTENT_TYPE, InProcessTransport
+
+        status, data = InProcessTransport(self.engine).respond(
+            self._target(target), self._body(body)
+        )
+        return RawResponse(status, {"content-type": CONTENT_TYPE}, data)
+
+
+@pytest.fixture(scope="session")
+def inprocess_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The worker's shared in-process Engine, on a temp data dir."""
+    from tallydb.api import Engine
+    from tallydb.storage import Store
+
+    engine = Engine(Store(tmp_path_factory.mktemp("inprocess-data")))
+    yield engine
+    engine.close()
+
+
+BACKENDS = ["server", "inprocess"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    if request.param == "server":
+        return ServerBackend(request.getfixturevalue("tallydb_server"))
+    return InProcessBackend(request.getfixturevalue("inprocess_engine"))
+
+
+@pytest.fixture
+def ddb(backend: Backend) -> Any:
+    """A boto3 DynamoDB client, through the server or in-process."""
+    return backend.client()
+
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def delete_table_quietly(ddb: Any, name: str) -> None:
+    try:
+        ddb.delete_table(TableName=name)
+    except ClientError:
+        pass
+
+
+@pytest.fixture
+def make_table(ddb: Any) -> Iterator[Callable[..., str]]:
+    """``make_table(prefix, hash=("PK", "S"), range=None, exact=False) -> name``.
+
+    Creates a PAY_PER_REQUEST table, waits for it with botocore's
+    ``table_exists`` waiter, and deletes it at teardown.
+    """
+    created: list[str] = []
+
+    def make(
+        prefix: str = "t",
+        hash: tuple[str, str] = ("PK", "S"),  # noqa: A002 - DynamoDB's word
+        range: tuple[str, str] | None = None,  # noqa: A002
+        exact: bool = False,
+    ) -> str:
+        name = prefix if exact else unique_name(prefix)
+        keys = [hash] if range is None else [hash, range]
+        definitions = [{"AttributeName": n, "AttributeType": t} for n, t in keys]
+        schema = [{"AttributeName": hash[0], "KeyType": "HASH"}]
+        if range is not None:
+            schema.append({"AttributeName": range[0], "KeyType": "RANGE"})
+        if exact:
+            delete_table_quietly(ddb, name)  # left over by an interrupted run
+        ddb.create_table(
+            TableName=name,
+            AttributeDefinitions=definitions,
+            KeySchema=schema,
+            BillingMode="PAY_PER_REQUEST",
+        )
+        created.append(name)
+        ddb.get_waiter("table_exists").wait(
+            TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10}
+        )
+        return name
+
+    yield make
+    for name in created:
+        delete_table_quietly(ddb, name)
+
+
+@pytest.fixture
+def videos(make_table: Callable[..., str]) -> str:
+    """A fresh table keyed PK (S) / SK (S), as the seed article models it."""
+    return make_table("videos", hash=("PK", "S"), range=("SK", "S"))
+
+
+@pytest.fixture
+def hash_table(make_table: Callable[..., str]) -> str:
+    """A fresh table with only a hash key, ``id`` (S)."""
+    return make_table("hash", hash=("id", "S"))
+
+
+# --------------------------------------------------------------------------
+# Assertion helpers
+# --------------------------------------------------------------------------
+
+
+def error_of(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
+    """(code, message, HTTP status) of a boto3 ClientError."""
+    response = excinfo.value.response
+    return (
+        response["Error"]["Code"],
+        response["Error"].get("Message", ""),
+        response["ResponseMetadata"]["HTTPStatusCode"],
+    )
