@@ -33,6 +33,7 @@ so the suite is safe under ``pytest -n``.
 from __future__ import annotations
 
 import collections
+import contextlib
 import http.client
 import json
 import os
@@ -190,10 +191,8 @@ class TallyServer:
         """``kill -9``: SIGKILL to the server's whole process group, then reap it."""
         assert self.proc is not None
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.proc.wait(STOP_TIMEOUT)
         self._join_reader()
 
@@ -205,14 +204,10 @@ class TallyServer:
         """Teardown: whatever state the process is in, make sure it is gone."""
         if self.proc is not None:
             if self.proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                pass
             self._join_reader()
 
     def _join_reader(self) -> None:
@@ -448,10 +443,8 @@ def unique_name(prefix: str) -> str:
 
 
 def delete_table_quietly(ddb: Any, name: str) -> None:
-    try:
+    with contextlib.suppress(ClientError):
         ddb.delete_table(TableName=name)
-    except ClientError:
-        pass
 
 
 @pytest.fixture
@@ -465,8 +458,8 @@ def make_table(ddb: Any) -> Iterator[Callable[..., str]]:
 
     def make(
         prefix: str = "t",
-        hash: tuple[str, str] = ("PK", "S"),  # noqa: A002 - DynamoDB's word
-        range: tuple[str, str] | None = None,  # noqa: A002
+        hash: tuple[str, str] = ("PK", "S"),
+        range: tuple[str, str] | None = None,
         exact: bool = False,
     ) -> str:
         name = prefix if exact else unique_name(prefix)
