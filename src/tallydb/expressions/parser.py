@@ -1,0 +1,414 @@
+"""One recursive-descent parser with four entry points.
+
+``parse_update``, ``parse_condition`` (also Filter and KeyCondition),
+``parse_projection``: text in, syntax tree out, or ``ExpressionError`` for an
+empty expression or a syntax error, worded as DynamoDB words it. Semantic
+checks (reserved words, functions, placeholders, overlapping paths) are not
+done here: they run on the tree, in the order DynamoDB reports them.
+
+Results are cached by text, so a request that repeats an expression (a hot
+counter's ``ADD n :one``) never parses it again. Failures are cached too.
+
+Grammar (keywords case-insensitive; function names as written):
+
+    update     := clause+                      clause keywords SET REMOVE ADD DELETE
+    clause     := SET set (',' set)* | REMOVE path (',' path)*
+                | ADD path VALUE (',' ...)* | DELETE path VALUE (',' ...)*
+    set        := path '=' ( '(' setvalue ')' | setvalue )
+    setvalue   := operandp ( ('+' | '-') operandp )?
+    operandp   := '(' operand ')' | operand
+    condition  := and (OR and)*
+    and        := not (AND not)*
+    not        := NOT not | primary
+    primary    := '(' condition ')' | operand comparator operand
+                | operand BETWEEN operand AND operand
+                | operand IN '(' operand (',' operand)* ')' | call
+    operand    := '(' operand ')' | call | VALUE | path   (conditions: any depth)
+    call       := NAME '(' operand (',' operand)* ')'
+    path       := (NAME | #NAME) ('.' (NAME | #NAME) | '[' DIGITS ']')*
+    projection := path (',' path)*
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from tallydb.expressions import ast
+from tallydb.expressions.lexer import (
+    ATTR_NAME,
+    ATTR_VALUE,
+    EOF,
+    NAME,
+    NUMBER,
+    OP,
+    Token,
+    near,
+    token_text,
+    tokenize,
+)
+from tallydb.expressions.messages import EMPTY, ExpressionError, syntax_error
+
+UPDATE_KEYWORDS = frozenset({"SET", "REMOVE", "ADD", "DELETE"})
+CONDITION_KEYWORDS = frozenset({"AND", "OR", "NOT", "BETWEEN", "IN"})
+_COMPARATORS = frozenset(ast.COMPARATORS)
+
+
+class _Failure(Exception):
+    """Parsing cannot go on at token ``pos``."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__(pos)
+        self.pos = pos
+
+
+class _Parser:
+    def __init__(self, text: str, keywords: frozenset[str], nested_parens: bool) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.pos = 0
+        self.keywords = keywords
+        # Conditions allow parentheses at any depth (and report doubled ones
+        # as redundant); UpdateExpression allows one level around an operand.
+        self.nested_parens = nested_parens
+        self.redundant = False
+        self._parened: dict[int, object] = {}  # id -> node (kept alive: ids stay unique)
+
+    # -- token helpers -----------------------------------------------------
+
+    def peek(self, offset: int = 0) -> Token:
+        index = min(self.pos + offset, len(self.tokens) - 1)
+        return self.tokens[index]
+
+    def fail(self) -> _Failure:
+        return _Failure(self.pos)
+
+    def is_op(self, text: str, offset: int = 0) -> bool:
+        tok = self.peek(offset)
+        return tok.kind == OP and tok.text == text
+
+    def is_keyword(self, word: str) -> bool:
+        tok = self.peek()
+        return tok.kind == NAME and tok.upper == word
+
+    def is_identifier(self, offset: int = 0) -> bool:
+        tok = self.peek(offset)
+        return tok.kind == NAME and tok.upper not in self.keywords
+
+    def expect_op(self, text: str) -> None:
+        if not self.is_op(text):
+            raise self.fail()
+        self.pos += 1
+
+    def expect_eof(self) -> None:
+        if self.peek().kind != EOF:
+            raise self.fail()
+
+    def error(self, failure: _Failure) -> str:
+        token = self.tokens[failure.pos]
+        return syntax_error(token_text(token), near(self.text, self.tokens, failure.pos))
+
+    def mark_parened(self, node: object) -> None:
+        if id(node) in self._parened:
+            self.redundant = True
+        self._parened[id(node)] = node
+
+    # -- paths and operands ------------------------------------------------
+
+    def path_head(self) -> ast.Name | ast.NameRef:
+        tok = self.peek()
+        if tok.kind == ATTR_NAME:
+            self.pos += 1
+            return ast.NameRef(tok.text)
+        if self.is_identifier():
+            self.pos += 1
+            return ast.Name(tok.text)
+        raise self.fail()
+
+    def path_rest(self, elements: list[ast.PathElement]) -> ast.Path:
+        while True:
+            if self.is_op("."):
+                self.pos += 1
+                elements.append(self.path_head())
+            elif self.is_op("["):
+                self.pos += 1
+                tok = self.peek()
+                if tok.kind != NUMBER:
+                    raise self.fail()
+                self.pos += 1
+                self.expect_op("]")
+                elements.append(ast.Index(int(tok.text)))
+            else:
+                return ast.Path(tuple(elements))
+
+    def path(self) -> ast.Path:
+        return self.path_rest([self.path_head()])
+
+    def call(self) -> ast.Call:
+        name = self.peek().text
+        self.pos += 2  # name and '('
+        args = [self.operand_parens()]
+        while self.is_op(","):
+            self.pos += 1
+            args.append(self.operand_parens())
+        self.expect_op(")")
+        return ast.Call(name, tuple(args))
+
+    def operand(self) -> ast.Operand:
+        tok = self.peek()
+        if tok.kind == ATTR_VALUE:
+            self.pos += 1
+            return ast.ValueRef(tok.text)
+        if self.is_identifier() and self.is_op("(", 1):
+            return self.call()
+        return self.path()
+
+    def operand_parens(self) -> ast.Operand:
+        if not self.is_op("("):
+            return self.operand()
+        self.pos += 1
+        inner = self.operand_parens() if self.nested_parens else self.operand()
+        self.expect_op(")")
+        if not self.nested_parens:
+            return inner
+        self.mark_parened(inner)
+        if isinstance(inner, ast.Path) and (self.is_op(".") or self.is_op("[")):
+            return self.path_rest(list(inner.elements))
+        return inner
+
+    # -- UpdateExpression --------------------------------------------------
+
+    def update(self) -> ast.UpdateExpression:
+        clauses = [self.clause()]
+        while self.peek().kind != EOF:
+            clauses.append(self.clause())
+        return ast.UpdateExpression(tuple(clauses))
+
+    def clause(self) -> ast.UpdateClause:
+        tok = self.peek()
+        word = tok.upper if tok.kind == NAME else ""
+        if word not in UPDATE_KEYWORDS:
+            raise self.fail()
+        self.pos += 1
+        actions = [self.action(word)]
+        while self.is_op(","):
+            self.pos += 1
+            actions.append(self.action(word))
+        keyword: ast.ClauseKeyword
+        if word == "SET":
+            keyword = "SET"
+        elif word == "REMOVE":
+            keyword = "REMOVE"
+        elif word == "ADD":
+            keyword = "ADD"
+        else:
+            keyword = "DELETE"
+        return ast.UpdateClause(keyword, tuple(actions))
+
+    def action(self, word: str) -> ast.Action:
+        target = self.path()
+        if word == "REMOVE":
+            return ast.RemoveAction(target)
+        if word == "SET":
+            self.expect_op("=")
+            return ast.SetAction(target, self.set_value())
+        tok = self.peek()
+        if tok.kind != ATTR_VALUE:
+            raise self.fail()
+        self.pos += 1
+        if word == "ADD":
+            return ast.AddAction(target, ast.ValueRef(tok.text))
+        return ast.DeleteAction(target, ast.ValueRef(tok.text))
+
+    def at_action_end(self) -> bool:
+        tok = self.peek()
+        return (tok.kind == EOF or (tok.kind == OP and tok.text == ",")
+                or (tok.kind == NAME and tok.upper in UPDATE_KEYWORDS))
+
+    def set_value(self) -> ast.SetValue:
+        if self.is_op("("):
+            start = self.pos
+            try:
+                self.pos += 1
+                value = self.arithmetic()
+                self.expect_op(")")
+                if not self.at_action_end():
+                    raise self.fail()
+                return value
+            except _Failure as first:
+                self.pos = start
+                try:
+                    return self.arithmetic()
+                except _Failure as second:
+                    raise _Failure(max(first.pos, second.pos)) from None
+        return self.arithmetic()
+
+    def arithmetic(self) -> ast.SetValue:
+        left = self.operand_parens()
+        if self.is_op("+") or self.is_op("-"):
+            op = self.peek().text
+            self.pos += 1
+            right = self.operand_parens()
+            return ast.Arithmetic("+" if op == "+" else "-", left, right)
+        return left
+
+    # -- conditions --------------------------------------------------------
+
+    def condition(self) -> ast.Condition:
+        left = self.and_condition()
+        while self.is_keyword("OR"):
+            self.pos += 1
+            left = ast.Or(left, self.and_condition())
+        return left
+
+    def and_condition(self) -> ast.Condition:
+        left = self.not_condition()
+        while self.is_keyword("AND"):
+            self.pos += 1
+            left = ast.And(left, self.not_condition())
+        return left
+
+    def not_condition(self) -> ast.Condition:
+        if self.is_keyword("NOT"):
+            self.pos += 1
+            return ast.Not(self.not_condition())
+        return self.primary()
+
+    def primary(self) -> ast.Condition:
+        if not self.is_op("("):
+            return self.atomic(operator_required=False)
+        start, redundant = self.pos, self.redundant
+        try:
+            return self.atomic(operator_required=True)
+        except _Failure as first:
+            self.pos, self.redundant = start, redundant
+            try:
+                self.pos += 1
+                inner = self.condition()
+                self.expect_op(")")
+            except _Failure as second:
+                raise _Failure(max(first.pos, second.pos)) from None
+            self.mark_parened(inner)
+            return inner
+
+    def atomic(self, operator_required: bool) -> ast.Condition:
+        left = self.operand_parens()
+        tok = self.peek()
+        if tok.kind == OP and tok.text in _COMPARATORS:
+            self.pos += 1
+            right = self.operand_parens()
+            return ast.Comparison(_comparator(tok.text), left, right)
+        if self.is_keyword("BETWEEN"):
+            self.pos += 1
+            low = self.operand_parens()
+            if not self.is_keyword("AND"):
+                raise self.fail()
+            self.pos += 1
+            return ast.Between(left, low, self.operand_parens())
+        if self.is_keyword("IN"):
+            self.pos += 1
+            self.expect_op("(")
+            candidates = [self.operand_parens()]
+            while self.is_op(","):
+                self.pos += 1
+                candidates.append(self.operand_parens())
+            self.expect_op(")")
+            return ast.In(left, tuple(candidates))
+        if isinstance(left, ast.Call) and not operator_required:
+            return left
+        raise self.fail()
+
+    # -- ProjectionExpression ----------------------------------------------
+
+    def projection(self) -> ast.Projection:
+        paths = [self.path()]
+        while self.is_op(","):
+            self.pos += 1
+            paths.append(self.path())
+        return ast.Projection(tuple(paths))
+
+
+def _comparator(text: str) -> ast.Comparator:
+    for comparator in ast.COMPARATORS:
+        if comparator == text:
+            return comparator
+    raise ValueError(text)  # pragma: no cover - the lexer only makes these
+
+
+class ParsedCondition:
+    """A condition tree and whether it had doubled (redundant) parentheses,
+    which DynamoDB reports only after syntax errors."""
+
+    __slots__ = ("redundant_parens", "tree")
+
+    def __init__(self, tree: ast.Condition, redundant_parens: bool) -> None:
+        self.tree = tree
+        self.redundant_parens = redundant_parens
+
+
+def _is_empty(text: str) -> bool:
+    return not text.strip(" \t\r\n")
+
+
+# The caches hold a tree, or the error's text (never an exception instance:
+# raising one instance again and again would grow its traceback).
+
+
+@lru_cache(maxsize=2048)
+def _update(text: str) -> ast.UpdateExpression | str:
+    if _is_empty(text):
+        return EMPTY
+    parser = _Parser(text, UPDATE_KEYWORDS, nested_parens=False)
+    try:
+        return parser.update()
+    except _Failure as failure:
+        return parser.error(failure)
+
+
+@lru_cache(maxsize=2048)
+def _condition(text: str) -> ParsedCondition | str:
+    if _is_empty(text):
+        return EMPTY
+    parser = _Parser(text, CONDITION_KEYWORDS, nested_parens=True)
+    try:
+        tree = parser.condition()
+        parser.expect_eof()
+    except _Failure as failure:
+        return parser.error(failure)
+    return ParsedCondition(tree, parser.redundant)
+
+
+@lru_cache(maxsize=2048)
+def _projection(text: str) -> ast.Projection | str:
+    if _is_empty(text):
+        return EMPTY
+    parser = _Parser(text, frozenset(), nested_parens=False)
+    try:
+        tree = parser.projection()
+        parser.expect_eof()
+    except _Failure as failure:
+        return parser.error(failure)
+    return tree
+
+
+def parse_update(text: str) -> ast.UpdateExpression:
+    """Parse an UpdateExpression; raises ``ExpressionError``."""
+    result = _update(text)
+    if isinstance(result, str):
+        raise ExpressionError(result)
+    return result
+
+
+def parse_condition(text: str) -> ParsedCondition:
+    """Parse a Condition-, Filter- or KeyConditionExpression."""
+    result = _condition(text)
+    if isinstance(result, str):
+        raise ExpressionError(result)
+    return result
+
+
+def parse_projection(text: str) -> ast.Projection:
+    """Parse a ProjectionExpression."""
+    result = _projection(text)
+    if isinstance(result, str):
+        raise ExpressionError(result)
+    return result
