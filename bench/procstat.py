@@ -1,0 +1,72 @@
+"""CPU time and memory of a process and all its descendants, from /proc."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/PID/stat after the command name (field 3 onwards)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # the command name is in parentheses and may itself hold spaces or ')'
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def descendants(root: int) -> list[int]:
+    """root and every live process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(int(entry.name))
+        if fields is None:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found = [root]
+    i = 0
+    while i < len(found):
+        found.extend(children.get(found[i], []))
+        i += 1
+    return found
+
+
+def cpu_seconds(root: int) -> float:
+    """User + system CPU of root, its live descendants and its reaped children.
+
+    /proc/PID/stat counts every thread of a process (java's JIT and GC
+    threads, moto's request threads); cutime/cstime count children that were
+    waited for. Resolution is one clock tick (usually 10 ms).
+    """
+    ticks = 0
+    for i, pid in enumerate(descendants(root)):
+        fields = _stat_fields(pid)
+        if fields is None:
+            continue
+        # fields[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17
+        ticks += int(fields[11]) + int(fields[12])
+        if i == 0:
+            ticks += int(fields[13]) + int(fields[14])
+    return ticks / CLOCK_TICKS
+
+
+def rss_bytes(root: int) -> int:
+    """Resident memory of root and its live descendants."""
+    total = 0
+    for pid in descendants(root):
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_SIZE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def alive(pid: int) -> bool:
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
