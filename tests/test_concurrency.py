@@ -1,0 +1,129 @@
+"""No lost update: concurrent increments of one item all land, each exactly once.
+
+Issue 2, "Must show": 32 threads x 250 ``ADD`` calls on one item end at
+exactly 8000; the same with ``SET x = x + :n``; and with 4 processes.
+
+Beyond the final total, every call asks for ``UPDATED_NEW``: DynamoDB applies
+updates to one item one at a time, so the 8000 values handed back must be
+exactly 1..8000, each once. Two callers seeing the same value would mean two
+updates read the same state: a lost update even if the total came out right.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from typing import Any
+
+import boto3
+import pytest
+from conftest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, Backend, TallyServer
+
+THREADS = 32
+CALLS_PER_THREAD = 250
+PROCESSES = 4
+TOTAL = THREADS * CALLS_PER_THREAD  # 8000
+KEY = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}
+
+FORMS: dict[str, dict[str, Any]] = {
+    "add": {
+        "UpdateExpression": "ADD play_count :one",
+        "ExpressionAttributeValues": {":one": {"N": "1"}},
+    },
+    "set-plus": {  # needs play_count to exist: the test seeds it at 0
+        "UpdateExpression": "SET play_count = play_count + :n",
+        "ExpressionAttributeValues": {":n": {"N": "1"}},
+    },
+    "set-if-not-exists": {
+        "UpdateExpression": "SET play_count = if_not_exists(play_count, :zero) + :n",
+        "ExpressionAttributeValues": {":zero": {"N": "0"}, ":n": {"N": "1"}},
+    },
+}
+
+
+def increment(ddb: Any, table: str, form: str, calls: int,
+              start: threading.Barrier | None = None) -> list[int]:
+    """``calls`` increments; the values DynamoDB handed back (UPDATED_NEW)."""
+    if start is not None:
+        start.wait(30)
+    seen = []
+    for _ in range(calls):
+        response = ddb.update_item(
+            TableName=table, Key=KEY, ReturnValues="UPDATED_NEW", **FORMS[form]
+        )
+        seen.append(int(response["Attributes"]["play_count"]["N"]))
+    return seen
+
+
+def final_count(ddb: Any, table: str) -> str:
+    item = ddb.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    return str(item["play_count"]["N"])
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_32_threads_x_250_increments_end_at_8000(
+    backend: Backend, videos: str, form: str
+) -> None:
+    ddb = backend.client()
+    if form == "set-plus":
+        ddb.put_item(TableName=videos, Item={**KEY, "play_count": {"N": "0"}})
+    start = threading.Barrier(THREADS)
+    with ThreadPoolExecutor(THREADS) as pool:
+        futures = [pool.submit(increment, ddb, videos, form, CALLS_PER_THREAD, start)
+                   for _ in range(THREADS)]
+        seen = [value for future in futures for value in future.result(timeout=200)]
+    assert final_count(ddb, videos) == str(TOTAL)
+    assert sorted(seen) == list(range(1, TOTAL + 1))
+
+
+def _process_worker(url: str, table: str, calls: int, start: Any) -> list[int]:
+    """One process, its own boto3 session and client (runs in a spawned child)."""
+    ddb = boto3.session.Session().client(
+        "dynamodb", endpoint_url=url, region_name=REGION,
+        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG,
+    )
+    start.wait(60)
+    return increment(ddb, table, "add", calls)
+
+
+@pytest.mark.timeout(240)
+def test_4_processes_increments_end_at_8000(tallydb_server: TallyServer, make_table: Any) -> None:
+    table = make_table("videos", hash=("PK", "S"), range=("SK", "S"))
+    ctx = multiprocessing.get_context("spawn")
+    calls = TOTAL // PROCESSES
+    with ctx.Manager() as manager:
+        start = manager.Barrier(PROCESSES)
+        with ctx.Pool(PROCESSES) as pool:
+            results = [
+                pool.apply_async(_process_worker, (tallydb_server.url, table, calls, start))
+                for _ in range(PROCESSES)
+            ]
+            seen = [value for result in results for value in result.get(timeout=200)]
+    assert final_count(tallydb_server.client(), table) == str(TOTAL)
+    assert sorted(seen) == list(range(1, TOTAL + 1))
+
+
+@pytest.mark.timeout(120)
+def test_concurrent_decimal_and_negative_increments_stay_exact(
+    backend: Backend, videos: str
+) -> None:
+    # Numbers are exact decimals (38 significant digits), not floats:
+    # 8 threads x 50 x (+0.1) and 8 x 50 x (-0.03) must total exactly 28.
+    ddb = backend.client()
+
+    def add(delta: str) -> None:
+        for _ in range(50):
+            ddb.update_item(
+                TableName=videos, Key=KEY, UpdateExpression="ADD total :d",
+                ExpressionAttributeValues={":d": {"N": delta}},
+            )
+
+    with ThreadPoolExecutor(16) as pool:
+        for future in [pool.submit(add, d) for d in ["0.1"] * 8 + ["-0.03"] * 8]:
+            future.result(timeout=100)
+    item = ddb.get_item(TableName=videos, Key=KEY, ConsistentRead=True)["Item"]
+    assert item["total"] == {"N": "28"}
+    assert Decimal(item["total"]["N"]) == Decimal("0.1") * 400 - Decimal("0.03") * 400
