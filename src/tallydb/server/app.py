@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,10 +47,14 @@ class Server:
         engine: Engine,
         loop: asyncio.AbstractEventLoop,
         credentials: Mapping[str, str] | None = None,
+        operations: Iterable[str] | None = None,
     ) -> None:
         self.engine = engine
         self.loop = loop
-        self.router = Router(OPERATIONS, Verifier(credentials) if credentials else None)
+        self.router = Router(
+            OPERATIONS if operations is None else operations,
+            Verifier(credentials) if credentials else None,
+        )
         self.batcher = Batcher(engine, loop)
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("tallydb.server")
 
 MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
+MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
+SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
 
 
@@ -42,6 +44,7 @@ class Connection(asyncio.Protocol):
         self.ex: Exchange | None = None
         self.body: list[bytes] = []
         self.size = 0
+        self.head = -1  # bytes of the current request's head so far; -1 once it is complete
         self.out: list[bytes] = []
         self.stopped = False  # no more requests are read from this connection
         self.close_after_write = False
@@ -61,14 +64,33 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.stopped:
             return  # draining before a close, or shutting down
+        if len(data) <= SLICE:
+            self._feed(data)
+            return
+        view = memoryview(data)
+        for start in range(0, len(data), SLICE):
+            self._feed(view[start : start + SLICE])
+            if self.stopped:
+                return
+
+    def _feed(self, data: bytes | memoryview) -> None:
+        """Parse; and bound a request's head, which httptools buffers without
+        limit (counted to within one SLICE, which is all we need)."""
+        mid_head = self.head >= 0
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             # Upgrade (h2c, websocket) is not offered: answer what was asked
             # over HTTP/1.1 and hang up.
             self._stop(None)
+            return
         except httptools.HttpParserError:
             self._stop(http.BAD_REQUEST)
+            return
+        if mid_head and self.head >= 0:
+            self.head += len(data)
+            if self.head > MAX_HEAD:
+                self._stop(http.BAD_REQUEST)
 
     def pause_writing(self) -> None:
         # The client is not reading its responses: stop reading its requests.
@@ -85,6 +107,10 @@ class Connection(asyncio.Protocol):
         self.ex = Exchange(self)
         self.body = []
         self.size = 0
+        self.head = 0
+
+    def on_headers_complete(self) -> None:
+        self.head = -1
 
     def on_url(self, url: bytes) -> None:
         ex = self.ex
