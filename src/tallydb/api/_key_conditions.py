@@ -1,0 +1,228 @@
+"""A Query's key condition, checked against the key schema and turned into a
+range read.
+
+Both spellings (KeyConditionExpression and the legacy KeyConditions) become a
+list of :class:`KeyTerm`; the checks against the schema, and their order, are
+DynamoDB's as architect/dynalite's tests recorded them, with the newer wording
+paritysuite/dynamodb-conformance captured in 2026 where it differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tallydb.api._tables import KeySchema
+from tallydb.errors import ValidationException
+from tallydb.values import (
+    AttributeValue,
+    Item,
+    compare_values,
+    encode_key_prefix,
+    encode_key_value,
+    validate_value,
+    values_equal,
+)
+
+_INVALID = "One or more parameter values were invalid: "
+MISSED_KEY = "Query condition missed key schema element: {}"
+NOT_SUPPORTED = "Query key condition not supported"
+NOT_INDEXABLE = "Attempted conditional constraint is not an indexable operation"
+TYPE_MISMATCH = _INVALID + "Condition parameter type does not match schema type"
+TOO_MANY_CONDITIONS = (
+    "The number of query conditions ({}) exceeds the number of key attributes defined in the "
+    "schema ({})"
+)
+LEGACY_LENGTH = "Conditions can be of length 1 or 2 only"
+NEITHER = (
+    "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+)
+START_INVALID = "The provided starting key is invalid"
+START_SCHEMA = "The provided key element does not match the schema"
+START_OUTSIDE = "The provided starting key is outside query boundaries based on provided conditions"
+START_RANGE = "The provided starting key does not match the range key predicate"
+START_ONE_ROW = "The query can return at most one row and cannot be restarted"
+
+#: Legacy ComparisonOperator -> (argument count, or None for "one or more";
+#: the AttributeValue types it takes, or None for any scalar or set).
+_LEGACY: dict[str, tuple[int | None, tuple[str, ...]]] = {
+    "EQ": (1, ("S", "N", "B", "SS", "NS", "BS")),
+    "NE": (1, ("S", "N", "B", "SS", "NS", "BS")),
+    "LE": (1, ("S", "N", "B")),
+    "LT": (1, ("S", "N", "B")),
+    "GE": (1, ("S", "N", "B")),
+    "GT": (1, ("S", "N", "B")),
+    "CONTAINS": (1, ("S", "N", "B")),
+    "NOT_CONTAINS": (1, ("S", "N", "B")),
+    "BEGINS_WITH": (1, ("S", "B")),
+    "IN": (None, ("S", "N", "B")),
+    "BETWEEN": (2, ("S", "N", "B")),
+    "NULL": (0, ()),
+    "NOT_NULL": (0, ()),
+}
+_NOT_INDEXABLE = frozenset({"NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"})
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    """One condition on one key attribute: ``name op values``. ``op`` is a
+    legacy ComparisonOperator name (EQ, LT, LE, GT, GE, BETWEEN, BEGINS_WITH;
+    the legacy spelling may also bring the ones no index can serve)."""
+
+    name: str
+    op: str
+    values: tuple[AttributeValue, ...]
+
+
+def _type_of(av: AttributeValue) -> str:
+    return next(iter(av))
+
+
+def from_key_conditions(conditions: Any) -> list[KeyTerm]:
+    """The legacy KeyConditions map, checked the way DynamoDB checks it before
+    it looks at the table."""
+    terms: list[KeyTerm] = []
+    for name, condition in conditions.items():
+        op = condition.get("ComparisonOperator")
+        raw = condition.get("AttributeValueList") or []
+        values = tuple(validate_value(av) for av in raw)
+        count, types = _LEGACY[op]
+        if (count is None and not values) or (count is not None and len(values) != count):
+            raise ValidationException(
+                f"{_INVALID}Invalid number of argument(s) for the {op} ComparisonOperator")
+        if values and any(_type_of(v) != _type_of(values[0]) for v in values):
+            raise ValidationException(
+                _INVALID + "AttributeValues inside AttributeValueList must be of same type")
+        for value in values:
+            if _type_of(value) not in types:
+                raise ValidationException(
+                    f"{_INVALID}ComparisonOperator {op} is not valid for {_type_of(value)} "
+                    "AttributeValue type")
+        if op == "BETWEEN" and (compare_values(values[0], values[1]) or 0) > 0:
+            raise ValidationException(
+                "The BETWEEN condition was provided a range where the lower bound is greater "
+                "than the upper bound")
+        terms.append(KeyTerm(name, op, values))
+    if len(terms) not in (1, 2):
+        raise ValidationException(LEGACY_LENGTH)
+    return terms
+
+
+# --- against the schema ---------------------------------------------------------
+
+
+def _matches(term: KeyTerm, value: AttributeValue) -> bool:
+    """Does a key value satisfy a (schema-checked) sort key term?"""
+    if term.op == "BEGINS_WITH":
+        return encode_key_value(value).startswith(encode_key_prefix(term.values[0]))
+    order = compare_values(value, term.values[0])
+    if order is None:
+        return False
+    if term.op == "EQ":
+        return order == 0
+    if term.op == "LT":
+        return order < 0
+    if term.op == "LE":
+        return order <= 0
+    if term.op == "GT":
+        return order > 0
+    if term.op == "GE":
+        return order >= 0
+    high = compare_values(value, term.values[1])
+    return order >= 0 and high is not None and high <= 0  # BETWEEN
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    """What a checked key condition reads: one partition, a sort key range."""
+
+    hash_value: AttributeValue
+    range_term: KeyTerm | None
+    start: Item | None
+
+    def bounds(self) -> tuple[bytes | None, bytes | None, bytes | None]:
+        """(low, high, excluded): inclusive sort-key byte bounds for the range
+        read, and the one encoded value the read must skip (LT/GT's edge)."""
+        term = self.range_term
+        if term is None:
+            return None, None, None
+        first = encode_key_value(term.values[0])
+        if term.op == "EQ":
+            return first, first, None
+        if term.op == "LE":
+            return None, first, None
+        if term.op == "LT":
+            return None, first, first
+        if term.op == "GE":
+            return first, None, None
+        if term.op == "GT":
+            return first, None, first
+        if term.op == "BETWEEN":
+            return first, encode_key_value(term.values[1]), None
+        prefix = encode_key_prefix(term.values[0])  # BEGINS_WITH
+        return prefix, _successor(prefix), None
+
+
+def _successor(prefix: bytes) -> bytes | None:
+    """The smallest byte string greater than every string starting with
+    ``prefix`` (never itself a key's encoding: those end in 0x00 0x00)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])
+
+
+def plan(
+    terms: list[KeyTerm], keys: KeySchema, start: Item | None, *, expression: bool
+) -> KeyPlan:
+    """Check the terms (and an ExclusiveStartKey, already validated as
+    AttributeValues) against the table's key schema, in DynamoDB's order."""
+    by_name = {term.name: term for term in terms}
+    if expression and len(terms) > len(keys.attributes) and len(terms) > 2:
+        raise ValidationException(TOO_MANY_CONDITIONS.format(len(terms), len(keys.attributes)))
+    if start is not None and len(start) != len(keys.attributes):
+        raise ValidationException(START_INVALID)
+    for index, (name, kind) in enumerate(keys.attributes):
+        is_hash = index == 0
+        if start is not None:
+            if name not in start:
+                raise ValidationException(START_INVALID)
+            if kind not in start[name]:
+                raise ValidationException(START_SCHEMA)
+        if is_hash and len(keys.attributes) == 1 and len(terms) > 1:
+            raise ValidationException(NOT_SUPPORTED)
+        term = by_name.get(name)
+        if term is None:
+            if is_hash or len(terms) > 1:
+                raise ValidationException(MISSED_KEY.format(name))
+            continue
+        if term.op in _NOT_INDEXABLE:
+            raise ValidationException(NOT_INDEXABLE)
+        if any(kind not in value for value in term.values):
+            raise ValidationException(TYPE_MISMATCH)
+        if is_hash and term.op != "EQ":
+            raise ValidationException(NOT_SUPPORTED)
+    hash_term = by_name[keys.hash_name]
+    range_term = by_name.get(keys.range_name) if keys.range_name else None
+    if start is not None:
+        _check_start(start, keys, hash_term.values[0], range_term)
+    return KeyPlan(hash_term.values[0], range_term, start)
+
+
+def _check_start(
+    start: Item, keys: KeySchema, hash_value: AttributeValue, range_term: KeyTerm | None
+) -> None:
+    try:
+        keys.validate_key(start)
+    except ValidationException as e:
+        raise ValidationException(f"{START_INVALID}: {e.message}") from None
+    same_partition = values_equal(start[keys.hash_name], hash_value)
+    if range_term is None:
+        if not same_partition:
+            raise ValidationException(START_OUTSIDE)
+        return
+    assert keys.range_name is not None
+    if not _matches(range_term, start[keys.range_name]):
+        raise ValidationException(START_RANGE)
+    if not same_partition:
+        raise ValidationException(START_ONE_ROW)

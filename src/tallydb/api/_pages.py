@@ -1,0 +1,72 @@
+"""The page loop Query and Scan share, measured the way DynamoDB measures it.
+
+DynamoDB reads items in key order until it has read ``Limit`` items or 1 MB of
+them, and only then applies the filter: ``Limit`` counts items *evaluated*
+(``ScannedCount``), not items returned (``Count``), and the 1 MB is the size of
+the items read, filtered or not. The item that crosses 1 MB is still part of
+the page. ``LastEvaluatedKey`` is the key of the last item read whenever the
+page stopped on Limit or on size, even when that item was the last one there
+is (the next page is then empty) and even when the filter dropped it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from tallydb.values import Item, item_size
+
+#: DynamoDB's page cap for Query and Scan, on the items read.
+PAGE_BYTES = 1024 * 1024
+
+
+@dataclass
+class Page:
+    """One page of a Query or Scan: what the response reports, and the bytes
+    read (which ConsumedCapacity charges)."""
+
+    items: list[Item] = field(default_factory=list)
+    count: int = 0
+    scanned: int = 0
+    read_bytes: int = 0
+    last_key: Item | None = None
+
+
+def read_page(
+    rows: Iterable[Item],
+    *,
+    limit: int | None,
+    keep: Callable[[Item], bool] | None,
+    project: Callable[[Item], Item] | None,
+    key_of: Callable[[Item], Item],
+    count_only: bool,
+) -> Page:
+    """Read ``rows`` (already in the order the caller wants) into a page."""
+    page = Page()
+    last: Item | None = None
+    for item in rows:
+        if page.scanned == limit or page.read_bytes >= PAGE_BYTES:
+            break
+        page.scanned += 1
+        page.read_bytes += item_size(item)
+        last = item
+        if keep is not None and not keep(item):
+            continue
+        page.count += 1
+        if not count_only:
+            page.items.append(project(item) if project is not None else item)
+    if last is not None and (page.scanned == limit or page.read_bytes >= PAGE_BYTES):
+        page.last_key = key_of(last)
+    return page
+
+
+def page_response(page: Page, *, count_only: bool) -> dict[str, object]:
+    """A page in the wire shape of a Query or Scan response."""
+    response: dict[str, object] = {}
+    if not count_only:
+        response["Items"] = page.items
+    response["Count"] = page.count
+    response["ScannedCount"] = page.scanned
+    if page.last_key is not None:
+        response["LastEvaluatedKey"] = page.last_key
+    return response
