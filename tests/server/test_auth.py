@@ -1,0 +1,170 @@
+"""SigV4 when credentials are configured; anything goes when they are not."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+from serverkit import StubServer, post
+
+from tallydb.server.auth import Verifier, parse_credentials
+
+KEYS = {"AKIDTALLY": "s3cret", "AKIDOTHER": "other"}
+MISSING = "Request is missing Authentication Token"
+INVALID_TOKEN = "The security token included in the request is invalid."
+MISMATCH = (
+    "The request signature we calculated does not match the signature you provided. "
+    "Check your AWS Secret Access Key and signing method. "
+    "Consult the service documentation for details."
+)
+
+
+def client(url: str, key: str, secret: str) -> Any:
+    return boto3.session.Session().client(
+        "dynamodb",
+        endpoint_url=url,
+        region_name="eu-west-1",
+        aws_access_key_id=key,
+        aws_secret_access_key=secret,
+        config=Config(retries={"total_max_attempts": 1}),
+    )
+
+
+def code_and_message(error: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
+    response = error.value.response
+    return (
+        response["Error"]["Code"],
+        response["Error"]["Message"],
+        response["ResponseMetadata"]["HTTPStatusCode"],
+    )
+
+
+def signed(url: str, body: bytes, key: str = "AKIDTALLY", secret: str = "s3cret",
+           target: str = "DynamoDB_20120810.Echo") -> dict[str, str]:
+    request = AWSRequest(
+        method="POST",
+        url=url + "/",
+        data=body,
+        headers={"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target},
+    )
+    SigV4Auth(Credentials(key, secret), "dynamodb", "us-east-1").add_auth(request)
+    return dict(request.headers.items())
+
+
+@pytest.fixture
+def secured(stub_factory: Callable[..., StubServer]) -> StubServer:
+    return stub_factory(credentials=KEYS)
+
+
+def test_boto3_with_a_configured_key_is_served(secured: StubServer) -> None:
+    for key, secret in KEYS.items():
+        assert client(secured.url, key, secret).list_tables()["TableNames"] == []
+
+
+def test_wrong_secret_is_invalid_signature(secured: StubServer) -> None:
+    with pytest.raises(ClientError) as error:
+        client(secured.url, "AKIDTALLY", "wrong").list_tables()
+    assert code_and_message(error) == ("InvalidSignatureException", MISMATCH, 400)
+
+
+def test_unknown_key_is_unrecognized_client(secured: StubServer) -> None:
+    with pytest.raises(ClientError) as error:
+        client(secured.url, "AKIDNOBODY", "s3cret").list_tables()
+    assert code_and_message(error) == ("UnrecognizedClientException", INVALID_TOKEN, 400)
+
+
+def test_no_signature_is_missing_authentication_token(secured: StubServer) -> None:
+    answer = post(secured.url, "Echo", {})
+    assert answer.status == 400
+    assert answer.json == {
+        "__type": "com.amazon.coral.service#MissingAuthenticationTokenException",
+        "message": MISSING,
+    }
+    answer = post(secured.url, "Echo", {}, headers={"Authorization": "AWS4"})
+    assert answer.json["message"] == MISSING
+
+
+def test_incomplete_authorization_header(secured: StubServer) -> None:
+    # dynalite's test/connection.js, byte for byte
+    answer = post(secured.url, "Echo", {}, headers={"Authorization": "AWS4-"})
+    assert answer.json == {
+        "__type": "com.amazon.coral.service#IncompleteSignatureException",
+        "message": "Authorization header requires 'Credential' parameter. "
+        "Authorization header requires 'Signature' parameter. "
+        "Authorization header requires 'SignedHeaders' parameter. "
+        "Authorization header requires existence of either a 'X-Amz-Date' or "
+        "a 'Date' header. Authorization=AWS4-",
+    }
+
+
+def test_body_changed_after_signing_is_rejected(secured: StubServer) -> None:
+    headers = signed(secured.url, b'{"n": 1}')
+    headers.pop("Content-Length", None)
+    assert post(secured.url, None, b'{"n": 1}', headers=headers).json == {"Echo": {"n": 1}}
+    answer = post(secured.url, None, b'{"n": 2}', headers=headers)
+    assert answer.json["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+    assert answer.json["message"] == MISMATCH
+
+
+def test_target_and_json_are_checked_before_the_signature(secured: StubServer) -> None:
+    # As DynamoDB: an unknown operation or a broken body is reported as
+    # such even to an unsigned client.
+    assert post(secured.url, "NoSuch", {}).error_type.endswith("#UnknownOperationException")
+    assert post(secured.url, "Echo", b"hi").error_type.endswith("#SerializationException")
+
+
+def test_without_credentials_anything_is_accepted(stub: StubServer) -> None:
+    assert post(stub.url, "Echo", {}).status == 200
+    assert client(stub.url, "anything", "at all").list_tables()["TableNames"] == []
+
+
+# -- the verifier itself ------------------------------------------------------
+
+
+def _headers_of(url: str, body: bytes) -> list[tuple[str, str]]:
+    headers = signed(url, body)
+    return [*headers.items(), ("Host", url.split("//", 1)[1])]
+
+
+def test_expired_and_future_signatures() -> None:
+    url = "http://127.0.0.1:8000"
+    body = json.dumps({}).encode()
+    headers = _headers_of(url, body)
+    verifier = Verifier(KEYS)
+    now = datetime.now(UTC)
+    verifier.verify("POST", "/", headers, body, now=now)
+    with pytest.raises(Exception, match=r"^Signature expired: \d{8}T\d{6}Z is now earlier than"):
+        verifier.verify("POST", "/", headers, body, now=now + timedelta(minutes=20))
+    with pytest.raises(Exception, match=r"^Signature not yet current: "):
+        verifier.verify("POST", "/", headers, body, now=now - timedelta(minutes=20))
+
+
+def test_credential_scope_problems() -> None:
+    url = "http://127.0.0.1:8000"
+    body = b"{}"
+    headers = dict(_headers_of(url, body))
+    auth = headers["Authorization"]
+    verifier = Verifier(KEYS)
+    wrong_service = auth.replace("/dynamodb/", "/s3/")
+    with pytest.raises(Exception, match="Credential should be scoped to correct service"):
+        verifier.verify("POST", "/", list({**headers, "Authorization": wrong_service}.items()),
+                        body)
+    short = auth.replace("/aws4_request", "")
+    with pytest.raises(Exception, match="Credential must have exactly 5 slash-delimited"):
+        verifier.verify("POST", "/", list({**headers, "Authorization": short}.items()), body)
+
+
+def test_parse_credentials() -> None:
+    assert parse_credentials(["a:b", "c:d:e"]) == {"a": "b", "c": "d:e"}
+    for bad in ("nocolon", ":secret", "key:"):
+        with pytest.raises(ValueError):
+            parse_credentials([bad])
