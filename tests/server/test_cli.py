@@ -77,9 +77,13 @@ def test_keep_alive_and_pipelining_through_the_command(cli_server: Serve) -> Non
 
 
 def test_garbage_does_not_kill_the_command(cli_server: Serve) -> None:
-    for junk in (b"\x00" * 1000, b"GET / HTTP/9.9\r\n\r\n", b"POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\n"):
-        with socket.create_connection(("127.0.0.1", int(cli_server.url.rsplit(":", 1)[1])),
-                                      timeout=10) as sock:
+    port = int(cli_server.url.rsplit(":", 1)[1])
+    for junk in (
+        b"\x00" * 1000,
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+    ):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             sock.sendall(junk)
             sock.recv(4096)
     assert cli_server.proc is not None and cli_server.proc.poll() is None

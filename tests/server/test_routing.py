@@ -58,9 +58,8 @@ def test_empty_body_without_a_target_is_unknown_operation(stub: StubServer) -> N
 
 
 def test_content_type_parameters_are_tolerated(stub: StubServer) -> None:
-    answer = post(
-        stub.url, "Echo", b"{}", headers={"Content-Type": "application/x-amz-json-1.0; charset=utf-8"}
-    )
+    content_type = "application/x-amz-json-1.0; charset=utf-8"
+    answer = post(stub.url, "Echo", b"{}", headers={"Content-Type": content_type})
     assert answer.status == 200
     assert answer.headers["content-type"] == "application/x-amz-json-1.0"
 
