@@ -263,9 +263,7 @@ def validate_value(
     return _value(av, wording, 1, check_depth)
 
 
-def validate_item(
-    item: Any, *, wording: Wording = "current", check_depth: bool = True
-) -> Item:
+def validate_item(item: Any, *, wording: Wording = "current", check_depth: bool = True) -> Item:
     """Check every AttributeValue of an item; return the item canonical."""
     if type(item) is not dict:
         raise _wrong_json(item, messages.EXPECTED_MAP)

@@ -88,7 +88,8 @@ def _normalize(text: str, wording: Wording) -> str:
     _check_range(last + len(significant) - 1)
     if len(significant) > MAX_DIGITS:
         raise ValidationException(messages.TOO_MANY_DIGITS)
-    return _format(sign == "-", significant, last)
+    result = _format(sign == "-", significant, last)
+    return text if result == text else result  # keep the caller's object
 
 
 def _older_range_check(text: str, int_part: str, frac_part: str, exponent: int) -> None:
