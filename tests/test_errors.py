@@ -34,7 +34,9 @@ WRONG_OPERAND_TYPE = "An operand in the update expression has an incorrect data 
 INVALID_PATH = "The document path provided in the update expression is invalid for update"
 INVALID = "One or more parameter values were invalid: "
 TOO_MANY_DIGITS = "Attempting to store more than 38 significant digits in a Number"
-OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+OVERFLOW = (
+    "Number overflow. Attempting to store a number with magnitude larger than supported range"
+)
 UNDERFLOW = (
     "Number underflow. Attempting to store a number with magnitude smaller than supported range"
 )
@@ -266,18 +268,21 @@ STATIC_UPDATE_CASES = [
     # ADD takes a number or a set.
     pytest.param(
         update_request("ADD n :s", None, (":s",)),
-        UE + "Incorrect operand type for operator or function; operator: ADD, operand type: STRING",
+        UE + "Incorrect operand type for operator or function; "
+        "operator: ADD, operand type: STRING",
         id="add-string",
     ),
     pytest.param(
         update_request("ADD n :b", None, (":b",)),
-        UE + "Incorrect operand type for operator or function; operator: ADD, operand type: BOOLEAN",
+        UE + "Incorrect operand type for operator or function; "
+        "operator: ADD, operand type: BOOLEAN",
         id="add-boolean",
     ),
     # DELETE takes a set.
     pytest.param(
         update_request("DELETE ss :one", None, (":one",)),
-        UE + "Incorrect operand type for operator or function; operator: DELETE, operand type: NUMBER",
+        UE + "Incorrect operand type for operator or function; "
+        "operator: DELETE, operand type: NUMBER",
         id="delete-number",
     ),
     # Expression and legacy parameters cannot be mixed.
@@ -466,7 +471,8 @@ PUT_VALUE_CASES = [
     pytest.param({"x": {"N": ""}}, "The parameter cannot be converted to a numeric value",
                  id="empty-number"),
     pytest.param({"x": {"NS": ["1", "b"]}},
-                 "The parameter cannot be converted to a numeric value: b", id="not-a-number-in-set"),
+                 "The parameter cannot be converted to a numeric value: b",
+                 id="not-a-number-in-set"),
     # Sets are never empty (the doubled space is DynamoDB's).
     pytest.param({"x": {"SS": []}}, INVALID + "An string set  may not be empty", id="empty-ss"),
     pytest.param({"x": {"NS": []}}, INVALID + "An number set  may not be empty", id="empty-ns"),
