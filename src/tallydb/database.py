@@ -1,0 +1,252 @@
+"""Connecting to a store, and its tables.
+
+::
+
+    import tallydb
+    db = tallydb.connect()                                 # embedded, data in ./tallydb-data
+    db = tallydb.connect(path="/tmp/demo")                 # embedded, data elsewhere
+    db = tallydb.connect(in_memory=True)                   # embedded, gone when closed
+    db = tallydb.connect("http://127.0.0.1:8000")          # tallydb serve, or any endpoint
+    db = tallydb.connect(client=boto3.client("dynamodb"))  # Amazon DynamoDB, your credentials
+
+    videos = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"))
+    videos = db.table("videos")
+
+Whichever way it connects, the toolkit speaks to the store only through a
+boto3 DynamoDB client, with standard requests; the embedded engine answers
+that client in-process, without a socket (:mod:`tallydb.inprocess`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tallydb.table import KeySchema, Table
+from tallydb.transport import Call, Plan, Sleep, Transport
+
+__all__ = ["DEFAULT_PATH", "Database", "DatabaseBase", "connect", "open_transport"]
+
+#: Where ``connect()`` keeps the embedded engine's data.
+DEFAULT_PATH = "tallydb-data"
+#: How many requests may be in flight at once (the HTTP pool and the async
+#: driver's thread pool are sized together).
+MAX_CONNECTIONS = 32
+
+KeySpec = tuple[str, str]
+
+
+def _http_client(endpoint: str, region: str | None) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    session = boto3.session.Session()
+    region = region or session.region_name or "us-east-1"
+    config = Config(max_pool_connections=MAX_CONNECTIONS, retries={"mode": "standard"})
+    credentials: dict[str, str] = {}
+    if session.get_credentials() is None:
+        # A local endpoint needs *some* credentials to sign with.
+        credentials = {"aws_access_key_id": "tallydb", "aws_secret_access_key": "tallydb"}
+    return session.client(
+        "dynamodb", endpoint_url=endpoint, region_name=region, config=config, **credentials
+    )
+
+
+def _embedded(path: str | os.PathLike[str] | None) -> tuple[Any, Callable[[], None]]:
+    from botocore.config import Config
+
+    from tallydb import inprocess
+    from tallydb.api import Engine
+    from tallydb.storage import Store
+
+    engine = Engine(Store(path))
+    client = inprocess.client(engine, config=Config(max_pool_connections=MAX_CONNECTIONS))
+    return client, engine.close
+
+
+def open_transport(
+    endpoint: str | None = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    client: Any = None,
+    in_memory: bool = False,
+    region: str | None = None,
+) -> Transport:
+    """The transport ``connect`` uses (see :func:`connect` for the arguments)."""
+    given = sum(x is not None and x is not False for x in (endpoint, path, client, in_memory))
+    if given > 1:
+        raise ValueError("pass one of: an endpoint URL, path=, client=, in_memory=True")
+    if client is not None:
+        return Transport(client, max_workers=MAX_CONNECTIONS)
+    if endpoint is not None:
+        return Transport(_http_client(endpoint, region), max_workers=MAX_CONNECTIONS)
+    if in_memory:
+        raw, close = _embedded(None)
+    else:
+        raw, close = _embedded(Path(path if path is not None else DEFAULT_PATH))
+    return Transport(raw, on_close=close, max_workers=MAX_CONNECTIONS)
+
+
+def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
+    definitions = [{"AttributeName": hash_key[0], "AttributeType": hash_key[1]}]
+    schema = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    if range_key is not None:
+        definitions.append({"AttributeName": range_key[0], "AttributeType": range_key[1]})
+        schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+    return {"AttributeDefinitions": definitions, "KeySchema": schema}
+
+
+class DatabaseBase:
+    """What sync and async databases share: the transport and the plans."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client underneath (for anything the toolkit lacks)."""
+        return self.transport.client
+
+    def _p_create_table(
+        self,
+        name: str,
+        hash_key: KeySpec,
+        range_key: KeySpec | None,
+        billing_mode: str,
+        ttl_attribute: str | None,
+        exist_ok: bool,
+        timeout: float,
+    ) -> Plan[None]:
+        from tallydb.errors import ResourceInUseException
+
+        request: dict[str, Any] = {
+            "TableName": name,
+            "BillingMode": billing_mode,
+            **_key_schema(hash_key, range_key),
+        }
+        if billing_mode == "PROVISIONED":
+            request["ProvisionedThroughput"] = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+        try:
+            yield Call("CreateTable", request)
+        except ResourceInUseException:
+            if not exist_ok:
+                raise
+        yield from self._p_wait_active(name, timeout)
+        if ttl_attribute is not None:
+            yield Call(
+                "UpdateTimeToLive",
+                {
+                    "TableName": name,
+                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
+                },
+            )
+
+    def _p_wait_active(self, name: str, timeout: float) -> Plan[None]:
+        delay, waited = 0.02, 0.0
+        while True:
+            response = yield Call("DescribeTable", {"TableName": name})
+            if response["Table"].get("TableStatus", "ACTIVE") == "ACTIVE":
+                return
+            if waited >= timeout:
+                raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
+            yield Sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 1.0)
+
+    def _p_delete_table(self, name: str) -> Plan[None]:
+        yield Call("DeleteTable", {"TableName": name})
+
+    def _p_list_tables(self) -> Plan[list[str]]:
+        names: list[str] = []
+        request: dict[str, Any] = {}
+        while True:
+            response = yield Call("ListTables", request)
+            names.extend(response.get("TableNames", []))
+            last = response.get("LastEvaluatedTableName")
+            if not last:
+                return names
+            request = {"ExclusiveStartTableName": last}
+
+
+class Database(DatabaseBase):
+    """A connection to a store (blocking API). Make one with :func:`connect`;
+    close it (or use ``with``) to release the embedded engine."""
+
+    def create_table(
+        self,
+        name: str,
+        *,
+        hash_key: KeySpec,
+        range_key: KeySpec | None = None,
+        billing_mode: str = "PAY_PER_REQUEST",
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+    ) -> Table:
+        """CreateTable, then wait until it is ACTIVE; the :class:`~tallydb.table.Table`.
+
+        ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
+        ``"N"`` or ``"B"``. ``ttl_attribute`` turns on TTL expiry on that
+        attribute. With ``exist_ok=True`` an existing table is fine.
+        """
+        self.transport.run(
+            self._p_create_table(
+                name, hash_key, range_key, billing_mode, ttl_attribute, exist_ok, timeout
+            )
+        )
+        schema = KeySchema(
+            hash_key[0], hash_key[1], *(range_key if range_key is not None else (None, None))
+        )
+        return Table(self, name, None if exist_ok else schema)
+
+    def table(self, name: str) -> Table:
+        """The :class:`~tallydb.table.Table` called ``name`` (no request is sent)."""
+        return Table(self, name)
+
+    def delete_table(self, name: str) -> None:
+        """DeleteTable."""
+        self.transport.run(self._p_delete_table(name))
+
+    def list_tables(self) -> list[str]:
+        """Every table's name (all pages of ListTables)."""
+        result: list[str] = self.transport.run(self._p_list_tables())
+        return result
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Database {self.transport.client.meta.endpoint_url}>"
+
+
+def connect(
+    endpoint: str | None = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    client: Any = None,
+    in_memory: bool = False,
+    region: str | None = None,
+) -> Database:
+    """Open a store.
+
+    * ``connect()``: the embedded engine, data in ``./tallydb-data``;
+    * ``connect(path="/tmp/demo")``: the embedded engine, data there;
+    * ``connect(in_memory=True)``: the embedded engine, nothing on disk;
+    * ``connect("http://127.0.0.1:8000")``: any DynamoDB-compatible endpoint
+      (``tallydb serve``, DynamoDB Local, Alternator, moto). Credentials and
+      region come from the environment as boto3 finds them; a local endpoint
+      without any gets dummy ones, and region ``us-east-1``;
+    * ``connect(client=boto3.client("dynamodb"))``: the client you made, e.g.
+      for Amazon DynamoDB with your own credentials.
+    """
+    return Database(
+        open_transport(endpoint, path=path, client=client, in_memory=in_memory, region=region)
+    )

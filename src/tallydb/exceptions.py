@@ -1,0 +1,144 @@
+"""The toolkit's exceptions.
+
+Whatever endpoint the toolkit talks to (the embedded engine, ``tallydb
+serve``, Amazon DynamoDB, Alternator, moto), an error DynamoDB answers with
+is raised as the *same* class the tallydb engine itself raises, from
+:mod:`tallydb.errors`, with DynamoDB's code and message kept as they came::
+
+    try:
+        table.update(key, u, condition=Path("stock") >= 3)
+    except tallydb.ConditionalCheckFailedException as e:
+        e.code()     # "ConditionalCheckFailedException"
+        e.message    # "The conditional request failed"
+
+A botocore ``ClientError`` never leaks out of the toolkit. Error codes that
+:mod:`tallydb.errors` does not name (a service-specific one) become a
+subclass of :class:`~tallydb.errors.DynamoDBError` named after the code.
+
+On top of DynamoDB's own errors the toolkit adds a few that say what went
+wrong in its terms; each subclasses the DynamoDB error it stands for where
+there is one, so ``except ConditionalCheckFailedException`` still catches a
+:class:`CounterLimitError`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from tallydb import errors
+from tallydb.errors import (
+    ConditionalCheckFailedException,
+    DynamoDBError,
+    TransactionCanceledException,
+    ValidationException,
+)
+
+__all__ = [
+    "ContentionError",
+    "CounterLimitError",
+    "IdempotencyKeyMismatchError",
+    "ItemNotFoundError",
+    "TallyError",
+    "TransportError",
+    "VersionConflictError",
+    "error_from_response",
+]
+
+
+class TallyError(Exception):
+    """Base of the toolkit's own errors that are not DynamoDB answers."""
+
+
+class CounterLimitError(ConditionalCheckFailedException):
+    """An ``add`` would have taken a bounded counter past its minimum or maximum.
+
+    Raised when the conditional UpdateItem is refused: nothing was changed.
+    ``attribute``, ``delta``, ``minimum`` and ``maximum`` say which limit.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        attribute: str = "",
+        delta: Any = None,
+        minimum: Any = None,
+        maximum: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.attribute = attribute
+        self.delta = delta
+        self.minimum = minimum
+        self.maximum = maximum
+
+
+class VersionConflictError(ConditionalCheckFailedException):
+    """A model's version attribute no longer matches the stored item:
+    someone else wrote it since it was read (optimistic locking)."""
+
+
+class ItemNotFoundError(TallyError, LookupError):
+    """``Model.get`` found no item with that key."""
+
+
+class ContentionError(TallyError):
+    """A compare-and-set retry loop gave up: every attempt lost to another
+    writer. Nothing was changed by the last attempt."""
+
+
+class IdempotencyKeyMismatchError(TallyError):
+    """An idempotency key was reused for a different change (another delta):
+    the first one was applied, this one was not."""
+
+
+class TransportError(TallyError):
+    """The endpoint could not be reached or answered with something that is
+    not DynamoDB (connection refused, timeout, a malformed reply). The
+    underlying botocore error is the ``__cause__``."""
+
+
+_dynamic_lock = threading.Lock()
+_dynamic: dict[str, type[DynamoDBError]] = {}
+
+
+def error_class(code: str) -> type[DynamoDBError]:
+    """The :mod:`tallydb.errors` class for a DynamoDB error code."""
+    known = getattr(errors, code, None)
+    if isinstance(known, type) and issubclass(known, DynamoDBError):
+        return known
+    with _dynamic_lock:
+        cls = _dynamic.get(code)
+        if cls is None:
+            name = code if code.isidentifier() else "UnknownDynamoDBError"
+            cls = type(name, (DynamoDBError,), {"__module__": __name__})
+            cls.code = classmethod(lambda _cls, _c=code: _c)  # type: ignore[assignment]
+            _dynamic[code] = cls
+        return cls
+
+
+def error_from_response(response: dict[str, Any]) -> DynamoDBError:
+    """The tallydb exception for a botocore error response (``ClientError.response``).
+
+    The code and message are DynamoDB's, unchanged; a failed condition keeps
+    the ``Item`` DynamoDB sent back (wire form), a cancelled transaction its
+    ``CancellationReasons``.
+    """
+    error = response.get("Error", {})
+    code = str(error.get("Code", "InternalServerError"))
+    message = error.get("Message")
+    cls = error_class(code)
+    exc = cls.__new__(cls)
+    DynamoDBError.__init__(exc, message)
+    if isinstance(exc, ConditionalCheckFailedException):
+        exc.item = response.get("Item")
+    if isinstance(exc, TransactionCanceledException):
+        exc.reasons = list(response.get("CancellationReasons") or [])
+    exc.response = response  # type: ignore[attr-defined]
+    return exc
+
+
+def validation_error(message: str) -> ValidationException:
+    """A ValidationException raised by the toolkit before sending anything,
+    worded as DynamoDB words it."""
+    return ValidationException(message)
