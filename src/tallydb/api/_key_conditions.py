@@ -14,6 +14,7 @@ from typing import Any
 
 from tallydb.api._tables import KeySchema
 from tallydb.errors import ValidationException
+from tallydb.expressions import BoundKeyCondition
 from tallydb.values import (
     AttributeValue,
     Item,
@@ -23,6 +24,7 @@ from tallydb.values import (
     validate_value,
     values_equal,
 )
+from tallydb.values.types import Wording
 
 _INVALID = "One or more parameter values were invalid: "
 MISSED_KEY = "Query condition missed key schema element: {}"
@@ -78,14 +80,15 @@ def _type_of(av: AttributeValue) -> str:
     return next(iter(av))
 
 
-def from_key_conditions(conditions: Any) -> list[KeyTerm]:
-    """The legacy KeyConditions map, checked the way DynamoDB checks it before
-    it looks at the table."""
-    terms: list[KeyTerm] = []
+def check_conditions(conditions: Any, *, wording: Wording = "current") -> dict[str, Any]:
+    """Legacy conditions (KeyConditions, QueryFilter, ScanFilter) checked the
+    way DynamoDB checks them before it reads the table; returned with their
+    AttributeValues canonical."""
+    checked: dict[str, Any] = {}
     for name, condition in conditions.items():
         op = condition.get("ComparisonOperator")
-        raw = condition.get("AttributeValueList") or []
-        values = tuple(validate_value(av) for av in raw)
+        values = [validate_value(av, wording=wording)
+                  for av in condition.get("AttributeValueList") or ()]
         count, types = _LEGACY[op]
         if (count is None and not values) or (count is not None and len(values) != count):
             raise ValidationException(
@@ -102,10 +105,26 @@ def from_key_conditions(conditions: Any) -> list[KeyTerm]:
             raise ValidationException(
                 "The BETWEEN condition was provided a range where the lower bound is greater "
                 "than the upper bound")
-        terms.append(KeyTerm(name, op, values))
-    if len(terms) not in (1, 2):
+        checked[name] = {"ComparisonOperator": op, "AttributeValueList": values}
+    return checked
+
+
+def from_key_conditions(conditions: Any) -> list[KeyTerm]:
+    """The legacy KeyConditions map as terms (1 or 2 of them)."""
+    checked = check_conditions(conditions)
+    if len(checked) not in (1, 2):
         raise ValidationException(LEGACY_LENGTH)
-    return terms
+    return [KeyTerm(name, c["ComparisonOperator"], tuple(c["AttributeValueList"]))
+            for name, c in checked.items()]
+
+
+_EXPRESSION_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE",
+                   "BETWEEN": "BETWEEN", "begins_with": "BEGINS_WITH"}
+
+
+def from_key_expression(bound: BoundKeyCondition) -> list[KeyTerm]:
+    """A bound KeyConditionExpression as terms."""
+    return [KeyTerm(part.name, _EXPRESSION_OPS[part.op], part.values) for part in bound.parts]
 
 
 # --- against the schema ---------------------------------------------------------
