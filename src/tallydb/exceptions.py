@@ -35,6 +35,7 @@ from tallydb.errors import (
 )
 
 __all__ = [
+    "ConditionRefused",
     "ContentionError",
     "CounterLimitError",
     "IdempotencyKeyMismatchError",
@@ -50,7 +51,35 @@ class TallyError(Exception):
     """Base of the toolkit's own errors that are not DynamoDB answers."""
 
 
-class CounterLimitError(ConditionalCheckFailedException):
+class ConditionRefused(ConditionalCheckFailedException):
+    """Base of the toolkit's refusals that are a failed DynamoDB condition.
+
+    ``code()`` and ``message`` are DynamoDB's (``ConditionalCheckFailedException``,
+    ``"The conditional request failed"``); ``explanation`` says what the
+    condition was for, and ``str(e)`` shows both.
+    """
+
+    def __init__(
+        self,
+        message: str = "The conditional request failed",
+        *,
+        explanation: str = "",
+        item: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, item)
+        self.explanation = explanation
+
+    @classmethod
+    def code(cls) -> str:
+        return "ConditionalCheckFailedException"
+
+    def __str__(self) -> str:
+        if self.explanation:
+            return f"{self.explanation} ({self.code()}: {self.message})"
+        return self.message or ""
+
+
+class CounterLimitError(ConditionRefused):
     """An ``add`` would have taken a bounded counter past its minimum or maximum.
 
     Raised when the conditional UpdateItem is refused: nothing was changed.
@@ -59,21 +88,22 @@ class CounterLimitError(ConditionalCheckFailedException):
 
     def __init__(
         self,
-        message: str,
+        message: str = "The conditional request failed",
         *,
+        explanation: str = "",
         attribute: str = "",
         delta: Any = None,
         minimum: Any = None,
         maximum: Any = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, explanation=explanation)
         self.attribute = attribute
         self.delta = delta
         self.minimum = minimum
         self.maximum = maximum
 
 
-class VersionConflictError(ConditionalCheckFailedException):
+class VersionConflictError(ConditionRefused):
     """A model's version attribute no longer matches the stored item:
     someone else wrote it since it was read (optimistic locking)."""
 
