@@ -1,0 +1,34 @@
+"""DeleteTable: the table and its items go at once.
+
+The answer is the table's description with TableStatus DELETING, as
+DynamoDB's is; the table is already gone when it arrives, so a following
+DescribeTable answers ResourceNotFoundException and botocore's
+``table_not_exists`` waiter succeeds on its first look. DynamoDB's answer
+leaves out the global secondary indexes (dynalite, recorded).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.api.describe_table import find_table, public_description
+from tallydb.errors import ValidationException
+from tallydb.storage import Transaction
+
+#: DeleteTable of a table with DeletionProtectionEnabled (conformance catalogue 2026).
+DELETION_PROTECTED = (
+    "Resource cannot be deleted as it is currently protected against deletion. "
+    "Disable deletion protection first."
+)
+
+
+def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    record = find_table(txn, request["TableName"])
+    if record.description.get("DeletionProtectionEnabled"):
+        raise ValidationException(DELETION_PROTECTED)
+    deleted = public_description(
+        record.description, status="DELETING", counts=txn.count_items(record)
+    )
+    deleted.pop("GlobalSecondaryIndexes", None)
+    txn.delete_table(record)
+    return {"TableDescription": deleted}

@@ -1,0 +1,99 @@
+"""DescribeTable, and the table description the table operations share.
+
+The catalog keeps each table's DescribeTable body (``Table``) as it was
+last written; members whose names start with ``_`` are tallydb's own
+bookkeeping (tags, the day NumberOfDecreasesToday counts) and never leave
+the server. A table is ACTIVE as soon as CreateTable returns: DynamoDB's
+CREATING/UPDATING/DELETING states appear only in the responses of the
+operations that cause them, so a client's waiters find the table ready on
+their first look.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+from tallydb.errors import ResourceNotFoundException
+from tallydb.storage import TableRecord, Transaction
+
+__all__ = [
+    "ACCOUNT",
+    "REGION",
+    "describe_table",
+    "find_table",
+    "public_description",
+    "table_arn",
+    "table_not_found",
+    "utc_day",
+]
+
+#: What DynamoDB Local puts in its ARNs, which SDKs and tools already expect
+#: from a local endpoint.
+REGION = "ddblocal"
+ACCOUNT = "000000000000"
+
+#: DescribeTable/DeleteTable/UpdateTable of a missing table (dynalite,
+#: recorded against DynamoDB; conformance catalogue 2026).
+TABLE_NOT_FOUND = "Requested resource not found: Table: {name} not found"
+
+
+def table_arn(name: str) -> str:
+    return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
+
+
+def utc_day(when: float | None = None) -> str:
+    """The UTC calendar day DynamoDB's per-day throughput limits count in."""
+    return time.strftime("%Y-%m-%d", time.gmtime(time.time() if when is None else when))
+
+
+def table_not_found(name: str) -> ResourceNotFoundException:
+    return ResourceNotFoundException(TABLE_NOT_FOUND.format(name=name))
+
+
+def table_name_of(value: str) -> str:
+    """A TableName parameter's table: the name itself, or the name in a
+    table ARN (``arn:aws:dynamodb:REGION:ACCOUNT:table/NAME``)."""
+    if value.startswith("arn:"):
+        _, _, rest = value.partition(":table/")
+        return rest
+    return value
+
+
+def find_table(txn: Transaction, name: str) -> TableRecord:
+    """The catalog record of the table a request names, or DynamoDB's
+    ResourceNotFoundException naming it."""
+    record = txn.table(table_name_of(name))
+    if record is None:
+        raise table_not_found(name)
+    return record
+
+
+def public_description(
+    description: dict[str, Any],
+    *,
+    status: str | None = None,
+    counts: tuple[int, int] | None = None,
+    index_status: str | None = None,
+) -> dict[str, Any]:
+    """A copy of a stored description as a client sees it: without tallydb's
+    own ``_`` members, with NumberOfDecreasesToday back to 0 on a new UTC day,
+    and with ``status``/``index_status`` (TableStatus, GSI IndexStatus) and
+    ``counts`` (ItemCount, TableSizeBytes) put in when given."""
+    shown = {k: copy.deepcopy(v) for k, v in description.items() if not k.startswith("_")}
+    if description.get("_DecreasesDay") not in (None, utc_day()):
+        shown["ProvisionedThroughput"]["NumberOfDecreasesToday"] = 0
+    if status is not None:
+        shown["TableStatus"] = status
+    if counts is not None:
+        shown["ItemCount"], shown["TableSizeBytes"] = counts
+    if index_status is not None:
+        for index in shown.get("GlobalSecondaryIndexes", ()):
+            index["IndexStatus"] = index_status
+    return shown
+
+
+def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    record = find_table(txn, request["TableName"])
+    return {"Table": public_description(record.description, counts=txn.count_items(record))}
