@@ -228,14 +228,32 @@ def _map(payload: dict[str, Any], wording: Wording, level: int, depth: bool) -> 
 
 
 def _value(av: Any, wording: Wording, level: int, depth: bool) -> AttributeValue:
-    if depth and level > MAX_NESTING_LEVEL:
+    if level > MAX_NESTING_LEVEL and depth:
         raise ValidationException(messages.NESTING_TOO_DEEP)
+    # Fast paths for the everyday scalars, already in canonical form.
+    if type(av) is dict and len(av) == 1:
+        (kind,) = av
+        payload = av[kind]
+        if kind == "S":
+            if type(payload) is str:
+                return av
+        elif kind == "N":
+            if type(payload) is str:
+                text = normalize_number(payload, wording=wording)
+                return av if text is payload else {"N": text}
+        elif kind == "BOOL" and (payload is True or payload is False):
+            return av
+    return _value_slow(av, wording, level, depth)
+
+
+def _value_slow(av: Any, wording: Wording, level: int, depth: bool) -> AttributeValue:
     if type(av) is not dict:
         if av is None:
             raise ValidationException(messages.EMPTY_ATTRIBUTE_VALUE)
         raise _wrong_json(av, messages.EXPECTED_STRUCTURE)
     if len(av) == 1:
-        ((kind, payload),) = av.items()
+        (kind,) = av
+        payload = av[kind]
         if kind not in _TYPES or payload is None:
             raise ValidationException(messages.EMPTY_ATTRIBUTE_VALUE)
         checked = _member(kind, payload, wording, level, depth)

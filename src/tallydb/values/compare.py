@@ -17,8 +17,8 @@ from tallydb.values.types import AttributeValue
 
 
 def _payload(av: AttributeValue) -> tuple[str, Any]:
-    ((kind, payload),) = av.items()
-    return kind, payload
+    (kind,) = av
+    return kind, av[kind]
 
 
 def values_equal(a: AttributeValue, b: AttributeValue) -> bool:

@@ -20,15 +20,30 @@ Layout:
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 from tallydb.values.number import MIN_ADJUSTED_EXPONENT, _format, split_number
 from tallydb.values.types import AttributeValue
 
 _NEGATIVE, _ZERO, _POSITIVE = 1, 2, 3
 _ZERO_ENCODING = bytes([_ZERO])
-# Pair p -> byte, for positive and negative numbers.
-_POS_PAIR = [p + 1 for p in range(100)]
-_NEG_PAIR = [101 - p for p in range(100)]
+
+
+def _pair_tables(byte_for_pair: Callable[[int], int]) -> tuple[bytes, bytes]:
+    """bytes.translate tables from a BCD byte (0x00..0x99) to the pair's byte,
+    and back."""
+    forward, back = bytearray(256), bytearray(256)
+    for p in range(100):
+        bcd = (p // 10) << 4 | p % 10
+        forward[bcd] = byte_for_pair(p)
+        back[byte_for_pair(p)] = bcd
+    return bytes(forward), bytes(back)
+
+
+# Digit pairs go through BCD (bytes.fromhex reads "12" as 0x12) and one
+# translate, all in C: pair p becomes p + 1, or 101 - p for negatives.
+_POS_PAIRS, _POS_PAIRS_BACK = _pair_tables(lambda p: p + 1)
+_NEG_PAIRS, _NEG_PAIRS_BACK = _pair_tables(lambda p: 101 - p)
 
 
 def _escape(raw: bytes) -> bytes:
@@ -41,11 +56,11 @@ def _encode_number(text: str) -> bytes:
         return _ZERO_ENCODING
     if len(digits) % 2:
         digits += "0"
-    pairs = [int(digits[i : i + 2]) for i in range(0, len(digits), 2)]
     exponent = adjusted - MIN_ADJUSTED_EXPONENT
     if negative:
-        return bytes([_NEGATIVE, 255 - exponent, *(_NEG_PAIR[p] for p in pairs), 0xFF])
-    return bytes([_POSITIVE, exponent, *(_POS_PAIR[p] for p in pairs), 0x00])
+        pairs = bytes.fromhex(digits).translate(_NEG_PAIRS)
+        return bytes((_NEGATIVE, 255 - exponent)) + pairs + b"\xff"
+    return bytes((_POSITIVE, exponent)) + bytes.fromhex(digits).translate(_POS_PAIRS) + b"\x00"
 
 
 def encode_key_value(av: AttributeValue) -> bytes:
@@ -94,16 +109,14 @@ def _decode_number(data: bytes, offset: int) -> tuple[str, int]:
     exponent = data[offset + 1]
     if negative:
         exponent = 255 - exponent
+        end = data.index(b"\xff", offset + 2)
+        digits = data[offset + 2 : end].translate(_NEG_PAIRS_BACK).hex()
+    else:
+        end = data.index(b"\x00", offset + 2)
+        digits = data[offset + 2 : end].translate(_POS_PAIRS_BACK).hex()
+    digits = digits.rstrip("0")
     adjusted = exponent + MIN_ADJUSTED_EXPONENT
-    end_marker = 0xFF if negative else 0x00
-    pos = offset + 2
-    pairs = []
-    while data[pos] != end_marker:
-        byte = data[pos]
-        pairs.append(101 - byte if negative else byte - 1)
-        pos += 1
-    digits = "".join(f"{p:02d}" for p in pairs).rstrip("0")
-    return _format(negative, digits, adjusted - len(digits) + 1), pos + 1
+    return _format(negative, digits, adjusted - len(digits) + 1), end + 1
 
 
 def decode_key_value_at(data: bytes, offset: int, kind: str) -> tuple[AttributeValue, int]:

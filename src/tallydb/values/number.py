@@ -45,10 +45,29 @@ def normalize_number(text: str, *, wording: Wording = "current") -> str:
     if text.isdigit() and text.isascii():
         if len(text) <= MAX_DIGITS and (text[0] != "0" or len(text) == 1):
             return text
-    elif text[:1] == "-" and text[1:].isdigit() and text.isascii():  # noqa: SIM102
+    elif text[:1] == "-" and text[1:].isdigit() and text.isascii():
         if len(text) <= MAX_DIGITS + 1 and text[1] != "0":
             return text
+    elif _is_canonical_fraction(text):
+        return text
     return _normalize(text, wording)
+
+
+def _is_canonical_fraction(text: str) -> bool:
+    """True for canonical text with a decimal point ("12.5", "-0.001"): the
+    other common case, checked without the regular expression."""
+    body = text[1:] if text[:1] == "-" else text
+    int_part, dot, frac_part = body.partition(".")
+    if (
+        not (dot and int_part.isdigit() and frac_part.isdigit() and body.isascii())
+        or frac_part[-1] == "0"
+    ):
+        return False
+    if int_part == "0":
+        significant = frac_part.lstrip("0")
+        leading_zeros = len(frac_part) - len(significant)
+        return len(significant) <= MAX_DIGITS and leading_zeros < -MIN_ADJUSTED_EXPONENT
+    return int_part[0] != "0" and len(int_part) + len(frac_part) <= MAX_DIGITS
 
 
 def _not_a_number(text: str, wording: Wording) -> ValidationException:
@@ -210,6 +229,8 @@ def subtract_numbers(a: str, b: str) -> str:
 
 def compare_numbers(a: str, b: str) -> int:
     """-1, 0 or 1 as canonical Numbers ``a`` and ``b`` compare by value."""
+    if a == b:
+        return 0
     if _is_int(a) and _is_int(b):
         i, j = int(a), int(b)
         return (i > j) - (i < j)

@@ -42,6 +42,11 @@ def _binary_size(text: str) -> int:
 
 def number_size(text: str) -> int:
     """Bytes a canonical Number costs (see the module docstring)."""
+    if text.isdigit():  # the common case: a non-negative integer
+        if text == "0":
+            return 1
+        lowest = len(text) - len(text.rstrip("0"))
+        return min(1 + (len(text) - 1) // 2 - lowest // 2 + 1, _MAX_NUMBER_SIZE)
     negative, digits, adjusted = split_number(text)
     if not digits:
         return 1
@@ -52,7 +57,8 @@ def number_size(text: str) -> int:
 
 def attribute_size(av: AttributeValue) -> int:
     """Bytes one validated AttributeValue costs, its name not included."""
-    ((kind, payload),) = av.items()
+    (kind,) = av
+    payload = av[kind]
     if kind == "S":
         return _text_size(payload)
     if kind == "N":
