@@ -35,12 +35,12 @@ wording) for the constraint layer.
 Each operation's input shape is compiled once, on first use, into a tree of
 small checker objects whose common path is a type test and a set lookup;
 AttributeValue maps are checked only for being maps of JSON objects
-(``tallydb.values`` checks their contents).
+(``tallydb.values`` checks their contents, Blobs included: no Blob member
+of DynamoDB's requests lies outside an AttributeValue).
 """
 
 from __future__ import annotations
 
-import binascii
 import re
 from collections.abc import Callable
 from typing import Any
@@ -110,9 +110,6 @@ _TABLE_NAME_RE = re.compile(TABLE_NAME_PATTERN)
 _STRUCTURE_FOUND = "Start of structure or map found where not expected"
 _UNEXPECTED_FIELD = "Unexpected field type"
 _UNEXPECTED_VALUE = "Unexpected value type in payload"
-_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
-_BASE64_LENGTH = "Base64 encoded length is expected a multiple of 4 bytes but found: {length}"
-_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # DynamoDB's spelling
 _NOT_A_TOKEN = "Unexpected token received from parser"
 #: A list or map where a collection type's element was expected (Java's own words).
 _CAST = (
@@ -185,8 +182,7 @@ class _Node:
     def __init__(self, java: str, in_value: bool) -> None:
         self.java = java
         self.in_value = in_value
-        self.kind = {"java.lang.String": str, "java.lang.Boolean": bool,
-                     "java.nio.ByteBuffer": str}.get(java, dict)
+        self.kind = {"java.lang.String": str, "java.lang.Boolean": bool}.get(java, dict)
         #: True when a value of type ``kind`` needs no further look.
         self.trivial = java == "java.lang.Boolean"
 
@@ -390,33 +386,6 @@ class _Number(_Node):
             found.append(((1,), "", str(value),
                           f"Member must have value less than or equal to {self.high}"))
         return found or None
-
-
-class _Blob(_Node):
-    __slots__ = ()
-
-    def check(self, value: Any) -> list[Violation] | None:
-        if type(value) is not str:
-            if isinstance(value, dict):
-                raise SerializationException(_STRUCTURE_FOUND)
-            if isinstance(value, list):
-                raise SerializationException(
-                    "Unrecognized collection type class java.nio.ByteBuffer"
-                )
-            raise SerializationException(_NOT_BASE64)
-        _check_base64(value)
-        return None
-
-
-def _check_base64(text: str) -> None:
-    if len(text) % 4:
-        raise SerializationException(_BASE64_LENGTH.format(length=len(text)))
-    try:
-        decoded = binascii.a2b_base64(text, strict_mode=True)
-    except binascii.Error:
-        raise SerializationException(_BASE64_LAST) from None
-    if binascii.b2a_base64(decoded, newline=False).decode("ascii") != text:
-        raise SerializationException(_BASE64_LAST)
 
 
 class _List(_Node):
@@ -643,8 +612,6 @@ class _Compiler:
             node = _Boolean("java.lang.Boolean", in_value)
         elif kind in ("integer", "long", "double", "float"):
             node = _Number(shape, in_value)
-        elif kind == "blob":
-            node = _Blob("java.nio.ByteBuffer", in_value)
         elif kind == "list":
             node = _List(shape, in_value, self.node(shape.member, True))
         elif kind == "map":
