@@ -5,14 +5,13 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from tallydb.errors import ResourceNotFoundException, ValidationException
+from tallydb.errors import ResourceNotFoundException
 from tallydb.storage import TableRecord, Transaction
 from tallydb.values import Item
-from tallydb.values.attribute_value import validate_key
+from tallydb.values.attribute_value import validate_item_key, validate_key
 from tallydb.values.key import encode_key_value
 
 REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
-_INVALID = "One or more parameter values were invalid:"
 
 
 class KeySchema:
@@ -36,22 +35,8 @@ class KeySchema:
         return validate_key(key, self.attributes)
 
     def check_item_key(self, item: Item) -> None:
-        """An item about to be written carries every key attribute, typed as the
-        schema says and not empty (PutItem's messages)."""
-        for name, type_ in self.attributes:
-            value = item.get(name)
-            if value is None:
-                raise ValidationException(
-                    f"{_INVALID} Missing the key {name} in the item")
-            actual = next(iter(value))
-            if actual != type_:
-                raise ValidationException(
-                    f"{_INVALID} Type mismatch for key {name} expected: {type_} actual: {actual}")
-            if value[type_] == "":
-                kind = "string" if type_ == "S" else "binary"
-                raise ValidationException(
-                    "One or more parameter values are not valid. The AttributeValue for a key "
-                    f"attribute cannot contain an empty {kind} value. Key: {name}")
+        """An item about to be written carries the whole key (PutItem's checks)."""
+        validate_item_key(item, self.attributes)
 
     def encode(self, key: Item) -> tuple[bytes, bytes]:
         """(hash bytes, range bytes) of a validated key or of a whole item."""

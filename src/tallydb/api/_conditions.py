@@ -1,0 +1,32 @@
+"""What the single-item writes share: their condition (ConditionExpression or
+legacy ``Expected``) and how a failed one answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.errors import ConditionalCheckFailedException
+from tallydb.expressions import BoundCondition, Placeholders, from_expected
+from tallydb.values import Item
+
+
+def condition_of(request: dict[str, Any], placeholders: Placeholders | None
+                 ) -> BoundCondition | None:
+    """The request's ConditionExpression, or its legacy Expected, bound."""
+    text = request.get("ConditionExpression")
+    if text is not None and placeholders is not None:
+        return placeholders.condition(text)
+    expected = request.get("Expected")
+    if expected:
+        return from_expected(expected, request.get("ConditionalOperator"))
+    return None
+
+
+def check_condition(request: dict[str, Any], condition: BoundCondition | None,
+                    item: Item | None) -> None:
+    """Raise ConditionalCheckFailedException when the condition does not hold,
+    carrying the item when ReturnValuesOnConditionCheckFailure is ALL_OLD."""
+    if condition is None or condition.holds(item):
+        return
+    wants_item = request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+    raise ConditionalCheckFailedException(item=item if wants_item and item else None)

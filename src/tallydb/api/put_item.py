@@ -1,0 +1,37 @@
+"""PutItem: write a whole item, optionally only if a condition holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.api._conditions import check_condition, condition_of
+from tallydb.api._params import check_return_values, placeholders
+from tallydb.api._tables import get_table
+from tallydb.api._units import consumed, wants_capacity, write_units
+from tallydb.storage import Transaction
+from tallydb.values import validate_item
+from tallydb.values.size import check_item_size, item_size
+
+
+def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    return_values = check_return_values("PutItem", request)
+    item = validate_item(request["Item"])
+    bound = placeholders(request, ("ConditionExpression",), ("Expected",))
+    condition = condition_of(request, bound)
+    if bound is not None:
+        bound.check_unused()
+    table = get_table(txn, request["TableName"])
+    table.keys.check_item_key(item)
+    size = check_item_size(item)
+    hk, rk = table.keys.encode(item)
+    old = txn.get_item(table.record, hk, rk)
+    check_condition(request, condition, old)
+    txn.put_item(table.record, hk, rk, item)
+    response: dict[str, Any] = {}
+    if return_values == "ALL_OLD" and old is not None:
+        response["Attributes"] = old
+    if wants_capacity(request):
+        units = write_units(max(size, item_size(old) if old is not None else 0))
+        response["ConsumedCapacity"] = consumed(
+            table.name, units, request["ReturnConsumedCapacity"])
+    return response

@@ -1,0 +1,70 @@
+"""UpdateItem: the atomic counter's operation.
+
+Read, evaluate, write in one step while holding the store's single writer, so
+concurrent ``ADD n :one`` calls apply one after another in arrival order and
+none is lost. A missing item is updated from its key alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.api._conditions import check_condition, condition_of
+from tallydb.api._params import check_return_values, placeholders
+from tallydb.api._tables import get_table
+from tallydb.api._units import consumed, wants_capacity, write_units
+from tallydb.expressions import BoundUpdate, from_attribute_updates
+from tallydb.storage import Transaction
+from tallydb.values import Item
+from tallydb.values.size import check_item_size, item_size
+
+
+def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    return_values = check_return_values("UpdateItem", request)
+    bound = placeholders(request)
+    update: BoundUpdate | None = None
+    if bound is not None and request.get("UpdateExpression") is not None:
+        update = bound.update(request["UpdateExpression"])
+    elif request.get("AttributeUpdates"):
+        update = from_attribute_updates(request["AttributeUpdates"])
+    condition = condition_of(request, bound)
+    if bound is not None:
+        bound.check_unused()
+
+    table = get_table(txn, request["TableName"])
+    keys = table.keys
+    key = keys.validate_key(request["Key"])
+    if update is not None:
+        update.check_key_unchanged(keys.names)
+    hk, rk = keys.encode(key)
+    old = txn.get_item(table.record, hk, rk)
+    check_condition(request, condition, old)
+
+    base = old if old is not None else key
+    new = update.apply(base) if update is not None else base
+    size = check_item_size(new, update=True)
+    txn.put_item(table.record, hk, rk, new)
+
+    response: dict[str, Any] = {}
+    attributes = _returned(return_values, update, old, new)
+    if attributes:
+        response["Attributes"] = attributes
+    if wants_capacity(request):
+        units = write_units(max(size, item_size(old) if old is not None else 0))
+        response["ConsumedCapacity"] = consumed(
+            table.name, units, request["ReturnConsumedCapacity"])
+    return response
+
+
+def _returned(mode: str, update: BoundUpdate | None, old: Item | None, new: Item
+              ) -> Item | None:
+    """The ``Attributes`` a ReturnValues mode gives back."""
+    if mode == "ALL_NEW":
+        return new
+    if mode == "ALL_OLD":
+        return old
+    if update is None or mode == "NONE":
+        return None
+    if mode == "UPDATED_NEW":
+        return update.updated_view(new)
+    return update.updated_view(old) if old is not None else None
