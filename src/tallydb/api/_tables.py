@@ -17,7 +17,7 @@ REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
 class KeySchema:
     """The HASH and optional RANGE attribute of a table, with their types."""
 
-    __slots__ = ("attributes", "hash_name", "names", "range_name", "__dict__")
+    __slots__ = ("attributes", "hash_name", "names", "range_name")
 
     def __init__(self, description: dict[str, Any]) -> None:
         types = {d["AttributeName"]: d["AttributeType"]
