@@ -23,6 +23,8 @@ from typing import Any, Literal, TypeAlias
 from tallydb.convert import Wire, to_wire
 from tallydb.errors import ValidationException
 from tallydb.expressions import ast
+from tallydb.expressions.messages import ExpressionError, undefined_name, undefined_value
+from tallydb.expressions.paths import check_overlaps
 
 # --------------------------------------------------------------------------
 # Resolved nodes
@@ -158,6 +160,7 @@ def wire_node(wire: Wire) -> ValueNode:
 # --------------------------------------------------------------------------
 # Paths as text
 
+
 def parse_path(text: str) -> PathElements:
     """``"a.b[2].c"`` → ``("a", "b", 2, "c")``.
 
@@ -173,7 +176,7 @@ def parse_path(text: str) -> PathElements:
     while pos < len(text):
         if text[pos] == "[":
             end = text.find("]", pos)
-            if end < 0 or expect_name and not elements:
+            if end < 0 or (expect_name and not elements):
                 raise ValueError(f"invalid document path {text!r}")
             inner = text[pos + 1 : end].strip()
             if not inner.isdigit():
@@ -203,11 +206,6 @@ def parse_path(text: str) -> PathElements:
     return tuple(elements)
 
 
-def path_text(elements: Iterable[str | int]) -> str:
-    """A path as DynamoDB prints it in messages: ``[a, b, [2]]``."""
-    return "[" + ", ".join(f"[{e}]" if isinstance(e, int) else e for e in elements) + "]"
-
-
 def show_path(elements: PathElements) -> str:
     """A path as a human writes it: ``a.b[2]``."""
     out: list[str] = []
@@ -220,41 +218,12 @@ def show_path(elements: PathElements) -> str:
 
 
 def check_paths(paths: Iterable[PathElements], expression: str = "UpdateExpression") -> None:
-    """Refuse overlapping or conflicting paths with DynamoDB's message.
-
-    Paths are taken in the order they are written; like DynamoDB, an overlap
-    (one path is, or is inside, another) is reported before a conflict (one
-    path indexes a list where the other names a map key).
-    """
-    seen: list[PathElements] = []
-    conflict: str | None = None
-    for path in paths:
-        for earlier in seen:
-            relation = _relation(earlier, path)
-            if relation == "overlap":
-                raise ValidationException(
-                    f"Invalid {expression}: Two document paths overlap with each other; "
-                    f"must remove or rewrite one of these paths; "
-                    f"path one: {path_text(earlier)}, path two: {path_text(path)}"
-                )
-            if relation == "conflict" and conflict is None:
-                conflict = (
-                    f"Invalid {expression}: Two document paths conflict with each other; "
-                    f"must remove or rewrite one of these paths; "
-                    f"path one: {path_text(earlier)}, path two: {path_text(path)}"
-                )
-        seen.append(path)
-    if conflict is not None:
-        raise ValidationException(conflict)
-
-
-def _relation(one: PathElements, two: PathElements) -> str | None:
-    for a, b in zip(one, two, strict=False):
-        if isinstance(a, int) != isinstance(b, int):
-            return "conflict"
-        if a != b:
-            return None
-    return "overlap"
+    """Refuse overlapping or conflicting paths, as DynamoDB does and in its
+    words (the server's own rule, :func:`tallydb.expressions.paths.check_overlaps`):
+    ``a`` and ``a.b`` overlap, ``a.b`` and ``a[0]`` conflict."""
+    problem = check_overlaps(list(paths))
+    if problem is not None:
+        raise ValidationException(f"Invalid {expression}: {problem}")
 
 
 # --------------------------------------------------------------------------
@@ -345,7 +314,9 @@ class Placeholders:
             return ast.AddAction(self.path(node.path), ast.ValueRef(self.value(node.value.wire)))
         return ast.DeleteAction(self.path(node.path), ast.ValueRef(self.value(node.value.wire)))
 
-    def update(self, clauses: Iterable[tuple[Keyword, tuple[ActionNode, ...]]]) -> ast.UpdateExpression:
+    def update(
+        self, clauses: Iterable[tuple[Keyword, tuple[ActionNode, ...]]]
+    ) -> ast.UpdateExpression:
         return ast.UpdateExpression(
             tuple(ast.UpdateClause(kw, tuple(self.action(a) for a in acts)) for kw, acts in clauses)
         )
@@ -385,9 +356,7 @@ def placeholders_in(text: str) -> set[str]:
 class Resolver:
     """Binds an ast tree's placeholders to a request's names and values."""
 
-    def __init__(
-        self, names: Mapping[str, str] | None, values: Mapping[str, Wire] | None
-    ) -> None:
+    def __init__(self, names: Mapping[str, str] | None, values: Mapping[str, Wire] | None) -> None:
         self.names = dict(names or {})
         self.values = dict(values or {})
 
@@ -398,10 +367,7 @@ class Resolver:
                 elements.append(e.index)
             elif isinstance(e, ast.NameRef):
                 if e.ref not in self.names:
-                    raise ValidationException(
-                        "An expression attribute name used in the document path is not "
-                        f"defined; attribute name: {e.ref}"
-                    )
+                    raise ValidationException(undefined_name(e.ref))
                 elements.append(self.names[e.ref])
             else:
                 elements.append(e.name)
@@ -412,10 +378,7 @@ class Resolver:
             return self.path(node)
         if isinstance(node, ast.ValueRef):
             if node.ref not in self.values:
-                raise ValidationException(
-                    "An expression attribute value used in expression is not defined; "
-                    f"attribute value: {node.ref}"
-                )
+                raise ValidationException(undefined_value(node.ref))
             return wire_node(self.values[node.ref])
         return FnNode(node.name, tuple(self.operand(a) for a in node.args))
 
@@ -446,7 +409,8 @@ class Resolver:
                 self.operand(node.operand), self.operand(node.low), self.operand(node.high)
             )
         if isinstance(node, ast.In):
-            return InNode(self.operand(node.operand), tuple(self.operand(c) for c in node.candidates))
+            candidates = tuple(self.operand(c) for c in node.candidates)
+            return InNode(self.operand(node.operand), candidates)
         if isinstance(node, ast.Call):
             return FnNode(node.name, tuple(self.operand(a) for a in node.args))
         if isinstance(node, ast.Not):
@@ -454,3 +418,23 @@ class Resolver:
         if isinstance(node, ast.And):
             return AndNode(self.condition(node.left), self.condition(node.right))
         return OrNode(self.condition(node.left), self.condition(node.right))
+
+
+def parse_update(expression: str) -> ast.UpdateExpression:
+    """The server's parse of an UpdateExpression; DynamoDB's error if it is not one."""
+    from tallydb.expressions import parse_update as parse
+
+    try:
+        return parse(expression)
+    except ExpressionError as e:
+        raise e.to_validation("UpdateExpression") from None
+
+
+def parse_condition(expression: str, parameter: str = "ConditionExpression") -> ast.Condition:
+    """The server's parse of a Condition/Filter/KeyConditionExpression."""
+    from tallydb.expressions import parse_condition as parse
+
+    try:
+        return parse(expression).tree
+    except ExpressionError as e:
+        raise e.to_validation(parameter) from None

@@ -113,7 +113,8 @@ class Attribute(Path):
         return self.default
 
     def __repr__(self) -> str:
-        return f"<{self.kind} attribute {self.python_name}{'' if self.name == self.python_name else ' (' + self.name + ')'}>"
+        stored = "" if self.name == self.python_name else f" (stored as {self.name})"
+        return f"<{self.kind} attribute {self.python_name}{stored}>"
 
     # -- values ------------------------------------------------------------------
 
@@ -136,20 +137,22 @@ class Attribute(Path):
             return "B"
         if base in (str, Any) or base is dt.datetime or base is dt.date:
             return "S"
-        raise TypeError(f"{self.python_name}: a key is str, int, float, Decimal or bytes, not {base}")
+        raise TypeError(
+            f"{self.python_name}: a key is str, int, float, Decimal or bytes, not {base}"
+        )
 
 
-def HashKey(*, name: str | None = None) -> Any:  # noqa: N802 (reads like a class)
+def HashKey(*, name: str | None = None) -> Any:
     """The partition (hash) key. ``name=`` stores it under another name."""
     return Attribute(name=name, kind="hash")
 
 
-def RangeKey(*, name: str | None = None) -> Any:  # noqa: N802
+def RangeKey(*, name: str | None = None) -> Any:
     """The sort (range) key."""
     return Attribute(name=name, kind="range")
 
 
-def AtomicCounter(  # noqa: N802
+def AtomicCounter(
     *, delta: int | Decimal = 1, start: int | Decimal = 0, name: str | None = None
 ) -> Any:
     """A counter changed by ``delta`` in every ``update()``, as the AWS Java
@@ -160,7 +163,7 @@ def AtomicCounter(  # noqa: N802
     return Attribute(name=name, kind="counter", delta=delta, start=start)
 
 
-def VersionAttribute(*, name: str | None = None) -> Any:  # noqa: N802
+def VersionAttribute(*, name: str | None = None) -> Any:
     """A version number for optimistic locking: every write requires the
     stored version to be the one read (or no item, for a new one) and
     increments it; a concurrent writer gets

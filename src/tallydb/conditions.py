@@ -339,9 +339,7 @@ class Condition:
     ) -> Condition:
         """The Condition a ConditionExpression means, with its placeholders
         bound to ``names`` and ``values`` (wire form, as in a request)."""
-        from tallydb.expressions import parse_condition
-
-        return cls(x.Resolver(names, values).condition(parse_condition(expression)))
+        return cls(x.Resolver(names, values).condition(x.parse_condition(expression)))
 
     def paths(self) -> Iterable[tuple[str | int, ...]]:
         """Every document path the condition reads."""

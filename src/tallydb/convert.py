@@ -39,7 +39,11 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import (  # type: ignore[import-untyped, unused-ignore]
+    Binary,
+    TypeDeserializer,
+    TypeSerializer,
+)
 
 __all__ = [
     "Item",

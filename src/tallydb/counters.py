@@ -99,6 +99,11 @@ def _canonical(key: Mapping[str, Any]) -> str:
     return json.dumps({k: plain(v) for k, v in key.items()}, sort_keys=True, separators=(",", ":"))
 
 
+def _decimal(value: Delta) -> Decimal:
+    """Exact arithmetic for bounds: a float as the decimal it prints as."""
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+
+
 def _seconds(retention: timedelta | float) -> int:
     seconds = retention.total_seconds() if isinstance(retention, timedelta) else retention
     if seconds <= 0:
@@ -203,7 +208,10 @@ class _Idempotency:
                 "TableName": self.counter_table.name,
                 "Key": item_to_wire(counter_key),
                 **build_request(
-                    [("UpdateExpression", Update().add(path, delta)), ("ConditionExpression", bounds)]
+                    [
+                        ("UpdateExpression", Update().add(path, delta)),
+                        ("ConditionExpression", bounds),
+                    ]
                 ),
             }
             try:
@@ -323,9 +331,9 @@ class CounterBase:
         """The condition under which adding ``delta`` stays within bounds."""
         if self.minimum is None and self.maximum is None:
             return None
-        d = Decimal(repr(delta)) if isinstance(delta, float) else delta
-        low = None if self.minimum is None else self.minimum - d
-        high = None if self.maximum is None else self.maximum - d
+        d = _decimal(delta)
+        low = None if self.minimum is None else _decimal(self.minimum) - d
+        high = None if self.maximum is None else _decimal(self.maximum) - d
         if low is not None and high is not None:
             within = self.path.between(low, high)
         elif low is not None:
@@ -600,7 +608,7 @@ class ShardedCounterBase:
 
     def _p_value(self) -> Plan[Number]:
         sort_key = yield from self._p_sort_key()
-        (hash_name, hash_value), = self.partition.items()
+        ((hash_name, hash_value),) = self.partition.items()
         request = self.table._query_request(
             (Path(hash_name) == hash_value) & Path(sort_key).begins_with(self.sort_prefix),
             None,

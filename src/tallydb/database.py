@@ -61,7 +61,7 @@ def _embedded(path: str | os.PathLike[str] | None) -> tuple[Any, Callable[[], No
     from tallydb.api import Engine
     from tallydb.storage import Store
 
-    engine = Engine(Store(path))
+    engine = Engine(Store(None if path is None else os.fspath(path)))
     client = inprocess.client(engine, config=Config(max_pool_connections=MAX_CONNECTIONS))
     return client, engine.close
 

@@ -43,6 +43,7 @@ no item, for a new instance) and increments it: a lost race raises
 
 from __future__ import annotations
 
+import inspect
 import typing
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
@@ -85,7 +86,7 @@ class ModelBase:
             hints = typing.get_type_hints(cls)
         except (NameError, TypeError):
             hints = {}
-        own = cls.__dict__.get("__annotations__", {})
+        own = inspect.get_annotations(cls)
         for name in own:
             if name.startswith("_"):
                 continue
@@ -116,7 +117,9 @@ class ModelBase:
         self.__dict__["_dirty"] = set()
         unknown = set(values) - set(self._attributes)
         if unknown:
-            raise TypeError(f"{type(self).__name__} has no attribute(s) {', '.join(sorted(unknown))}")
+            raise TypeError(
+                f"{type(self).__name__} has no attribute(s) {', '.join(sorted(unknown))}"
+            )
         for name, attribute in self._attributes.items():
             if name in values:
                 setattr(self, name, values[name])
@@ -137,7 +140,11 @@ class ModelBase:
         return dirty
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._values == self._values  # type: ignore[attr-defined]
+        return (
+            isinstance(other, ModelBase)
+            and type(other) is type(self)
+            and (other._values == self._values)
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -168,7 +175,9 @@ class ModelBase:
     @classmethod
     def _db(cls) -> DatabaseBase:
         if cls._database is None:
-            raise RuntimeError(f"{cls.__name__} is not bound to a database: {cls.__name__}.bind(db)")
+            raise RuntimeError(
+                f"{cls.__name__} is not bound to a database: {cls.__name__}.bind(db)"
+            )
         return cls._database
 
     @classmethod
@@ -233,20 +242,19 @@ class ModelBase:
         current = self._values.get(version.python_name)
         if current is None:
             return version.not_exists(), 1
-        return version == current, current + 1
+        return version.eq(current), current + 1
 
     def _p_save(self, condition: ConditionArg) -> Plan[None]:
         item = self.to_item()
         for counter in self._counters:  # a put resets counters (Java: addToItem)
             item[counter.name] = counter.start
         version_condition, next_version = self._version_step()
-        if type(self)._version is not None:
-            item[type(self)._version.name] = next_version
+        version = type(self)._version
+        if version is not None:
+            item[version.name] = next_version
         table = self._table()
         try:
-            yield from table._p_put(
-                item, _both(version_condition, condition), None, None, "NONE"
-            )
+            yield from table._p_put(item, _both(version_condition, condition), None, None, "NONE")
         except ConditionalCheckFailedException as e:
             raise self._conflict(e, version_condition) from None
         self._load(item)
@@ -268,8 +276,9 @@ class ModelBase:
                 counter, if_not_exists(counter, counter.start - counter.delta) + counter.delta
             )
         version_condition, next_version = self._version_step()
-        if type(self)._version is not None:
-            actions = actions.set(type(self)._version, next_version)
+        version = type(self)._version
+        if version is not None:
+            actions = actions.set(version, next_version)
         if not actions:
             raise ValueError(
                 f"nothing to update: no attribute of this {type(self).__name__} was changed"
@@ -286,10 +295,11 @@ class ModelBase:
 
     def _p_delete(self, condition: ConditionArg) -> Plan[None]:
         version_condition: Condition | None = None
-        if type(self)._version is not None:
-            current = self._values.get(type(self)._version.python_name)
+        version = type(self)._version
+        if version is not None:
+            current = self._values.get(version.python_name)
             if current is not None:  # a new instance has nothing to protect
-                version_condition = type(self)._version == current
+                version_condition = version.eq(current)
         try:
             yield from self._table()._p_delete(
                 self.key(), _both(version_condition, condition), None, None, "NONE"
@@ -341,7 +351,7 @@ class ModelBase:
     @classmethod
     def _query_key(cls, hash_value: Any, range_condition: Condition | None) -> Condition:
         assert cls._hash is not None
-        key = cls._hash == cls._hash.dump(hash_value)
+        key = cls._hash.eq(cls._hash.dump(hash_value))
         return key if range_condition is None else key & range_condition
 
 
@@ -362,7 +372,10 @@ class Model(ModelBase):
     def bind(cls, db: Database, *, table: str | None = None) -> None:
         """Talk to ``db`` (and optionally use another table name)."""
         if not isinstance(db, Database):
-            raise TypeError("Model.bind takes a tallydb.Database (for tallydb.aio.Database use tallydb.aio.Model)")
+            raise TypeError(
+                "Model.bind takes a tallydb.Database "
+                "(for a tallydb.aio.Database, use tallydb.aio.Model)"
+            )
         cls._database = db
         if table is not None:
             cls._table_name = table
@@ -438,4 +451,3 @@ class Model(ModelBase):
     def refresh(self, *, consistent: bool = True) -> None:
         """Reload this instance from the table."""
         self._run(self._p_refresh(consistent))
-

@@ -62,7 +62,9 @@ class KeySchema:
             else:
                 range_key = element["AttributeName"]
         assert hash_key is not None
-        return cls(hash_key, types[hash_key], range_key, types.get(range_key) if range_key else None)
+        return cls(
+            hash_key, types[hash_key], range_key, types.get(range_key) if range_key else None
+        )
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -166,7 +168,7 @@ class TableBase:
         consistent: bool,
         projection: Sequence[str | Path] | None,
     ) -> Plan[Item | None]:
-        request = {"TableName": self.name, "Key": item_to_wire(key)}
+        request: dict[str, Any] = {"TableName": self.name, "Key": item_to_wire(key)}
         if consistent:
             request["ConsistentRead"] = True
         request.update(build_request((), projection=projection))
@@ -355,9 +357,7 @@ class Table(TableBase):
         return_values: ReturnValues = "NONE",
     ) -> Item | None:
         """PutItem: write the whole item (replacing any with the same key)."""
-        result: Item | None = self._run(
-            self._p_put(item, condition, names, values, return_values)
-        )
+        result: Item | None = self._run(self._p_put(item, condition, names, values, return_values))
         return result
 
     def update(
@@ -459,7 +459,9 @@ class Table(TableBase):
             result = self._run(self._p_count("Query", request))
         return result
 
-    def _iterate(self, operation: str, request: dict[str, Any], limit: int | None) -> Iterator[Item]:
+    def _iterate(
+        self, operation: str, request: dict[str, Any], limit: int | None
+    ) -> Iterator[Item]:
         seen = 0
         start: dict[str, Wire] | None = None
         while True:

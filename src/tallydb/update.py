@@ -193,10 +193,12 @@ class Update:
     ) -> Update:
         """The Update an UpdateExpression means, parsed by tallydb's own
         parser (the server's), placeholders bound to ``names`` and ``values``
-        (wire form, as in a request): ``Update.parse(*u.render().values())``
-        equals ``u``."""
-        from tallydb.expressions import parse_update
+        (wire form, as in a request). For every Update ``u``::
 
-        tree = parse_update(expression)
+            r = u.render()
+            Update.parse(r["UpdateExpression"], r.get("ExpressionAttributeNames"),
+                         r.get("ExpressionAttributeValues")) == u
+        """
+        tree = x.parse_update(expression)
         resolver = x.Resolver(names, values)
         return cls(tuple(resolver.action(a) for a in tree.actions()))

@@ -1,0 +1,79 @@
+"""``tallydb.aio.connect`` and the async Database."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tallydb.aio.table import Table
+from tallydb.database import DatabaseBase, KeySpec, open_transport
+from tallydb.table import KeySchema
+
+__all__ = ["Database", "connect"]
+
+
+class Database(DatabaseBase):
+    """A connection to a store (async API). Make one with :func:`connect`;
+    ``await db.close()`` (or ``async with``) releases it."""
+
+    async def create_table(
+        self,
+        name: str,
+        *,
+        hash_key: KeySpec,
+        range_key: KeySpec | None = None,
+        billing_mode: str = "PAY_PER_REQUEST",
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+    ) -> Table:
+        """CreateTable, then wait until it is ACTIVE (see :meth:`tallydb.Database.create_table`)."""
+        await self.transport.arun(
+            self._p_create_table(
+                name, hash_key, range_key, billing_mode, ttl_attribute, exist_ok, timeout
+            )
+        )
+        schema = KeySchema(
+            hash_key[0], hash_key[1], *(range_key if range_key is not None else (None, None))
+        )
+        return Table(self, name, None if exist_ok else schema)
+
+    def table(self, name: str) -> Table:
+        """The :class:`Table` called ``name`` (no request is sent)."""
+        return Table(self, name)
+
+    async def delete_table(self, name: str) -> None:
+        """DeleteTable."""
+        await self.transport.arun(self._p_delete_table(name))
+
+    async def list_tables(self) -> list[str]:
+        """Every table's name."""
+        return await self.transport.arun(self._p_list_tables())
+
+    async def close(self) -> None:
+        """Release the thread pool and the embedded engine."""
+        self.transport.close()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"<aio.Database {self.transport.client.meta.endpoint_url}>"
+
+
+def connect(
+    endpoint: str | None = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    client: Any = None,
+    in_memory: bool = False,
+    region: str | None = None,
+) -> Database:
+    """Open a store for asyncio; the arguments are :func:`tallydb.connect`'s.
+    (Opening sends nothing, so it is not awaited.)"""
+    return Database(
+        open_transport(endpoint, path=path, client=client, in_memory=in_memory, region=region)
+    )
