@@ -374,7 +374,7 @@ def test_global_index_rules(call: Call) -> None:
     assert refused(call, indexed(GlobalSecondaryIndexes=[gsi("lsi")], **lsis)) == (
         INVALID + "Duplicate index name: lsi"
     )
-    many = [gsi(f"g{i}") for i in range(21)]
+    many = [gsi(f"gsi{i}") for i in range(21)]
     assert refused(call, indexed(GlobalSecondaryIndexes=many, **lsis)) == (
         INVALID + "GlobalSecondaryIndex count exceeds the per-table limit of 20"
     )
