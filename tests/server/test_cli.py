@@ -125,18 +125,18 @@ def test_acknowledged_items_survive_a_restart(
     server = serve("--data", data)
     ddb = server.client()
     ddb.create_table(
-        TableName="t",
+        TableName="tally",
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
         BillingMode="PAY_PER_REQUEST",
     )
     for n in range(20):
-        ddb.put_item(TableName="t", Item={"id": {"S": f"k{n}"}, "n": {"N": str(n)}})
+        ddb.put_item(TableName="tally", Item={"id": {"S": f"k{n}"}, "n": {"N": str(n)}})
     assert server.stop() == 0
     server = serve("--data", data)
     ddb = server.client()
     for n in range(20):
-        item = ddb.get_item(TableName="t", Key={"id": {"S": f"k{n}"}})["Item"]
+        item = ddb.get_item(TableName="tally", Key={"id": {"S": f"k{n}"}})["Item"]
         assert item["n"] == {"N": str(n)}
 
 

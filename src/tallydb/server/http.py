@@ -40,20 +40,33 @@ _id_prefix = "".join(secrets.choice(_ALPHABET) for _ in range(40)).encode()
 _id_counter = itertools.count(1)
 
 _date_second = 0
-_date = b""
+_tail = b""  # "\r\nDate: ...\r\nContent-Length: ", rebuilt once a second
 
 
 def refresh_date() -> None:
     """Bring the cached ``Date`` header up to the current second (call once
     per batch, not once per response)."""
-    global _date_second, _date
+    global _date_second, _tail
     now = int(time.time())
     if now != _date_second:
         _date_second = now
-        _date = formatdate(now, usegmt=True).encode()
+        _tail = b"\r\nDate: " + formatdate(now, usegmt=True).encode() + b"\r\nContent-Length: "
 
 
 refresh_date()
+
+_heads: dict[tuple[int, bytes | None, bytes], bytes] = {}
+
+
+def _head(status: int, content_type: bytes | None, extra: bytes) -> bytes:
+    """Everything before the request id's counter, for one kind of response."""
+    head = b"HTTP/1.1 %d %s\r\n" % (status, _REASONS.get(status, b"Unknown"))
+    if content_type is not None:
+        head += b"Content-Type: " + content_type + b"\r\n"
+    head += extra + b"x-amzn-RequestId: " + _id_prefix
+    if len(_heads) < 256:  # extra is one of a few constants in practice
+        _heads[status, content_type, extra] = head
+    return head
 
 
 def request_id() -> bytes:
@@ -68,15 +81,12 @@ def render(
     extra: bytes = b"",
 ) -> bytes:
     """One complete response; ``extra`` is already-formatted header lines."""
-    if content_type is not None:
-        extra = b"Content-Type: %s\r\n%s" % (content_type, extra)
-    return b"HTTP/1.1 %d %s\r\nx-amzn-RequestId: %s\r\nx-amz-crc32: %d\r\n%sDate: %s\r\nContent-Length: %d\r\n\r\n%s" % (  # noqa: E501
-        status,
-        _REASONS.get(status, b"Unknown"),
-        request_id(),
+    head = _heads.get((status, content_type, extra)) or _head(status, content_type, extra)
+    return b"%s%012d\r\nx-amz-crc32: %d%s%d\r\n\r\n%s" % (
+        head,
+        next(_id_counter) % 10**12,
         zlib.crc32(body),
-        extra,
-        _date,
+        _tail,
         len(body),
         body,
     )

@@ -28,6 +28,16 @@ log = logging.getLogger("tallydb.server")
 MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
 SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
+
+_TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _PREFLIGHT = range(5)
+_WANTED = {
+    b"x-amz-target": _TARGET,
+    b"content-type": _CONTENT_TYPE,
+    b"content-length": _CONTENT_LENGTH,
+    b"origin": _ORIGIN,
+    b"access-control-request-headers": _PREFLIGHT,
+    b"access-control-request-method": _PREFLIGHT,
+}
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
 
 
@@ -118,23 +128,25 @@ class Connection(asyncio.Protocol):
             ex.url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        # Called for every header of every request: keep the miss path short.
+        which = _WANTED.get(name.lower())
         ex = self.ex
         if ex is None:
             return
-        key = name.lower()
-        if key == b"x-amz-target":
-            ex.target = value
-        elif key == b"content-type":
-            ex.content_type = value
-        elif key == b"content-length":
-            if value.isdigit() and int(value) > MAX_BODY:
-                self._too_large()
-        elif key == b"origin":
-            ex.origin = value
-        elif key.startswith(b"access-control-request-") and not self.keep_headers:
-            if ex.headers is None:
-                ex.headers = []
-            ex.headers.append((name, value))
+        if which is not None:
+            if which == _TARGET:
+                ex.target = value
+            elif which == _CONTENT_TYPE:
+                ex.content_type = value
+            elif which == _CONTENT_LENGTH:
+                if value.isdigit() and int(value) > MAX_BODY:
+                    self._too_large()
+            elif which == _ORIGIN:
+                ex.origin = value
+            elif not self.keep_headers:  # CORS preflight's questions
+                if ex.headers is None:
+                    ex.headers = []
+                ex.headers.append((name, value))
         if self.keep_headers:
             if ex.headers is None:
                 ex.headers = []
