@@ -192,7 +192,7 @@ def test_in_takes_at_most_100_candidates() -> None:
 
 
 def test_condition_prefix() -> None:
-    with pytest.raises(ValidationException, match="^Invalid ConditionExpression: Syntax error"):
+    with pytest.raises(ValidationException, match=r"^Invalid ConditionExpression: Syntax error"):
         Placeholders(None, None).condition("a >")
 
 

@@ -103,8 +103,8 @@ def test_empty_expressions(text: str) -> None:
     # "Invalid UpdateExpression: The expression can not be empty;"
     assert update_error(text) == "Invalid UpdateExpression: The expression can not be empty;"
     assert filter_error(text) == "Invalid FilterExpression: The expression can not be empty;"
-    with pytest.raises(ValidationException, match="^Invalid ProjectionExpression: The "
-                       "expression can not be empty;$"):
+    with pytest.raises(ValidationException, match=r"^Invalid ProjectionExpression: The "
+                       r"expression can not be empty;$"):
         Placeholders(None, None).projection(text)
 
 
