@@ -76,13 +76,13 @@ class Attribute(Path):
         self.python_name = ""
         self.python_type: Any = Any
         if name is not None:
-            super().__init__(name)
+            self.elements = (name,)
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.python_name = name
         if self.wire_name is None:
             self.wire_name = name
-            super().__init__(name)
+            self.elements = (name,)
 
     @property
     def name(self) -> str:

@@ -2,14 +2,14 @@
 
 A :class:`Path` names an attribute, or something inside one::
 
-    Path("play_count")              # a top-level attribute
-    Path.parse("stats.daily[3]")    # the map key "daily" of "stats", element 3
-    Path("stats", "daily", 3)       # the same, element by element
-    Path("a.b")                     # ONE attribute whose name contains a dot
+    Path("play_count")                  # a top-level attribute
+    Path("stats.daily[3]")              # the map key "daily" of "stats", element 3
+    Path.literal("stats", "daily", 3)   # the same, element by element
+    Path.literal("a.b")                 # ONE attribute whose name contains a dot
 
-Wherever the toolkit takes a path as a ``str`` it is parsed as in
-``Path.parse`` (dots separate map keys, ``[n]`` indexes a list); pass a
-``Path`` built element by element for names that contain ``.`` or ``[``.
+Wherever the toolkit takes a path as a ``str`` it is read as ``Path(str)``
+reads it (dots separate map keys, ``[n]`` indexes a list); pass a
+``Path.literal(...)`` for names that contain ``.`` or ``[``.
 
 Comparing a path builds a :class:`Condition` (for a ConditionExpression, a
 FilterExpression or a KeyConditionExpression)::
@@ -122,12 +122,22 @@ class Operand:
 
 
 class Path(Operand):
-    """A document path. ``Path("a", "b", 0)`` is ``a.b[0]``; every ``str``
-    element is one name, taken literally (dots included)."""
+    """A document path: ``Path("stats.daily[3]")`` is the map key ``daily`` of
+    ``stats``, element 3. For names that contain ``.`` or ``[``, build it
+    element by element: ``Path.literal("a.b")`` is ONE attribute named ``a.b``,
+    ``Path.literal("stats", "daily", 3)`` is ``stats.daily[3]``."""
 
     __slots__ = ("elements",)
 
-    def __init__(self, *elements: str | int) -> None:
+    def __init__(self, path: str) -> None:
+        if not isinstance(path, str):
+            raise TypeError(f"Path takes a document path as text, got {path!r}; see Path.literal")
+        self.elements: tuple[str | int, ...] = x.parse_path(path)
+
+    @classmethod
+    def literal(cls, *elements: str | int) -> Path:
+        """A path from its elements, taken as they are: each ``str`` is one
+        name (dots and brackets included), each ``int`` a list index."""
         if not elements:
             raise ValueError("a Path needs at least one element")
         if not isinstance(elements[0], str):
@@ -139,27 +149,26 @@ class Path(Operand):
                 raise ValueError(f"list indexes are not negative: {e}")
             if isinstance(e, str) and not e:
                 raise ValueError("attribute names are not empty")
-        self.elements: tuple[str | int, ...] = tuple(elements)
-
-    @classmethod
-    def parse(cls, text: str) -> Path:
-        """``Path.parse("a.b[2].c")``: dots separate names, ``[n]`` indexes."""
-        return cls(*x.parse_path(text))
+        path = cls.__new__(cls)
+        path.elements = tuple(elements)
+        return path
 
     @classmethod
     def of(cls, path: str | Path) -> Path:
         """A path given as text or as a Path."""
-        return path if isinstance(path, Path) else cls.parse(path)
+        return path if isinstance(path, Path) else cls(path)
 
     def __getitem__(self, key: str | int) -> Path:
-        """``Path("a")["b"][0]`` is ``a.b[0]``."""
-        return Path(*self.elements, key)
+        """``Path("a")["b"][0]`` is ``a.b[0]`` (a ``str`` key is one name, as is)."""
+        return Path.literal(*self.elements, key)
 
     def _node(self) -> x.PathNode:
         return x.PathNode(self.elements)
 
     def __repr__(self) -> str:
-        return f"Path({', '.join(repr(e) for e in self.elements)})"
+        if all(isinstance(e, int) or not any(c in e for c in ".[]") for e in self.elements):
+            return f"Path({str(self)!r})"
+        return f"Path.literal({', '.join(repr(e) for e in self.elements)})"
 
     def __str__(self) -> str:
         return x.show_path(self.elements)

@@ -9,6 +9,7 @@
          .set("last_played", "2026-11-21")              # SET last_played = :v
          .set("views", if_not_exists("views", 0) + 1)   # SET views = if_not_exists(views, :a) + :b
          .set("stats.daily[3]", Path("stats.total"))    # nested paths; a Path value is read
+         .set(Path.literal("a.b"), 1)                   # an attribute named "a.b"
          .set("log", list_append("log", ["played"]))    # append to a list
          .remove("draft")                               # REMOVE draft
          .delete("tags", {"old"}))                      # DELETE tags :v (from a set)
@@ -18,8 +19,8 @@
 Values are plain Python values (see :mod:`tallydb.convert`); a ``str`` where
 a *path* is expected (the first argument of every method, the first of
 ``if_not_exists``, either of ``list_append``) is parsed as a document path
-(``"a.b[2]"``), and a :class:`~tallydb.conditions.Path` is taken literally
-(``Path("a.b")`` is one attribute named ``a.b``). To use an attribute's value
+(``"a.b[2]"``), as ``Path("a.b[2]")`` would; ``Path.literal("a.b")`` is one
+attribute named ``a.b``. To use an attribute's value
 on the right of ``set``, pass a ``Path``: ``.set("a", Path("b") + 1)``.
 
 An Update is an immutable value: every method returns a new Update, equal
@@ -53,7 +54,7 @@ def _path(path: str | Path) -> x.PathNode:
 
 def _path_or_value(value: Any) -> Any:
     """For list_append: a ``str`` names a path (a list value is never a str)."""
-    return Path.parse(value) if isinstance(value, str) else value
+    return Path(value) if isinstance(value, str) else value
 
 
 def if_not_exists(path: str | Path, default: Any) -> Function:
