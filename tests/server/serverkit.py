@@ -1,4 +1,4 @@
-"""Helpers for the server's tests (fixtures are in this folder's conftest).
+"""Helpers for the server's tests (their fixtures: server_fixtures.py).
 
 ``StubEngine``/``StubServer``: the real server code (uvloop, httptools,
 batcher, routing) on a thread of this process, in front of an engine whose

@@ -18,6 +18,8 @@ from serverkit import StubServer, post
 
 from tallydb.server.auth import Verifier, parse_credentials
 
+pytest_plugins = ["server_fixtures"]
+
 KEYS = {"AKIDTALLY": "s3cret", "AKIDOTHER": "other"}
 MISSING = "Request is missing Authentication Token"
 INVALID_TOKEN = "The security token included in the request is invalid."

@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from serverkit import Pipe, StubServer, post, request_bytes
 
+pytest_plugins = ["server_fixtures"]
+
 
 def test_requests_of_one_turn_share_one_batch(
     stub: StubServer, pipe_factory: Callable[[str], Pipe]

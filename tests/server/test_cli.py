@@ -17,6 +17,8 @@ from serverkit import LISTENING, Pipe, Serve, post, request_bytes
 from tallydb.api import OPERATIONS
 from tallydb.cli import main
 
+pytest_plugins = ["server_fixtures"]
+
 needs_items = pytest.mark.skipif(
     not {"CreateTable", "PutItem", "GetItem"} <= set(OPERATIONS),
     reason="CreateTable/PutItem/GetItem not in tallydb.api yet",

@@ -18,6 +18,8 @@ from serverkit import TIMEOUT, Pipe, StubServer, post, request_bytes
 
 from tallydb.server.protocol import MAX_BODY
 
+pytest_plugins = ["server_fixtures"]
+
 REQUEST_ID = re.compile(r"^[0-9A-Z]{52}$")
 
 

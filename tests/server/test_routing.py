@@ -10,6 +10,8 @@ import zlib
 
 from serverkit import StubServer, post
 
+pytest_plugins = ["server_fixtures"]
+
 SERIALIZATION = b'{"__type":"com.amazon.coral.service#SerializationException"}'
 UNKNOWN_OPERATION = b'{"__type":"com.amazon.coral.service#UnknownOperationException"}'
 

@@ -1,0 +1,73 @@
+"""Fixtures for the server's tests, as a pytest plugin.
+
+Each test module says ``pytest_plugins = ["server_fixtures"]``. Not a
+conftest.py: other test modules do ``from conftest import ...``, and a second
+conftest.py would take the root one's place in ``sys.modules``.
+
+``stub``/``stub_factory``  the server code in-process in front of a StubEngine.
+``serve``                  factory for ``python -m tallydb serve`` subprocesses
+                           (killed at teardown); ``cli_server`` one shared
+                           ``--in-memory`` instance per module.
+``pipe_factory``           raw connections, closed at teardown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from serverkit import Pipe, Serve, StubServer
+
+
+@pytest.fixture
+def stub_factory() -> Iterator[Callable[..., StubServer]]:
+    servers: list[StubServer] = []
+
+    def make(credentials: dict[str, str] | None = None) -> StubServer:
+        server = StubServer(credentials)
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def stub(stub_factory: Callable[..., StubServer]) -> StubServer:
+    return stub_factory()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Serve]]:
+    started: list[Serve] = []
+
+    def make(*args: str) -> Serve:
+        server = Serve(*args)
+        started.append(server)
+        return server.start()
+
+    yield make
+    for server in started:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def cli_server() -> Iterator[Serve]:
+    server = Serve("--in-memory").start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def pipe_factory() -> Iterator[Callable[[str], Pipe]]:
+    pipes: list[Pipe] = []
+
+    def make(url: str) -> Pipe:
+        pipe = Pipe(url)
+        pipes.append(pipe)
+        return pipe
+
+    yield make
+    for pipe in pipes:
+        pipe.close()
