@@ -308,6 +308,14 @@ SCHEMA_MISMATCH = (
           "ExpressionAttributeValues": {":v": {"S": "x"}}},
          "Filter Expression can only contain non-primary key attributes: Primary key "
          "attribute: SK"),
+        ({"KeyConditionExpression": "PK = :v", "ProjectionExpression": "SK.part",
+          "ExpressionAttributeValues": {":v": {"S": "x"}}},
+         "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+         "allowed: Key: SK"),
+        ({"KeyConditionExpression": "PK = :v", "FilterExpression": "attribute_exists(PK.b)",
+          "ExpressionAttributeValues": {":v": {"S": "x"}}},
+         "Filter Expression can only contain non-primary key attributes: Primary key "
+         "attribute: PK"),
         ({"KeyConditions": {"PK": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "x"}]}},
           "QueryFilter": {"PK": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "x"}]}}},
          "QueryFilter can only contain non-primary key attributes: Primary key attribute: PK"),

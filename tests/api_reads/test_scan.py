@@ -121,6 +121,9 @@ def test_capacity(ddb: Any, filled: str) -> None:
         ({"ExclusiveStartKey": {"id": {"N": "1"}}},
          "The provided starting key is invalid: The provided key element does not match the "
          "schema"),
+        ({"FilterExpression": "id[1] = :v", "ExpressionAttributeValues": {":v": {"S": "x"}}},
+         "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+         "allowed: Key: id"),
         ({"Select": "SPECIFIC_ATTRIBUTES"},
          "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
          "SPECIFIC_ATTRIBUTES"),

@@ -31,6 +31,10 @@ START_INVALID = "The provided starting key is invalid: {}"
 FILTER_ON_KEY = (
     "{parameter} can only contain non-primary key attributes: Primary key attribute: {name}"
 )
+NESTED_KEY = (
+    "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+    "allowed: Key: {}"
+)
 #: Value errors DynamoDB reports inside "The provided starting key is invalid: ";
 #: the others it reports bare (dynalite test/query.js, recorded against DynamoDB).
 _PREFIXED = frozenset({
@@ -50,6 +54,8 @@ class ReadExpressions:
     filter_names: frozenset[str]
     filter_parameter: str
     start: Item | None
+    projected_nested: frozenset[str] = frozenset()
+    filtered_nested: frozenset[str] = frozenset()
 
 
 def start_key_values(request: dict[str, Any], *, wording: Any) -> Item | None:
@@ -87,6 +93,7 @@ def read_expressions(request: dict[str, Any], *, operation: str) -> ReadExpressi
 
     keep = None
     filter_names: frozenset[str] = frozenset()
+    filtered_nested: frozenset[str] = frozenset()
     filter_parameter = legacy_filter_name
     if bound is not None:
         if key_text is not None:
@@ -95,6 +102,7 @@ def read_expressions(request: dict[str, Any], *, operation: str) -> ReadExpressi
         if filter_text is not None:
             condition = bound.filter(filter_text)
             keep, filter_names = condition.holds, condition.attribute_names
+            filtered_nested = condition.nested_heads
             filter_parameter = "Filter Expression"
         projection_text = request.get("ProjectionExpression")
         if projection_text is not None:
@@ -114,6 +122,9 @@ def read_expressions(request: dict[str, Any], *, operation: str) -> ReadExpressi
         filter_names=filter_names,
         filter_parameter=filter_parameter,
         start=start,
+        projected_nested=frozenset(
+            str(path[0]) for path in (projection.paths if projection else ()) if len(path) > 1),
+        filtered_nested=filtered_nested,
     )
 
 
@@ -124,3 +135,10 @@ def check_filter_keys(exprs: ReadExpressions, key_names: tuple[str, ...]) -> Non
         if name in exprs.filter_names:
             raise ValidationException(
                 FILTER_ON_KEY.format(parameter=exprs.filter_parameter, name=name))
+
+
+def check_key_paths(nested: frozenset[str], key_names: tuple[str, ...]) -> None:
+    """A projection or filter may not reach into a key attribute (keys are scalars)."""
+    for name in key_names:
+        if name in nested:
+            raise ValidationException(NESTED_KEY.format(name))

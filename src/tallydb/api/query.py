@@ -16,7 +16,7 @@ from typing import Any
 
 from tallydb.api._key_conditions import plan
 from tallydb.api._pages import page_response, read_page
-from tallydb.api._read_exprs import check_filter_keys, read_expressions
+from tallydb.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
 from tallydb.api._select import plan_output
 from tallydb.api._tables import get_table
 from tallydb.api._units import consumed, read_units, wants_capacity
@@ -38,7 +38,9 @@ def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     keys = table.keys
     assert exprs.key_terms is not None
     key_plan = plan(exprs.key_terms, keys, start, expression=exprs.key_expression)
-    check_filter_keys(exprs, tuple(name for name, _ in keys.attributes))
+    key_names = tuple(name for name, _ in keys.attributes)
+    check_key_paths(exprs.projected_nested, key_names)
+    check_filter_keys(exprs, key_names)
 
     low, high, excluded = key_plan.bounds()
     rows = txn.items(

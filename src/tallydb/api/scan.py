@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tallydb.api._pages import page_response, read_page
-from tallydb.api._read_exprs import read_expressions
+from tallydb.api._read_exprs import check_key_paths, read_expressions
 from tallydb.api._segments import WRONG_SEGMENT, checked_segment, segment_of
 from tallydb.api._select import plan_output
 from tallydb.api._tables import get_table
@@ -61,6 +61,10 @@ def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
             raise ValidationException(START_INVALID.format(e.message)) from None
         if segments is not None and segment_of(after[0], segments[1]) != segments[0]:
             raise ValidationException(WRONG_SEGMENT.format(segments[1], segments[0]))
+
+    key_names = tuple(name for name, _ in keys.attributes)
+    check_key_paths(exprs.projected_nested, key_names)
+    check_key_paths(exprs.filtered_nested, key_names)
 
     rows = txn.items(table.record, after=after)
     items = (
