@@ -163,3 +163,14 @@ def test_render_round_trip_examples() -> None:
 
 def test_parse_cache_reuses_trees() -> None:
     assert parse_update("ADD cached :one") is parse_update("ADD cached :one")
+
+
+def test_expressions_over_4kb_are_refused() -> None:
+    # DynamoDB: "Invalid FilterExpression: Expression size has exceeded the
+    # maximum allowed size; expression size: 5872" (4 KB limit, in bytes).
+    text = "a = :v AND " * 400 + "a = :v"
+    assert filter_error(text) == (
+        "Invalid FilterExpression: Expression size has exceeded the maximum allowed size; "
+        f"expression size: {len(text)}")
+    exactly = "SET a = :v" + " " * (4096 - len("SET a = :v"))
+    Placeholders(None, {":v": {"N": "1"}}).update(exactly)

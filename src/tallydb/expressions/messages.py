@@ -57,6 +57,10 @@ class ExpressionError(Exception):
         return ValidationException(self.detail)
 
 
+def too_long(size: int) -> str:
+    return f"Expression size has exceeded the maximum allowed size; expression size: {size}"
+
+
 def syntax_error(token: str, near: str) -> str:
     return f'Syntax error; token: "{token}", near: "{near}"'
 

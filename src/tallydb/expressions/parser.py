@@ -46,7 +46,7 @@ from tallydb.expressions.lexer import (
     token_text,
     tokenize,
 )
-from tallydb.expressions.messages import EMPTY, ExpressionError, syntax_error
+from tallydb.expressions.messages import EMPTY, ExpressionError, syntax_error, too_long
 
 UPDATE_KEYWORDS = frozenset({"SET", "REMOVE", "ADD", "DELETE"})
 CONDITION_KEYWORDS = frozenset({"AND", "OR", "NOT", "BETWEEN", "IN"})
@@ -345,8 +345,17 @@ class ParsedCondition:
         self.redundant_parens = redundant_parens
 
 
-def _is_empty(text: str) -> bool:
-    return not text.strip(" \t\r\n")
+MAX_EXPRESSION_BYTES = 4096
+
+
+def _refusal(text: str) -> str | None:
+    """Refused before parsing: an empty expression, or one over 4 KB."""
+    if not text.strip(" \t\r\n"):
+        return EMPTY
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    if size > MAX_EXPRESSION_BYTES:
+        return too_long(size)
+    return None
 
 
 # The caches hold a tree, or the error's text (never an exception instance:
@@ -355,8 +364,9 @@ def _is_empty(text: str) -> bool:
 
 @lru_cache(maxsize=2048)
 def _update(text: str) -> ast.UpdateExpression | str:
-    if _is_empty(text):
-        return EMPTY
+    refusal = _refusal(text)
+    if refusal is not None:
+        return refusal
     parser = _Parser(text, UPDATE_KEYWORDS, nested_parens=False)
     try:
         return parser.update()
@@ -366,8 +376,9 @@ def _update(text: str) -> ast.UpdateExpression | str:
 
 @lru_cache(maxsize=2048)
 def _condition(text: str) -> ParsedCondition | str:
-    if _is_empty(text):
-        return EMPTY
+    refusal = _refusal(text)
+    if refusal is not None:
+        return refusal
     parser = _Parser(text, CONDITION_KEYWORDS, nested_parens=True)
     try:
         tree = parser.condition()
@@ -379,8 +390,9 @@ def _condition(text: str) -> ParsedCondition | str:
 
 @lru_cache(maxsize=2048)
 def _projection(text: str) -> ast.Projection | str:
-    if _is_empty(text):
-        return EMPTY
+    refusal = _refusal(text)
+    if refusal is not None:
+        return refusal
     parser = _Parser(text, frozenset(), nested_parens=False)
     try:
         tree = parser.projection()
