@@ -20,6 +20,7 @@ that client in-process, without a socket (:mod:`tallydb.inprocess`).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,20 +39,37 @@ MAX_CONNECTIONS = 32
 KeySpec = tuple[str, str]
 
 
+_session_lock = threading.Lock()
+_session: Any = None
+
+
+def _shared_session() -> Any:
+    """One boto3 session for the clients ``connect`` makes: botocore then
+    loads DynamoDB's service model once per process, not once per client
+    (most of the ~0.7 s a new client costs). Sessions are not thread-safe,
+    so clients are made under a lock."""
+    global _session
+    if _session is None:
+        import boto3
+
+        _session = boto3.session.Session()
+    return _session
+
+
 def _http_client(endpoint: str, region: str | None) -> Any:
-    import boto3
     from botocore.config import Config
 
-    session = boto3.session.Session()
-    region = region or session.region_name or "us-east-1"
     config = Config(max_pool_connections=MAX_CONNECTIONS, retries={"mode": "standard"})
-    credentials: dict[str, str] = {}
-    if session.get_credentials() is None:
-        # A local endpoint needs *some* credentials to sign with.
-        credentials = {"aws_access_key_id": "tallydb", "aws_secret_access_key": "tallydb"}
-    return session.client(
-        "dynamodb", endpoint_url=endpoint, region_name=region, config=config, **credentials
-    )
+    with _session_lock:
+        session = _shared_session()
+        region = region or session.region_name or "us-east-1"
+        credentials: dict[str, str] = {}
+        if session.get_credentials() is None:
+            # A local endpoint needs *some* credentials to sign with.
+            credentials = {"aws_access_key_id": "tallydb", "aws_secret_access_key": "tallydb"}
+        return session.client(
+            "dynamodb", endpoint_url=endpoint, region_name=region, config=config, **credentials
+        )
 
 
 def _embedded(path: str | os.PathLike[str] | None) -> tuple[Any, Callable[[], None]]:
@@ -62,7 +80,9 @@ def _embedded(path: str | os.PathLike[str] | None) -> tuple[Any, Callable[[], No
     from tallydb.storage import Store
 
     engine = Engine(Store(None if path is None else os.fspath(path)))
-    client = inprocess.client(engine, config=Config(max_pool_connections=MAX_CONNECTIONS))
+    config = Config(max_pool_connections=MAX_CONNECTIONS)
+    with _session_lock:
+        client = inprocess.client(engine, config=config, session=_shared_session())
     return client, engine.close
 
 

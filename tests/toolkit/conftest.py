@@ -19,10 +19,12 @@ uniquely named tables and deletes them afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -63,15 +65,21 @@ def _free_port() -> int:
         return port
 
 
+_SESSION = boto3.session.Session()
+_SESSION_LOCK = threading.Lock()
+
+
 def http_client(url: str) -> Any:
-    return boto3.session.Session().client(
-        "dynamodb",
-        endpoint_url=url,
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="y",
-        config=CLIENT_CONFIG,
-    )
+    """A boto3 client for ``url`` (from one shared session: models load once)."""
+    with _SESSION_LOCK:
+        return _SESSION.client(
+            "dynamodb",
+            endpoint_url=url,
+            region_name="us-east-1",
+            aws_access_key_id="x",
+            aws_secret_access_key="y",
+            config=CLIENT_CONFIG,
+        )
 
 
 class MotoServer:
@@ -140,10 +148,8 @@ def db(request: pytest.FixtureRequest, store: str) -> Iterator[tallydb.Database]
     yield database
     if store != "embedded":
         for name in set(database.list_tables()) - before:
-            try:
+            with contextlib.suppress(tallydb.DynamoDBError):
                 database.delete_table(name)
-            except tallydb.DynamoDBError:
-                pass
     database.close()
 
 
