@@ -53,6 +53,7 @@ def _one_rep(
         time.sleep(0.3)  # let requests still in flight from the last run land
         cas_before = read_number(target.url, COUNTERS, {"pk": {"S": "cas"}}, "v")
     cpu0 = _cpu(target.pid)
+    busy0 = procstat.machine_busy_seconds()
     res: WrkResult = run_wrk(
         target.url,
         scenario.env,
@@ -62,6 +63,10 @@ def _one_rep(
         cpus=plan.load_cpus,
     )
     cpu1 = _cpu(target.pid)
+    busy1 = procstat.machine_busy_seconds()
+    # CPU used by anything but the server and wrk (other jobs on this machine):
+    # the measure of how noisy this run was, as a percentage of one core
+    other = (busy1 - busy0) - (cpu1 - cpu0 if target.pid else 0.0) - res.wrk_cpu_seconds
     rep: dict[str, Any] = {
         "requests": res.requests,
         "seconds": round(res.seconds, 3),
@@ -75,6 +80,7 @@ def _one_rep(
             round((cpu1 - cpu0) / res.requests * 1e6, 1) if target.pid and res.requests else None
         ),
         "wrk_cpu_percent": round(100 * res.wrk_cpu_seconds / res.seconds, 1) if res.seconds else 0,
+        "other_cpu_percent": round(max(0.0, 100 * other / res.seconds), 1) if res.seconds else 0,
         "http_errors": res.errors["status"],
         "socket_errors": res.socket_errors,
     }
@@ -113,6 +119,7 @@ def _aggregate(reps: list[dict[str, Any]], scenario: Scenario) -> dict[str, Any]
         "p99_ms": med("p99_ms"),
         "cpu_us_per_request": med("cpu_us_per_request"),
         "wrk_cpu_percent": med("wrk_cpu_percent"),
+        "other_cpu_percent": med("other_cpu_percent"),
         "errors": sum(r["errors"] for r in reps),
         "requests": sum(r["requests"] for r in reps),
     }
@@ -201,7 +208,7 @@ def _line(scenario: Scenario, e: dict[str, Any]) -> str:
         f"  {scenario.id} c={e['conns']:<3} {e['rps']:>10,.0f} req/s  "
         f"p50 {e['p50_ms']:.2f} ms  p99 {e['p99_ms']:.2f} ms  "
         f"cpu {'-' if cpu is None else f'{cpu:,.0f}'} us/req  errors {e['errors']}  "
-        f"(wrk cpu {e['wrk_cpu_percent']:.0f}%)"
+        f"(wrk cpu {e['wrk_cpu_percent']:.0f}%, other {e['other_cpu_percent']:.0f}%)"
     )
     if scenario.id == "D":
         text += (

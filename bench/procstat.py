@@ -70,3 +70,22 @@ def rss_bytes(root: int) -> int:
 def alive(pid: int) -> bool:
     fields = _stat_fields(pid)
     return fields is not None and fields[0] not in ("Z", "X")
+
+
+def machine_busy_seconds() -> float:
+    """CPU time spent by everything on the machine (all cores), from /proc/stat."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()
+    except (OSError, IndexError):
+        return 0.0
+    # cpu user nice system idle iowait irq softirq steal guest guest_nice
+    values = [int(v) for v in first[1:9]]
+    busy = sum(values) - values[3] - values[4]
+    return busy / CLOCK_TICKS
+
+
+def load_average() -> float:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0

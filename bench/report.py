@@ -50,6 +50,22 @@ def markdown(run: dict[str, Any]) -> str:
         f"{meta['repetitions']} x {meta['duration']} s measured, medians. "
         f"`{meta['command']}`"
     )
+    others = [
+        e["other_cpu_percent"]
+        for s in measured
+        for e in run["servers"][s].get("results", [])
+        if e.get("other_cpu_percent") is not None
+    ]
+    if others:
+        others.sort()
+        median_other = others[len(others) // 2]
+        if median_other >= 10:
+            lines.append("")
+            lines.append(
+                f"**Noisy run**: other processes used {median_other:.0f}% of a core during "
+                f"the median measured window (up to {others[-1]:.0f}%); load average "
+                f"{meta.get('load_start', 0):.1f} at the start. Compare ratios, not absolutes."
+            )
     lines.append("")
     ratio_note = (
         f"In parentheses: {ref} ÷ that server, same run." if ref else "No tallydb figures yet."
@@ -83,8 +99,9 @@ def markdown(run: dict[str, Any]) -> str:
     top = max(meta["connections"])
     lines.append(
         f"**Latency, server CPU and errors at {top} connections** "
-        "(CPU: server process tree, /proc utime+stime over the measured window ÷ requests; "
-        "errors: non-2xx and socket errors, D's conditional-check conflicts excluded)."
+        "(CPU: server process tree, /proc utime+stime over the measured window / requests; "
+        "errors: non-2xx and socket errors, D's conditional-check conflicts excluded; "
+        "other CPU: what the rest of the machine used meanwhile, % of one core)."
     )
     lines.append("")
     lines.extend(_detail_table(run, measured, [top]))
@@ -140,8 +157,9 @@ def markdown(run: dict[str, Any]) -> str:
 def _detail_table(run: dict[str, Any], measured: list[str], conns_levels: list[int]) -> list[str]:
     meta = run["meta"]
     out = [
-        "| scenario | conns | server | req/s | p50 ms | p99 ms | CPU µs/req | errors | notes |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---|",
+        "| scenario | conns | server | req/s | p50 ms | p99 ms | CPU µs/req | errors "
+        "| other CPU % | notes |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for sid in meta["scenarios"]:
         for conns in conns_levels:
@@ -151,10 +169,12 @@ def _detail_table(run: dict[str, Any], measured: list[str], conns_levels: list[i
                     continue
                 if e.get("failed"):
                     reason = str(e["failed"]).replace("|", "/")[:200]
-                    out.append(f"| {sid} | {conns} | {s} | failed | | | | | {reason} |")
+                    out.append(f"| {sid} | {conns} | {s} | failed | | | | | | {reason} |")
                     continue
                 notes = []
-                if sid == "D":
+                if sid == "D" and run["servers"][s].get("noop"):
+                    notes.append("every {} counts as a success")
+                elif sid == "D":
                     notes.append(
                         f"{_fmt_num(e.get('increments_per_s'))} increments/s, "
                         f"{e.get('cas_conflicts', 0):,} conflicts"
@@ -167,7 +187,7 @@ def _detail_table(run: dict[str, Any], measured: list[str], conns_levels: list[i
                     f"| {sid} | {conns} | {s} | {_fmt_num(e.get('rps'))} "
                     f"| {_fmt_num(e.get('p50_ms'), 2)} | {_fmt_num(e.get('p99_ms'), 2)} "
                     f"| {_fmt_num(e.get('cpu_us_per_request'), 1)} | {e.get('errors', 0):,} "
-                    f"| {'; '.join(notes)} |"
+                    f"| {_fmt_num(e.get('other_cpu_percent'))} | {'; '.join(notes)} |"
                 )
     return out
 

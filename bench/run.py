@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from bench import report
+from bench import procstat, report
 from bench.loadgen import wrk_version
 from bench.measure import Plan, measure_server
 from bench.scenarios import build as build_scenarios
@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             "scenario_descriptions": {s: all_scenarios[s].description for s in scenario_ids},
             "connections": conns,
             "smoke": args.smoke,
+            "load_start": procstat.load_average(),
         },
         "servers": {},
     }
@@ -234,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         stop_all()
     run["meta"]["seconds"] = round((dt.datetime.now(dt.UTC) - started).total_seconds(), 1)
     run["meta"]["interrupted"] = interrupted
+    run["meta"]["load_end"] = procstat.load_average()
     return _finish(args, run, names, scenario_ids, conns, interrupted)
 
 

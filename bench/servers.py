@@ -212,11 +212,11 @@ SPECS: dict[str, ServerSpec] = {
         ),
         ServerSpec(
             "ddblocal-memory", "DynamoDB Local -inMemory", _ddb_local(False),
-            _need_ddb_local, _java_version, cwd=DDB_LOCAL_DIR,
+            _need_ddb_local, _java_version, cwd=DDB_LOCAL_DIR, start_timeout=180,
         ),
         ServerSpec(
             "ddblocal-disk", "DynamoDB Local (SQLite on disk)", _ddb_local(True),
-            _need_ddb_local, _java_version, cwd=DDB_LOCAL_DIR,
+            _need_ddb_local, _java_version, cwd=DDB_LOCAL_DIR, start_timeout=180,
         ),
         ServerSpec(
             "moto", "moto server", _moto, _need_module("moto.server", "pip install 'moto[server]'"),

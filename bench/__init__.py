@@ -1,0 +1,1 @@
+"""tallydb benchmark harness: python -m bench.run (see bench/README.md)."""
