@@ -123,6 +123,8 @@ def markdown(run: dict[str, Any]) -> str:
             verdict = "exact" if e["ok"] else "**lost updates**"
             if not e["ok"] and e["final"] is not None and e["final"] > e["expected"]:
                 verdict = "**counted twice**"
+            if not e.get("complete", True):
+                verdict += f" (stopped at the time limit after {e['sent']:,} sent)"
             lines.append(
                 f"| {s} | {_fmt_num(e['final'])} | {e['expected']:,} | {e['acknowledged']:,} "
                 f"| {e['errors']} | {e['seconds']} | {verdict} |"
