@@ -184,9 +184,9 @@ def test_between_bounds() -> None:
 def test_in_takes_at_most_100_candidates() -> None:
     values = {f":v{i}": N(i) for i in range(101)}
     text = "a IN (" + ", ".join(values) + ")"
+    # DynamoDB's message: "The IN operator is provided with too many operands".
     assert error(text, None, values) == (
-        PREFIX + "Too many operands for the operator or function; operator or function: IN, "
-        "number of operands: 101")
+        PREFIX + "The IN operator is provided with too many operands; number of operands: 101")
     del values[":v100"]
     assert holds("a IN (" + ", ".join(values) + ")", {"a": N(7)}, values)
 
@@ -279,3 +279,11 @@ def test_nested_heads() -> None:
     bound = Placeholders({"#a": "a"}, None).filter("attribute_exists(#a.b) AND c = d")
     assert bound.nested_heads == frozenset({"a"})
     assert bound.attribute_names == frozenset({"a", "c", "d"})
+
+
+def test_too_many_operators() -> None:
+    values = {":v": {"N": "1"}}
+    text = " OR ".join(["a = :v"] * 151)  # 151 comparisons + 150 ORs
+    assert error(text, None, values) == (
+        PREFIX + "The expression contains too many operators; operator count: 301")
+    Placeholders(None, values).filter(" OR ".join(["a = :v"] * 150))

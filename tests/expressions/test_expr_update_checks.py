@@ -113,10 +113,12 @@ def test_conflicting_paths(text: str, one: str, two: str) -> None:
     ("delete a.b :a", {"N": "1"}, "DELETE", "NUMBER"),
 ])
 def test_add_delete_operand_types(text: str, value: Any, keyword: str, type_name: str) -> None:
-    # Rule: ADD takes a number or a set, DELETE a set; checked before functions.
+    # Rule: ADD takes a number or a set, DELETE a set; checked before functions
+    # (dynalite). Current DynamoDB appends the allowed type set's name, as in
+    # "operator: DELETE, operand type: STRING, typeSet: ALLOWED_FOR_DELETE_OPERAND".
     assert error(text, None, {":a": value, ":b": {"S": "a"}}) == (
         PREFIX + f"Incorrect operand type for operator or function; operator: {keyword}, "
-        f"operand type: {type_name}")
+        f"operand type: {type_name}, typeSet: ALLOWED_FOR_{keyword}_OPERAND")
 
 
 @pytest.mark.parametrize(("text", "count"), [
@@ -233,3 +235,21 @@ def test_nested_heads_and_assigned_types() -> None:
     assert bound.assigned_type("h") == "L"
     assert bound.assigned_type("f") is None
     assert bound.assigned_type("zzz") is None
+
+
+def test_too_many_operators() -> None:
+    # "The expression contains too many operators; operator count: 301" (300 at most).
+    values = {":v": {"N": "1"}}
+    Placeholders(None, values).update("SET " + ",".join(f"x{i}=:v+:v" for i in range(300)))
+    parts = ",".join(f"x{i}=:v+:v" for i in range(301))
+    assert error("SET " + parts, None, values) == (
+        PREFIX + "The expression contains too many operators; operator count: 301")
+
+
+def test_list_index_and_path_depth_limits() -> None:
+    assert error("SET a[2147483648] = :v", None, {":v": {"N": "1"}}) == (
+        PREFIX + "List index is not within the allowable range; index: [2147483648]")
+    deep = "a" + ".b" * 32
+    assert error(f"SET {deep} = :v", None, {":v": {"N": "1"}}) == (
+        PREFIX + "The document path has too many nesting levels; nesting levels: 33")
+    Placeholders(None, {":v": {"N": "1"}}).update("SET a" + ".b" * 31 + " = :v")

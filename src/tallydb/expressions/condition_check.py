@@ -22,7 +22,8 @@ from tallydb.expressions.messages import (
     misused_function,
     requires_path,
     reserved_keyword,
-    too_many_operands,
+    too_many_in_operands,
+    too_many_operators,
     wrong_operand_count,
     wrong_operand_type,
 )
@@ -38,6 +39,7 @@ CONDITION_FUNCTIONS = {
     "size": 1,
 }
 MAX_IN_OPERANDS = 100
+MAX_OPERATORS = 300
 VALID_TYPES = frozenset({"S", "N", "B", "NULL", "SS", "BOOL", "L", "BS", "NS", "M"})
 
 
@@ -92,6 +94,8 @@ def analyze_condition(parsed: ParsedCondition) -> ConditionAnalysis:
         analysis.static_error = misused_function(walker.misused)
     elif walker.reserved is not None:
         analysis.static_error = reserved_keyword(walker.reserved)
+    elif walker.operators > MAX_OPERATORS:
+        analysis.static_error = too_many_operators(MAX_OPERATORS + 1)
     return analysis
 
 
@@ -101,11 +105,14 @@ class _Walker:
         self.unknown: str | None = None
         self.misused: str | None = None
         self.reserved: str | None = None
+        self.operators = 0  # comparisons, BETWEEN, IN, AND, OR, NOT, function calls
         self.atomic = AtomicCheck()
 
     # -- conditions ---------------------------------------------------------
 
     def condition(self, node: ast.Condition) -> None:
+        if not isinstance(node, ast.Call):  # calls count themselves
+            self.operators += 1
         if isinstance(node, (ast.And, ast.Or)):
             self.condition(node.left)
             self.condition(node.right)
@@ -132,7 +139,7 @@ class _Walker:
         else:
             self.operands(node.operand, *node.candidates)
             if len(node.candidates) > MAX_IN_OPERANDS and self.atomic.operand_error is None:
-                self.atomic.operand_error = too_many_operands("IN", len(node.candidates))
+                self.atomic.operand_error = too_many_in_operands(len(node.candidates))
 
     def operands(self, *operands: ast.Operand) -> None:
         for operand in operands:
@@ -163,6 +170,7 @@ class _Walker:
             self.call(operand)
 
     def call(self, call: ast.Call) -> None:
+        self.operators += 1
         self.operands(*call.args)
         arity = CONDITION_FUNCTIONS.get(call.name)
         if arity is None:

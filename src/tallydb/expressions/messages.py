@@ -117,11 +117,20 @@ def wrong_operand_count(function: str, count: int) -> str:
     )
 
 
-def too_many_operands(function: str, count: int) -> str:
-    return (
-        "Too many operands for the operator or function; "
-        f"operator or function: {function}, number of operands: {count}"
-    )
+def too_many_in_operands(count: int) -> str:
+    return f"The IN operator is provided with too many operands; number of operands: {count}"
+
+
+def too_many_operators(count: int) -> str:
+    return f"The expression contains too many operators; operator count: {count}"
+
+
+def list_index_out_of_range(text: str) -> str:
+    return f"List index is not within the allowable range; index: {text}"
+
+
+def path_too_deep(levels: int) -> str:
+    return f"The document path has too many nesting levels; nesting levels: {levels}"
 
 
 def requires_path(function: str) -> str:
@@ -138,7 +147,8 @@ def wrong_operand_type(function: str, type_name: str) -> str:
 def wrong_action_operand_type(keyword: str, type_code: str) -> str:
     return (
         "Incorrect operand type for operator or function; "
-        f"operator: {keyword}, operand type: {LONG_TYPE_NAMES[type_code]}"
+        f"operator: {keyword}, operand type: {LONG_TYPE_NAMES[type_code]}, "
+        f"typeSet: ALLOWED_FOR_{keyword}_OPERAND"
     )
 
 

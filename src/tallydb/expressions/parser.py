@@ -46,11 +46,20 @@ from tallydb.expressions.lexer import (
     token_text,
     tokenize,
 )
-from tallydb.expressions.messages import EMPTY, ExpressionError, syntax_error, too_long
+from tallydb.expressions.messages import (
+    EMPTY,
+    ExpressionError,
+    list_index_out_of_range,
+    path_too_deep,
+    syntax_error,
+    too_long,
+)
 
 UPDATE_KEYWORDS = frozenset({"SET", "REMOVE", "ADD", "DELETE"})
 CONDITION_KEYWORDS = frozenset({"AND", "OR", "NOT", "BETWEEN", "IN"})
 _COMPARATORS = frozenset(ast.COMPARATORS)
+MAX_INDEX = 2**31 - 1  # list indexes are Java ints
+MAX_PATH_DEPTH = 32
 
 
 class _Failure(Exception):
@@ -71,6 +80,8 @@ class _Parser:
         # as redundant); UpdateExpression allows one level around an operand.
         self.nested_parens = nested_parens
         self.redundant = False
+        # A list index or path DynamoDB cannot hold: reported after syntax errors.
+        self.late_error: str | None = None
         self._parened: dict[int, object] = {}  # id -> node (kept alive: ids stay unique)
 
     # -- token helpers -----------------------------------------------------
@@ -136,8 +147,13 @@ class _Parser:
                     raise self.fail()
                 self.pos += 1
                 self.expect_op("]")
-                elements.append(ast.Index(int(tok.text)))
+                index = int(tok.text)
+                if index > MAX_INDEX and self.late_error is None:
+                    self.late_error = list_index_out_of_range(f"[{tok.text}]")
+                elements.append(ast.Index(index))
             else:
+                if len(elements) > MAX_PATH_DEPTH and self.late_error is None:
+                    self.late_error = path_too_deep(len(elements))
                 return ast.Path(tuple(elements))
 
     def path(self) -> ast.Path:
@@ -369,9 +385,10 @@ def _update(text: str) -> ast.UpdateExpression | str:
         return refusal
     parser = _Parser(text, UPDATE_KEYWORDS, nested_parens=False)
     try:
-        return parser.update()
+        tree = parser.update()
     except _Failure as failure:
         return parser.error(failure)
+    return parser.late_error or tree
 
 
 @lru_cache(maxsize=2048)
@@ -385,7 +402,7 @@ def _condition(text: str) -> ParsedCondition | str:
         parser.expect_eof()
     except _Failure as failure:
         return parser.error(failure)
-    return ParsedCondition(tree, parser.redundant)
+    return parser.late_error or ParsedCondition(tree, parser.redundant)
 
 
 @lru_cache(maxsize=2048)
@@ -399,7 +416,7 @@ def _projection(text: str) -> ast.Projection | str:
         parser.expect_eof()
     except _Failure as failure:
         return parser.error(failure)
-    return tree
+    return parser.late_error or tree
 
 
 def parse_update(text: str) -> ast.UpdateExpression:

@@ -18,11 +18,13 @@ from tallydb.expressions.messages import (
     requires_path,
     reserved_keyword,
     section_twice,
+    too_many_operators,
     wrong_operand_count,
 )
 from tallydb.expressions.reserved import is_reserved
 
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
+MAX_OPERATORS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ def analyze_update(tree: ast.UpdateExpression) -> UpdateAnalysis:
         analysis.static_error = invalid_function(unknown[0])
     elif repeated is not None:
         analysis.static_error = repeated
+    elif walker.operators > MAX_OPERATORS:
+        analysis.static_error = too_many_operators(MAX_OPERATORS + 1)
     return analysis
 
 
@@ -81,6 +85,7 @@ class _Walker:
     def __init__(self, analysis: UpdateAnalysis, unknown: list[str]) -> None:
         self.analysis = analysis
         self.unknown = unknown
+        self.operators = 0  # + - and function calls
 
     def value(self, ref: str) -> None:
         self.analysis.value_refs.append(ref)
@@ -96,6 +101,7 @@ class _Walker:
 
     def set_value(self, value: ast.SetValue) -> str | None:
         if isinstance(value, ast.Arithmetic):
+            self.operators += 1
             first = self.operand(value.left)
             second = self.operand(value.right)
             self.analysis.function_checks.append(
@@ -117,6 +123,7 @@ class _Walker:
         return first
 
     def call(self, call: ast.Call) -> None:
+        self.operators += 1
         arity = UPDATE_FUNCTIONS.get(call.name)
         if arity is None:
             self.unknown.append(call.name)
