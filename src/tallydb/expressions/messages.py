@@ -2,8 +2,11 @@
 
 Most are the detail after a parameter prefix ("Invalid UpdateExpression: ...");
 the prefix is added where the parameter is known (see ``ExpressionError``).
-The texts are DynamoDB's own, as real DynamoDB returns them (collected from
-dynalite's tests, which run against DynamoDB, and moto's).
+The texts are DynamoDB's own: from dynalite's tests (run against DynamoDB),
+moto's, and DynamoDB Local's table of validation errors, whose details follow
+the message as "; key: value, key: value" (e.g. the syntax error's ``near``:
+the token before, the offending token and the token after, with the
+whitespace between them).
 """
 
 from __future__ import annotations
