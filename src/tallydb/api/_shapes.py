@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 import botocore.session
+from botocore.model import OperationNotFoundError
 
 from tallydb.errors import SerializationException, ValidationException
 
@@ -649,7 +650,7 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     model = _service_model()
     try:
         shape = model.operation_model(operation).input_shape
-    except Exception:  # not an operation botocore knows: nothing to check
+    except OperationNotFoundError:  # not an operation botocore knows: nothing to check
         shape = None
     if shape is None:
         return lambda request: None
