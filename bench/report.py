@@ -37,6 +37,52 @@ def reference_server(run: dict[str, Any]) -> str | None:
     return None
 
 
+# issue 5's targets, all on scenario A at 64 connections:
+# (what, server, peer or None, field, "ratio>=" | "<=" | "<" | "ratio>=" of the peer)
+TARGETS: list[tuple[str, str, str | None, str, str, float]] = [
+    ("at least 4x dynalite in memory", "tallydb", "dynalite-memory", "figure", ">=x", 4),
+    ("at least 50x DynamoDB Local on disk", "tallydb", "ddblocal-disk", "figure", ">=x", 50),
+    ("at least 100x moto", "tallydb", "moto", "figure", ">=x", 100),
+    ("at most 40 µs of server CPU per request", "tallydb", None, "cpu_us_per_request", "<=", 40),
+    ("p99 under 5 ms", "tallydb", None, "p99_ms", "<", 5),
+    ("at least 30% of the no-op ceiling", "tallydb", "noop", "figure", ">=x", 0.3),
+    ("--sync full: at least 30x DynamoDB Local on disk", "tallydb-sync-full", "ddblocal-disk",
+     "figure", ">=x", 30),
+]  # fmt: skip
+
+
+def targets(run: dict[str, Any]) -> list[str]:
+    """Issue 5's targets as a markdown table; empty if A at 64 connections was not run."""
+    if "A" not in run["meta"]["scenarios"] or 64 not in run["meta"]["connections"]:
+        return []
+    rows = []
+    for what, server, peer, fld, op, threshold in TARGETS:
+        mine = _entries(run, server).get(("A", 64), {}).get(fld)
+        if mine is None:
+            rows.append(f"| {server}: {what} | - | not measured |")
+            continue
+        if op == ">=x":
+            theirs = _entries(run, peer or "").get(("A", 64), {}).get(fld)
+            if not theirs:
+                rows.append(f"| {server}: {what} | - | {peer} not measured |")
+                continue
+            value = mine / theirs
+            shown = f"{value:.2f}x" if value < 10 else f"{value:,.0f}x"
+            met = value >= threshold
+        else:
+            value = float(mine)
+            shown = f"{value:,.1f}"
+            met = value <= threshold if op == "<=" else value < threshold
+        rows.append(f"| {server}: {what} | {shown} | {'met' if met else '**not met**'} |")
+    return [
+        "**Targets of issue 5** (scenario A, 64 connections, this run):",
+        "",
+        "| target | measured | |",
+        "|---|---:|---|",
+        *rows,
+    ]
+
+
 def markdown(run: dict[str, Any]) -> str:
     meta = run["meta"]
     servers = list(run["servers"])
@@ -95,6 +141,10 @@ def markdown(run: dict[str, Any]) -> str:
                     cells.append(f"{fig:,.0f}")
             lines.append(f"| {sid} {scenario_titles[sid]} | {conns} | " + " | ".join(cells) + " |")
     lines.append("")
+
+    target_rows = targets(run)
+    if target_rows:
+        lines.extend([*target_rows, ""])
 
     top = max(meta["connections"])
     lines.append(

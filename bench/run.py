@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import datetime as dt
+import json
 import os
 import platform
 import signal
@@ -126,6 +127,13 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="write the table into bench/README.md (auto: only after a full default run)",
     )
     p.add_argument("--list", action="store_true", help="list the servers and whether each can run")
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="JSON",
+        help="measure nothing: render a saved run's JSON again (table, chart, README with "
+        "--readme yes)",
+    )
     args = p.parse_args(argv)
     if args.smoke:
         if args.servers == p.get_default("servers"):
@@ -161,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             reason = spec.check()
             print(f"{name:<18} {'ok' if reason is None else 'unavailable: ' + reason}")
         return 0
+    if args.report:
+        return _rerender(args)
     if wrk_version() is None:
         print("wrk not found: run bench/setup.sh (apt-get install wrk)", file=sys.stderr)
         return 2
@@ -284,6 +294,22 @@ def _measure_external(args: argparse.Namespace, plan: Plan, run: dict[str, Any])
         entry["status"] = "failed"
         entry["reason"] = f"{type(e).__name__}: {e}"
         _log(f"  failed: {entry['reason']}")
+
+
+def _rerender(args: argparse.Namespace) -> int:
+    run = json.loads(args.report.read_text())
+    table = report.markdown(run)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.md").write_text(table)
+    why_no_chart = report.write_chart(run, out / "latest.png")
+    print(table)
+    if why_no_chart:
+        print(f"no chart: {why_no_chart}")
+    if args.readme == "yes":
+        ok = report.update_readme(BENCH_DIR / "README.md", table)
+        print("table written into bench/README.md" if ok else "README has no result markers")
+    return 0
 
 
 def _problems(run: dict[str, Any]) -> list[str]:

@@ -4,7 +4,11 @@
 #   amplify-dynamodb-simulator (npm, into bench/.peers/, gitignored).
 # Each step reports its own failure and the script carries on: the harness
 # reports a peer whose tools are missing as skipped, with the reason.
+#   bench/setup.sh           everything
+#   bench/setup.sh --smoke   only what the smoke test needs (wrk, taskset)
 set -u
+smoke=0
+[ "${1:-}" = "--smoke" ] && smoke=1
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 peers="$here/.peers"
@@ -17,7 +21,7 @@ fail() { printf '!! %s\n' "$*" >&2; status=1; }
 step "wrk, java (Debian)"
 need=()
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
-command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+((smoke)) || command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 if ((${#need[@]})); then
     sudo_cmd=()
@@ -27,6 +31,11 @@ if ((${#need[@]})); then
             "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${need[@]}" >/dev/null 2>&1 ||
             fail "apt-get install ${need[*]} failed"
     fi
+fi
+
+if ((smoke)); then
+    command -v wrk >/dev/null 2>&1 || fail "wrk still missing"
+    exit $status
 fi
 
 step "python packages (matplotlib, moto[server], boto3, uvloop, httptools)"
