@@ -187,11 +187,12 @@ class ModelBase:
     # -- items ---------------------------------------------------------------------
 
     def to_item(self) -> Item:
-        """The item as stored: wire names, values not None."""
+        """The item as stored: wire names; None and empty sets are left out
+        (DynamoDB has no empty sets: an empty set is no attribute)."""
         return {
             a.name: a.dump(self._values[name])
             for name, a in self._attributes.items()
-            if self._values.get(name) is not None
+            if not _absent(self._values.get(name))
         }
 
     @classmethod
@@ -265,7 +266,7 @@ class ModelBase:
             if name not in self._dirty or attribute.kind in ("hash", "range", "version"):
                 continue
             value = self._values.get(name)
-            if value is None:
+            if _absent(value):
                 actions = actions.remove(attribute)
             else:
                 actions = actions.set(attribute, attribute.dump(value))
@@ -353,6 +354,10 @@ class ModelBase:
         assert cls._hash is not None
         key = cls._hash.eq(cls._hash.dump(hash_value))
         return key if range_condition is None else key & range_condition
+
+
+def _absent(value: Any) -> bool:
+    return value is None or (isinstance(value, set | frozenset) and not value)
 
 
 def _both(one: Condition | None, two: ConditionArg) -> ConditionArg:
