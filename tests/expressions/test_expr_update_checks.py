@@ -10,6 +10,7 @@ import pytest
 
 from tallydb.errors import ValidationException
 from tallydb.expressions import Placeholders
+from tallydb.expressions.messages import ACTION_TYPE_SET_SUFFIX
 
 VALUES: dict[str, Any] = {
     ":a": {"S": "a"}, ":b": {"N": "1"}, ":c": {"B": "YQ=="}, ":d": {"BOOL": False},
@@ -114,11 +115,13 @@ def test_conflicting_paths(text: str, one: str, two: str) -> None:
 ])
 def test_add_delete_operand_types(text: str, value: Any, keyword: str, type_name: str) -> None:
     # Rule: ADD takes a number or a set, DELETE a set; checked before functions
-    # (dynalite). Current DynamoDB appends the allowed type set's name, as in
-    # "operator: DELETE, operand type: STRING, typeSet: ALLOWED_FOR_DELETE_OPERAND".
+    # (dynalite). DynamoDB Local appends the allowed type set's name, as in
+    # "operator: DELETE, operand type: STRING, typeSet: ALLOWED_FOR_DELETE_OPERAND"
+    # (see messages.ACTION_TYPE_SET_SUFFIX).
+    suffix = f", typeSet: ALLOWED_FOR_{keyword}_OPERAND" if ACTION_TYPE_SET_SUFFIX else ""
     assert error(text, None, {":a": value, ":b": {"S": "a"}}) == (
         PREFIX + f"Incorrect operand type for operator or function; operator: {keyword}, "
-        f"operand type: {type_name}, typeSet: ALLOWED_FOR_{keyword}_OPERAND")
+        f"operand type: {type_name}{suffix}")
 
 
 @pytest.mark.parametrize(("text", "count"), [
