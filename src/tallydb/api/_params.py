@@ -23,18 +23,17 @@ name them (dynalite validations/*.js).
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tallydb.errors import ValidationException
+from tallydb.expressions import Placeholders
 from tallydb.values import validate_value
 from tallydb.values.types import Wording
 
 __all__ = [
     "EXPRESSION_PARAMETERS",
-    "BoundPlaceholders",
     "bind_placeholders",
     "check_expression_params",
     "check_return_values",
@@ -79,38 +78,6 @@ _VALUE_KEY = re.compile(r":[0-9a-zA-Z_]+")
 _OLD_ONLY = frozenset({"PutItem", "DeleteItem"})
 
 
-class BoundPlaceholders:
-    """Stand-in for ``tallydb.expressions.Placeholders`` until it exists:
-    the request's checked ExpressionAttributeNames and ExpressionAttributeValues."""
-
-    __slots__ = ("names", "values")
-
-    def __init__(self, names: dict[str, str] | None, values: dict[str, Any] | None) -> None:
-        self.names = names
-        self.values = values
-
-    def __repr__(self) -> str:
-        return f"BoundPlaceholders(names={self.names!r}, values={self.values!r})"
-
-
-_placeholders_class: Any = None
-
-
-def _placeholders_type() -> Any:
-    """``tallydb.expressions.Placeholders`` once that package provides it."""
-    global _placeholders_class
-    if _placeholders_class is None:
-        try:
-            module = importlib.import_module("tallydb.expressions")
-        except ImportError:
-            return BoundPlaceholders
-        found = getattr(module, "Placeholders", None)
-        if found is None:
-            return BoundPlaceholders
-        _placeholders_class = found
-    return _placeholders_class
-
-
 def check_expression_params(
     request: Mapping[str, Any],
     expression_params: Sequence[str] = ("UpdateExpression", "ConditionExpression"),
@@ -146,7 +113,8 @@ def check_expression_params(
     return bool(used)
 
 
-def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current") -> Any:
+def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current"
+                      ) -> Placeholders:
     """Step 3: check ExpressionAttributeNames/Values and bind them.
 
     Returns ``tallydb.expressions.Placeholders(names, values)`` (values
@@ -176,7 +144,7 @@ def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current
                     INVALID_VALUE.format(message=e.message, key=key)
                 ) from None
         values = checked
-    return _placeholders_type()(names, values)
+    return Placeholders(names, values)
 
 
 def placeholders(
@@ -185,7 +153,7 @@ def placeholders(
     legacy_params: Sequence[str] = ("AttributeUpdates", "Expected"),
     *,
     wording: Wording = "current",
-) -> Any:
+) -> Placeholders | None:
     """Steps 1-3 at once: the request's bound placeholders, or None when it
     uses no expressions (a legacy or a plain request)."""
     if not check_expression_params(request, expression_params, legacy_params):
