@@ -135,7 +135,7 @@ def test_concurrent_decimal_and_negative_increments_stay_exact(
     def add(delta: str) -> None:
         for _ in range(50):
             ddb.update_item(
-                TableName=videos, Key=KEY, UpdateExpression="ADD total :d",
+                TableName=videos, Key=KEY, UpdateExpression="ADD cents :d",
                 ExpressionAttributeValues={":d": {"N": delta}},
             )
 
@@ -143,5 +143,5 @@ def test_concurrent_decimal_and_negative_increments_stay_exact(
         for future in [pool.submit(add, d) for d in ["0.1"] * 8 + ["-0.03"] * 8]:
             future.result(timeout=100)
     item = ddb.get_item(TableName=videos, Key=KEY, ConsistentRead=True)["Item"]
-    assert item["total"] == {"N": "28"}
-    assert Decimal(item["total"]["N"]) == Decimal("0.1") * 400 - Decimal("0.03") * 400
+    assert item["cents"] == {"N": "28"}
+    assert Decimal(item["cents"]["N"]) == Decimal("0.1") * 400 - Decimal("0.03") * 400

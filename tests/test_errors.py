@@ -65,8 +65,8 @@ VALUES = {  # ExpressionAttributeValues by name, taken as a case needs them
     ":l": {"L": [{"N": "2"}]},
     ":ns": {"NS": ["1"]},
     ":big": {"N": "9.9E+125"},
-    ":tiny": {"N": "1E-130"},
-    ":tiny2": {"N": "9E-131"},
+    ":tiny": {"N": "2E-130"},
+    ":tiny2": {"N": "1.5E-130"},
 }
 
 

@@ -89,15 +89,19 @@ class Action:
             ref = f":v{len(values)}"
             values[ref] = operand
             refs.append(ref)
-        text = {
-            "set": f"{path} = {refs[0] if refs else ''}",
-            "plus": f"{path} = {path} + {refs[0] if refs else ''}",
-            "minus": f"{path} = {path} - {refs[0] if refs else ''}",
-            "ifne_plus": f"{path} = if_not_exists({path}, {refs[0]}) + {refs[-1]}",
-            "add": f"{path} {refs[0] if refs else ''}",
-            "delete": f"{path} {refs[0] if refs else ''}",
-            "remove": path,
-        }[self.op]
+        first = refs[0] if refs else ""
+        if self.op == "set":
+            text = f"{path} = {first}"
+        elif self.op == "plus":
+            text = f"{path} = {path} + {first}"
+        elif self.op == "minus":
+            text = f"{path} = {path} - {first}"
+        elif self.op == "ifne_plus":
+            text = f"{path} = if_not_exists({path}, {first}) + {refs[-1]}"
+        elif self.op in ("add", "delete"):
+            text = f"{path} {first}"
+        else:
+            text = path
         return text, names
 
     def wire_operands(self) -> list[dict[str, Any]]:
