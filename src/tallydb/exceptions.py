@@ -157,7 +157,14 @@ def error_from_response(response: dict[str, Any]) -> DynamoDBError:
     error = response.get("Error", {})
     code = str(error.get("Code", "InternalServerError"))
     message = error.get("Message")
-    cls = error_class(code)
+    if code.isdigit():  # no DynamoDB error body, only an HTTP status
+        status = int(code)
+        cls: type[DynamoDBError] = (
+            errors.InternalServerError if status >= 500 else error_class("UnknownDynamoDBError")
+        )
+        message = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+    else:
+        cls = error_class(code)
     exc = cls.__new__(cls)
     DynamoDBError.__init__(exc, message)
     if isinstance(exc, ConditionalCheckFailedException):
