@@ -177,9 +177,7 @@ def test_idempotent_add_requests(db: tallydb.Database, videos: tallydb.Table) ->
     assert ops[0] in ("DescribeTable", "TransactWriteItems")
     transaction = next(r for op, r in recorder.calls if op == "TransactWriteItems")
     put, update = transaction["TransactItems"]
-    assert put["Put"]["ConditionExpression"] == (
-        "attribute_not_exists(#PK) OR #expires_at < :v0"
-    )
+    assert put["Put"]["ConditionExpression"] == ("attribute_not_exists(#PK) OR #expires_at < :v0")
     assert update["Update"]["UpdateExpression"] == "ADD #play_count :v0"
     dedupe = put["Put"]["Item"]
     assert dedupe["PK"] == {"S": "VID#9f3a"}  # next to the counter

@@ -173,9 +173,9 @@ def test_updates_are_immutable_values() -> None:
     assert Update().set("a", 1) != Update().set("a", 2)
     assert Update().add("s", {"x", "y"}) == Update().add("s", {"y", "x"})
     # Equal when they render the same expression, whatever the call order.
-    assert Update().set("a", 1).remove("b").set("c", 2) == Update().set("a", 1).set(
-        "c", 2
-    ).remove("b")
+    assert Update().set("a", 1).remove("b").set("c", 2) == Update().set("a", 1).set("c", 2).remove(
+        "b"
+    )
     assert "SET #a = :v0" in repr(base)
 
 
@@ -192,7 +192,10 @@ def test_overlap_uses_dynamodbs_words() -> None:
     ("update", "message"),
     [
         (Update().set("a", 1).add("a", 1), OVERLAP + "path one: [a], path two: [a]"),
-        (Update().remove("a[1]").set("a[1]", 1), OVERLAP + "path one: [a, [1]], path two: [a, [1]]"),
+        (
+            Update().remove("a[1]").set("a[1]", 1),
+            OVERLAP + "path one: [a, [1]], path two: [a, [1]]",
+        ),
         (Update().set("a.b", 1).remove("a"), OVERLAP + "path one: [a, b], path two: [a]"),
         (Update().set("a.b", 1).set("a[0]", 1), CONFLICT + "path one: [a, b], path two: [a, [0]]"),
         (
@@ -264,8 +267,7 @@ def test_parse_errors_are_dynamodbs() -> None:
     with pytest.raises(tallydb.ValidationException) as caught:
         Update.parse("SET #a = :v", {}, {":v": {"N": "1"}})
     assert caught.value.message == (
-        "An expression attribute name used in the document path is not defined; "
-        "attribute name: #a"
+        "An expression attribute name used in the document path is not defined; attribute name: #a"
     )
     with pytest.raises(tallydb.ValidationException) as caught:
         Update.parse("SET a = :v", {}, {})
