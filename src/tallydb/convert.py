@@ -2,19 +2,24 @@
 
 The toolkit takes and returns ordinary Python values; on the wire every value
 is an AttributeValue (``{"S": "x"}``, ``{"N": "42"}``, ...). This module is
-the one place that converts between the two, built on boto3's
-``TypeSerializer``/``TypeDeserializer`` with three decisions of our own:
+the one place that converts between the two. It follows boto3's
+``TypeSerializer``/``TypeDeserializer`` mapping, with four decisions of our own:
 
 * **Numbers come back as ``int`` when they are whole, ``Decimal`` otherwise.**
   DynamoDB Numbers are exact decimals; a counter is whole, and
   ``plays.add()`` returning ``1`` reads better than ``Decimal('1')``. A
   fractional Number comes back as a ``Decimal`` so nothing is rounded.
-  (boto3 alone gives ``Decimal`` for every Number.)
+  (boto3 gives ``Decimal`` for every Number.)
+* **Numbers are exact both ways, at any size DynamoDB stores.** DynamoDB
+  answers ``1E+100`` as ``"1"`` and a hundred zeros; boto3's deserializer
+  (a 38-digit context that traps rounding) raises on that, this one reads
+  it exactly. Limits (38 significant digits, the magnitude range) are the
+  store's to check, with DynamoDB's messages.
 * **Floats are accepted and sent as their shortest repr** (``0.1`` is sent as
   ``"0.1"``, not as the binary fraction ``0.1000000000000000055...``), which is
   what the writer of ``0.1`` meant. NaN and infinities have no DynamoDB form
   and are refused. They come back as ``int``/``Decimal``, never ``float``.
-* **Binary comes back as ``bytes``** (boto3 alone wraps it in ``Binary``).
+* **Binary comes back as ``bytes``** (boto3 wraps it in ``Binary``).
 
 Python types and the wire types they become:
 
@@ -39,12 +44,6 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import (  # type: ignore[import-untyped, unused-ignore]
-    Binary,
-    TypeDeserializer,
-    TypeSerializer,
-)
-
 __all__ = [
     "Item",
     "Number",
@@ -63,9 +62,6 @@ Item = dict[str, Any]
 #: What a DynamoDB Number comes back as.
 Number = int | Decimal
 
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
-
 
 def number(value: Decimal) -> Number:
     """``int`` for a whole Decimal (``Decimal('15')`` → ``15``), else the Decimal."""
@@ -74,61 +70,80 @@ def number(value: Decimal) -> Number:
     return value
 
 
-def _float(value: float) -> Decimal:
-    if not math.isfinite(value):
-        raise TypeError(f"DynamoDB Numbers cannot be {value!r}")
-    return Decimal(repr(value))
-
-
-def _prepare(value: Any) -> Any:
-    """Turn the types boto3 refuses (float, tuple, bytearray) into ones it takes."""
-    if isinstance(value, bool) or value is None:
-        return value
+def _number_text(value: int | float | Decimal) -> str:
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, float):
-        return _float(value)
-    if isinstance(value, tuple | list):
-        return [_prepare(v) for v in value]
+        if not math.isfinite(value):
+            raise TypeError(f"DynamoDB Numbers cannot be {value!r}")
+        return repr(value)
+    if not value.is_finite():
+        raise TypeError(f"DynamoDB Numbers cannot be {value!r}")
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
+def to_wire(value: Any) -> Wire:
+    """One Python value as an AttributeValue: ``to_wire(5) == {"N": "5"}``."""
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, str):
+        return {"S": value}
+    if _is_number(value):
+        return {"N": _number_text(value)}
+    if isinstance(value, bytes | bytearray):
+        return {"B": bytes(value)}
     if isinstance(value, Mapping):
-        return {k: _prepare(v) for k, v in value.items()}
+        for key in value:
+            if not isinstance(key, str):
+                raise TypeError(f"cannot store {value!r}: map keys are strings")
+        return {"M": {k: to_wire(v) for k, v in value.items()}}
+    if isinstance(value, list | tuple):
+        return {"L": [to_wire(v) for v in value]}
     if isinstance(value, set | frozenset):
         if not value:
             raise TypeError(
                 "DynamoDB has no empty sets: remove the attribute instead of storing set()"
             )
-        return {_float(v) if isinstance(v, float) else v for v in value}
-    if isinstance(value, bytearray):
-        return bytes(value)
-    return value
-
-
-def to_wire(value: Any) -> Wire:
-    """One Python value as an AttributeValue: ``to_wire(5) == {"N": "5"}``."""
-    try:
-        wire: Wire = _serializer.serialize(_prepare(value))
-    except TypeError as e:
-        raise TypeError(f"cannot store {value!r} in DynamoDB: {e}") from None
-    return wire
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, Decimal):
-        return number(value)
-    if isinstance(value, Binary):
-        return bytes(value.value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, set):
-        return {_plain(v) for v in value}
-    return value
+        if all(isinstance(v, str) for v in value):
+            return {"SS": list(value)}
+        if all(_is_number(v) for v in value):
+            return {"NS": [_number_text(v) for v in value]}
+        if all(isinstance(v, bytes | bytearray) for v in value):
+            return {"BS": [bytes(v) for v in value]}
+        raise TypeError(f"cannot store {value!r}: a set holds only strings, numbers or bytes")
+    raise TypeError(f"cannot store {value!r} ({type(value).__name__}) in DynamoDB")
 
 
 def from_wire(wire: Wire) -> Any:
     """One AttributeValue as a Python value: ``from_wire({"N": "5"}) == 5``."""
-    return _plain(_deserializer.deserialize(wire))
+    ((kind, value),) = wire.items()
+    if kind == "S":
+        return value
+    if kind == "N":
+        return number(Decimal(value))
+    if kind == "B":
+        return bytes(value)
+    if kind == "BOOL":
+        return bool(value)
+    if kind == "NULL":
+        return None
+    if kind == "M":
+        return {k: from_wire(v) for k, v in value.items()}
+    if kind == "L":
+        return [from_wire(v) for v in value]
+    if kind == "SS":
+        return set(value)
+    if kind == "NS":
+        return {number(Decimal(v)) for v in value}
+    if kind == "BS":
+        return {bytes(v) for v in value}
+    raise TypeError(f"unknown DynamoDB type {kind!r}")
 
 
 def item_to_wire(item: Mapping[str, Any]) -> dict[str, Wire]:
