@@ -15,8 +15,10 @@ Fixtures
                        with ``.client()``, ``.resource()`` and ``.raw()``.
 ``ddb``                ``backend.client()``: a boto3 DynamoDB client.
 ``make_table``         factory: ``make_table("videos", hash=("PK", "S"), range=("SK", "S"))``
-                       creates a uniquely named table (``exact=True`` keeps
-                       the name as given) and deletes it afterwards.
+                       creates a uniquely named table on the test's backend
+                       (``exact=True`` keeps the name as given) and deletes it
+                       afterwards. ``create_table(client, name, hash, range)``
+                       does the same for any client (no cleanup).
 ``videos``             a fresh table with PK (S) / SK (S); its name.
 ``hash_table``         a fresh table with a hash key ``id`` (S) only; its name.
 ``tallydb_server``     the worker's shared :class:`TallyServer` (do not stop it).
@@ -447,12 +449,36 @@ def delete_table_quietly(ddb: Any, name: str) -> None:
         ddb.delete_table(TableName=name)
 
 
+def create_table(
+    ddb: Any,
+    name: str,
+    hash: tuple[str, str] = ("PK", "S"),
+    range: tuple[str, str] | None = None,
+) -> str:
+    """CreateTable (PAY_PER_REQUEST), then botocore's ``table_exists`` waiter."""
+    keys = [hash] if range is None else [hash, range]
+    schema = [{"AttributeName": hash[0], "KeyType": "HASH"}]
+    if range is not None:
+        schema.append({"AttributeName": range[0], "KeyType": "RANGE"})
+    ddb.create_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": t} for n, t in keys],
+        KeySchema=schema,
+        BillingMode="PAY_PER_REQUEST",
+    )
+    ddb.get_waiter("table_exists").wait(
+        TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10}
+    )
+    return name
+
+
 @pytest.fixture
 def make_table(ddb: Any) -> Iterator[Callable[..., str]]:
     """``make_table(prefix, hash=("PK", "S"), range=None, exact=False) -> name``.
 
-    Creates a PAY_PER_REQUEST table, waits for it with botocore's
-    ``table_exists`` waiter, and deletes it at teardown.
+    Creates a PAY_PER_REQUEST table through ``ddb`` (so on the backend the test
+    runs on), waits for it with botocore's ``table_exists`` waiter, and deletes
+    it at teardown. ``exact=True`` uses ``prefix`` as the name itself.
     """
     created: list[str] = []
 
@@ -463,24 +489,10 @@ def make_table(ddb: Any) -> Iterator[Callable[..., str]]:
         exact: bool = False,
     ) -> str:
         name = prefix if exact else unique_name(prefix)
-        keys = [hash] if range is None else [hash, range]
-        definitions = [{"AttributeName": n, "AttributeType": t} for n, t in keys]
-        schema = [{"AttributeName": hash[0], "KeyType": "HASH"}]
-        if range is not None:
-            schema.append({"AttributeName": range[0], "KeyType": "RANGE"})
         if exact:
             delete_table_quietly(ddb, name)  # left over by an interrupted run
-        ddb.create_table(
-            TableName=name,
-            AttributeDefinitions=definitions,
-            KeySchema=schema,
-            BillingMode="PAY_PER_REQUEST",
-        )
         created.append(name)
-        ddb.get_waiter("table_exists").wait(
-            TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 10}
-        )
-        return name
+        return create_table(ddb, name, hash, range)
 
     yield make
     for name in created:

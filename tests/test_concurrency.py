@@ -19,7 +19,16 @@ from typing import Any
 
 import boto3
 import pytest
-from conftest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, Backend, TallyServer
+from conftest import (
+    ACCESS_KEY,
+    CLIENT_CONFIG,
+    REGION,
+    SECRET_KEY,
+    Backend,
+    TallyServer,
+    create_table,
+    unique_name,
+)
 
 THREADS = 32
 CALLS_PER_THREAD = 250
@@ -76,11 +85,9 @@ def run_threads(ddb: Any, table: str, form: str, threads: int, calls: int) -> li
 # cases run smaller: the property checked is the same.
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("form", ["add", "set-plus"])
-def test_32_threads_x_250_increments_end_at_8000(
-    tallydb_server: TallyServer, make_table: Any, form: str
-) -> None:
+def test_32_threads_x_250_increments_end_at_8000(tallydb_server: TallyServer, form: str) -> None:
     ddb = tallydb_server.client()
-    table = make_table("videos", hash=("PK", "S"), range=("SK", "S"))
+    table = create_table(ddb, unique_name("videos"), ("PK", "S"), ("SK", "S"))
     seen = run_threads(ddb, table, form, THREADS, CALLS_PER_THREAD)
     assert final_count(ddb, table) == str(TOTAL)
     assert sorted(seen) == list(range(1, TOTAL + 1))
@@ -108,8 +115,8 @@ def _process_worker(url: str, table: str, calls: int, start: Any) -> list[int]:
 
 
 @pytest.mark.timeout(240)
-def test_4_processes_increments_end_at_8000(tallydb_server: TallyServer, make_table: Any) -> None:
-    table = make_table("videos", hash=("PK", "S"), range=("SK", "S"))
+def test_4_processes_increments_end_at_8000(tallydb_server: TallyServer) -> None:
+    table = create_table(tallydb_server.client(), unique_name("videos"), ("PK", "S"), ("SK", "S"))
     ctx = multiprocessing.get_context("spawn")
     calls = TOTAL // PROCESSES
     with ctx.Manager() as manager:

@@ -15,20 +15,14 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
-from conftest import TallyServer
+from conftest import TallyServer, create_table
 
 KEY = {"id": {"S": "counter"}}
 TABLE = "restart-counters"
 
 
 def create_counter_table(ddb: Any) -> None:
-    ddb.create_table(
-        TableName=TABLE,
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    ddb.get_waiter("table_exists").wait(TableName=TABLE, WaiterConfig={"Delay": 1})
+    create_table(ddb, TABLE, ("id", "S"))
 
 
 def add_one(ddb: Any, key: dict[str, Any] = KEY) -> int:
