@@ -9,9 +9,16 @@ message Amazon DynamoDB sends. Where the messages come from:
 * nubo-db/dynamodb-conformance (tests/tier3/error-messages, tests/tier3/limits),
   captured against real DynamoDB in several regions.
 
-Each case carries a comment naming the DynamoDB rule it checks. Where AWS's
-own wording is not pinned by either source, the test says so and checks what
-it can (code, status, the recorded fragment).
+* paritysuite/dynamodb-conformance (tests/tier3/error-messages/valueLayers),
+  2026 captures in four regions: PutItem, UpdateItem and DeleteItem answer a
+  bad value in DynamoDB's "current layer" wording, inside the
+  "1 validation error detected: " envelope.
+
+DynamoDB wraps some ValidationExceptions in that envelope depending on the
+operation and the region, so a message is accepted bare or enveloped
+(conftest.same_message), nothing else. Each case carries a comment naming the
+DynamoDB rule it checks. Where the wording varies beyond that (the rendering
+of a duplicate set), the test says so and checks the fixed parts.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Backend, error_of
+from conftest import Backend, assert_error
 
 # -- messages, each once ----------------------------------------------------
 
@@ -74,10 +81,7 @@ def refused(call: Callable[[], Any], code: str, message: str | None, status: int
     """Run ``call``; it must fail with DynamoDB's (code, message, status)."""
     with pytest.raises(ClientError) as excinfo:
         call()
-    got_code, got_message, got_status = error_of(excinfo)
-    assert (got_code, got_status) == (code, status), got_message
-    if message is not None:
-        assert got_message == message
+    assert_error(excinfo, code, message, status)
     return excinfo.value.response
 
 
@@ -468,7 +472,8 @@ PUT_VALUE_CASES = [
     # A Number must be a number.
     pytest.param({"x": {"N": "b"}}, "The parameter cannot be converted to a numeric value: b",
                  id="not-a-number"),
-    pytest.param({"x": {"N": ""}}, "The parameter cannot be converted to a numeric value",
+    # (PutItem's "current layer" keeps the colon and space for an empty string.)
+    pytest.param({"x": {"N": ""}}, "The parameter cannot be converted to a numeric value: ",
                  id="empty-number"),
     pytest.param({"x": {"NS": ["1", "b"]}},
                  "The parameter cannot be converted to a numeric value: b",

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, ParamValidationError
-from conftest import Backend, error_of
+from conftest import Backend, assert_error
 
 VIDEO_KEY = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}
 
@@ -103,7 +103,7 @@ def test_set_plus_on_a_missing_attribute_is_refused(ddb: Any, videos_table: str)
             ExpressionAttributeValues={":one": {"N": "1"}},
             ReturnValues="UPDATED_NEW",
         )
-    assert error_of(excinfo) == ("ValidationException", MISSING_OPERAND, 400)
+    assert_error(excinfo, "ValidationException", MISSING_OPERAND)
     assert "Item" not in ddb.get_item(TableName="videos", Key=VIDEO_KEY, ConsistentRead=True)
 
 
@@ -141,7 +141,7 @@ def test_conditional_update_succeeds_once_and_its_retry_fails(
     # play_count = 41 fails the second time and nothing changes."
     with pytest.raises(ClientError) as excinfo:
         ddb.update_item(**request)
-    assert error_of(excinfo) == ("ConditionalCheckFailedException", CONDITION_FAILED, 400)
+    assert_error(excinfo, "ConditionalCheckFailedException", CONDITION_FAILED)
     assert "Item" not in excinfo.value.response  # only sent back when asked for
     assert play_count(ddb) == "42"
 
@@ -164,12 +164,9 @@ def test_add_is_numbers_and_sets_only(ddb: Any, videos_table: str) -> None:
             UpdateExpression="ADD play_count :one",
             ExpressionAttributeValues={":one": {"S": "1"}},
         )
-    assert error_of(excinfo) == (
-        "ValidationException",
+    assert_error(excinfo, "ValidationException",
         "Invalid UpdateExpression: Incorrect operand type for operator or function; "
-        "operator: ADD, operand type: STRING",
-        400,
-    )
+        "operator: ADD, operand type: STRING")
     # A number added to a stored string is refused when the item is read.
     with pytest.raises(ClientError) as excinfo:
         ddb.update_item(
@@ -178,7 +175,7 @@ def test_add_is_numbers_and_sets_only(ddb: Any, videos_table: str) -> None:
             UpdateExpression="ADD title :one",
             ExpressionAttributeValues={":one": {"N": "1"}},
         )
-    assert error_of(excinfo) == ("ValidationException", WRONG_OPERAND_TYPE, 400)
+    assert_error(excinfo, "ValidationException", WRONG_OPERAND_TYPE)
     item = ddb.get_item(TableName="videos", Key=VIDEO_KEY, ConsistentRead=True)["Item"]
     assert item == {**VIDEO_KEY, "play_count": {"N": "41"}, "title": {"S": "intro"}}
 
@@ -292,11 +289,8 @@ def test_usage_needs_its_placeholder(ddb: Any, demo_table: str) -> None:
             ExpressionAttributeValues={":increase": {"N": "7"}},
             UpdateExpression="SET usage = usage + :increase",
         )
-    assert error_of(excinfo) == (
-        "ValidationException",
-        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: usage",
-        400,
-    )
+    assert_error(excinfo, "ValidationException",
+        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: usage")
     item = ddb.get_item(TableName=demo_table, Key={"id": {"S": "user-A"}}, ConsistentRead=True)
     assert item["Item"]["usage"] == {"N": "5"}
 
@@ -306,7 +300,7 @@ def test_set_usage_on_a_user_without_usage_is_refused(ddb: Any, demo_table: str)
     # no operand and DynamoDB refuses it (ADD would start from 0).
     with pytest.raises(ClientError) as excinfo:
         increase_usage(ddb, "user-B", "7")
-    assert error_of(excinfo) == ("ValidationException", MISSING_OPERAND, 400)
+    assert_error(excinfo, "ValidationException", MISSING_OPERAND)
 
 
 # -- 002: atomic counters with boto3 (siteVisits) -------------------------------
@@ -353,7 +347,7 @@ def test_site_visits_as_a_string_cannot_be_incremented(ddb: Any, site_visits: st
             ExpressionAttributeValues={":inc": {"N": "1"}},
             ReturnValues="UPDATED_NEW",
         )
-    assert error_of(excinfo) == ("ValidationException", WRONG_OPERAND_TYPE, 400)
+    assert_error(excinfo, "ValidationException", WRONG_OPERAND_TYPE)
     got = ddb.get_item(TableName="siteVisits", Key={"siteUrl": item["siteUrl"]},
                        ConsistentRead=True)
     assert got["Item"] == item
@@ -429,12 +423,9 @@ def test_enhanced_client_counter_set_by_hand_overlaps(ddb: Any, customers_table:
                 ":AMZN_MAPPED_customCounter_Delta": {"N": "5"},
             },
         )
-    assert error_of(excinfo) == (
-        "ValidationException",
+    assert_error(excinfo, "ValidationException",
         "Invalid UpdateExpression: Two document paths overlap with each other; must remove or "
-        "rewrite one of these paths; path one: [customCounter], path two: [customCounter]",
-        400,
-    )
+        "rewrite one of these paths; path one: [customCounter], path two: [customCounter]")
     assert "Item" not in ddb.get_item(TableName="customers_table", Key={"id": {"S": "SOME_ID"}})
 
 
