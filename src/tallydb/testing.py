@@ -103,7 +103,7 @@ class Server:
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
-        if not self._listening.wait(timeout):
+        if not self._listening.wait(timeout) or self.url is None:
             self.stop()
             raise RuntimeError(
                 f"`{' '.join(self.command())}` did not start within {timeout}s:\n" + self.log()
