@@ -308,3 +308,18 @@ def test_many_concurrent_connections(stub: StubServer) -> None:
     finally:
         for pipe in pipes:
             pipe.close()
+
+
+def test_expect_100_continue(stub: StubServer, pipe_factory: Callable[[str], Pipe]) -> None:
+    # curl asks before sending a body over 1 KB, and waits a second otherwise.
+    pipe = pipe_factory(stub.url)
+    body = b'{"n": 7}'
+    pipe.send(
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        b"X-Amz-Target: DynamoDB_20120810.Echo\r\nExpect: 100-continue\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    assert pipe.file.readline() == b"HTTP/1.1 100 Continue\r\n"
+    assert pipe.file.readline() == b"\r\n"
+    pipe.send(body)
+    assert pipe.response().json == {"Echo": {"n": 7}}

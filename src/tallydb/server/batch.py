@@ -61,6 +61,7 @@ class Batcher:
             if not conn.out:
                 touched.append(conn)
             conn.out.append(ex.response)  # type: ignore[arg-type]
+            conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
         for conn in touched:

@@ -92,6 +92,8 @@ def render(
     )
 
 
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
 # Answers to broken HTTP, sent before the connection is closed.
 BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 TOO_LARGE = (

@@ -29,8 +29,9 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
 SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
 
-_TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _PREFLIGHT = range(5)
+_TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _PREFLIGHT = range(6)
 _WANTED = {
+    b"expect": _EXPECT,
     b"x-amz-target": _TARGET,
     b"content-type": _CONTENT_TYPE,
     b"content-length": _CONTENT_LENGTH,
@@ -55,6 +56,8 @@ class Connection(asyncio.Protocol):
         self.body: list[bytes] = []
         self.size = 0
         self.head = -1  # bytes of the current request's head so far; -1 once it is complete
+        self.expect_continue = False
+        self.pending = 0  # requests handed to the batcher and not yet answered
         self.out: list[bytes] = []
         self.stopped = False  # no more requests are read from this connection
         self.close_after_write = False
@@ -121,6 +124,13 @@ class Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.head = -1
+        if self.expect_continue:
+            # curl sends "Expect: 100-continue" before bodies over 1 KB and
+            # waits a second for this; it is only sent when no earlier
+            # response is still due, to keep responses in order.
+            self.expect_continue = False
+            if not self.pending and not self.stopped and self.transport is not None:
+                self.transport.write(http.CONTINUE)
 
     def on_url(self, url: bytes) -> None:
         ex = self.ex
@@ -143,6 +153,8 @@ class Connection(asyncio.Protocol):
                     self._too_large()
             elif which == _ORIGIN:
                 ex.origin = value
+            elif which == _EXPECT:
+                self.expect_continue = value.lower() == b"100-continue"
             elif not self.keep_headers:  # CORS preflight's questions
                 if ex.headers is None:
                     ex.headers = []
@@ -183,6 +195,7 @@ class Connection(asyncio.Protocol):
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError())
+        self.pending += 1
         self.batcher.submit(ex)
 
     # -- responses -----------------------------------------------------------
@@ -210,6 +223,7 @@ class Connection(asyncio.Protocol):
         ex = Exchange(self)
         ex.response = final or b""
         ex.close = True
+        self.pending += 1
         self.batcher.submit(ex)
 
     def _close_gracefully(self) -> None:
