@@ -35,6 +35,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "moto_deviation(reason, strict=True): moto differs from DynamoDB here; xfail on moto "
         "(strict=False where moto only sometimes differs, e.g. races)",
     )
+    config.addinivalue_line(
+        "markers",
+        "needs_operation(*names): skipped on tallydb's stores until tallydb has those operations",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -48,6 +52,13 @@ def moto_server() -> Iterator[MotoServer]:
 def store(request: pytest.FixtureRequest) -> str:
     """The name of the store this run of the test uses."""
     name: str = request.param
+    needs = request.node.get_closest_marker("needs_operation")
+    if needs is not None and name != "moto":
+        from tallydb.api import OPERATIONS
+
+        missing = [op for op in needs.args if op not in OPERATIONS]
+        if missing:
+            pytest.skip(f"tallydb does not implement {', '.join(missing)} yet")
     marker = request.node.get_closest_marker("moto_deviation")
     if name == "moto" and marker is not None:
         strict = marker.kwargs.get("strict", True)

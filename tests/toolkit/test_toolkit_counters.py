@@ -219,6 +219,20 @@ def test_idempotency_key_expires_after_retention(videos: tallydb.Table) -> None:
     assert plays.add(1, idempotency_key="k") == 2
 
 
+@pytest.mark.needs_operation("UpdateTimeToLive", "DescribeTimeToLive")
+def test_ttl_for_dedupe_items(db: tallydb.Database) -> None:
+    table = db.create_table(
+        "with-ttl", hash_key=("PK", "S"), range_key=("SK", "S"), ttl_attribute="expires_at"
+    )
+    ttl = db.client.describe_time_to_live(TableName=table.name)["TimeToLiveDescription"]
+    assert ttl["TimeToLiveStatus"] in ("ENABLED", "ENABLING")
+    assert ttl["AttributeName"] == "expires_at"
+    other = db.create_table("later-ttl", hash_key=("PK", "S"))
+    other.enable_ttl("expires_at")
+    ttl = db.client.describe_time_to_live(TableName=other.name)["TimeToLiveDescription"]
+    assert ttl["AttributeName"] == "expires_at"
+
+
 def test_idempotent_add_with_bounds(items: tallydb.Table) -> None:
     stock = tallydb.Counter(items, {"sku": "A1"}, "stock", minimum=0)
     stock.set(7)

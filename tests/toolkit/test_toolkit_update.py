@@ -341,3 +341,29 @@ def test_hand_written_condition_alongside_builder(videos: tallydb.Table) -> None
         videos.update(
             KEY, Update().add("n", 1), condition="#n0 = :v0", names={"#n0": "n"}, values={":v0": 1}
         )
+
+
+@pytest.mark.moto_deviation(
+    "overlap of a bare placeholder path (#a) with #a.#b is not caught; moto answers "
+    "'The document path provided in the update expression is invalid for update'"
+)
+def test_store_overlap_with_placeholders(videos: tallydb.Table) -> None:
+    with pytest.raises(tallydb.ValidationException) as caught:
+        videos.update(
+            KEY, "SET #a = :one, #a.#b = :one", names={"#a": "a", "#b": "b"}, values={":one": 1}
+        )
+    assert caught.value.message == OVERLAP + "path one: [a], path two: [a, b]"
+
+
+@pytest.mark.moto_deviation("no 'Two document paths conflict' check (a runtime path error instead)")
+def test_store_conflict(videos: tallydb.Table) -> None:
+    with pytest.raises(tallydb.ValidationException) as caught:
+        videos.update(KEY, "SET a.b = :one, a[0] = :one", values={":one": 1})
+    assert caught.value.message == CONFLICT + "path one: [a, b], path two: [a, [0]]"
+
+
+@pytest.mark.moto_deviation("messages carry a '1 validation error detected: ' prefix")
+def test_store_overlap_message(videos: tallydb.Table) -> None:
+    with pytest.raises(tallydb.ValidationException) as caught:
+        videos.update(KEY, "SET a = :one, a.b = :one", values={":one": 1})
+    assert caught.value.message == OVERLAP + "path one: [a], path two: [a, b]"
