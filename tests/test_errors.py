@@ -542,7 +542,10 @@ def test_put_item_size_limit_is_409600_bytes(ddb: Any, hash_table: str) -> None:
 def test_put_and_delete_return_values_are_all_old_or_none(
     ddb: Any, seeded: str, mode: str
 ) -> None:
-    # PutItem and DeleteItem only know ALL_OLD and NONE.
+    # PutItem and DeleteItem only know ALL_OLD and NONE. DynamoDB's wording
+    # (paritysuite deleteItem "request validation envelope", eu-west-2 and
+    # us-east-1, 2026-10-09; dynalite putItem.js); "Return values set to invalid
+    # value" is DynamoDB Local's.
     message = "ReturnValues can only be ALL_OLD or NONE"
     refused(lambda: ddb.put_item(TableName=seeded, Item=KEY, ReturnValues=mode),
             "ValidationException", message)
