@@ -38,6 +38,7 @@ __all__ = [
     "AtomicCounter",
     "Attribute",
     "HashKey",
+    "ModelAttribute",
     "RangeKey",
     "VersionAttribute",
 ]
@@ -53,7 +54,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class Attribute(Path):
+class ModelAttribute(Path):
     """One attribute of a model: a descriptor on instances, a Path on the class."""
 
     kind: Kind = "plain"
@@ -91,7 +92,7 @@ class Attribute(Path):
         return self.wire_name
 
     @typing.overload
-    def __get__(self, instance: None, owner: type) -> Attribute: ...
+    def __get__(self, instance: None, owner: type) -> ModelAttribute: ...
 
     @typing.overload
     def __get__(self, instance: object, owner: type) -> Any: ...
@@ -142,14 +143,22 @@ class Attribute(Path):
         )
 
 
+def Attribute(*, name: str | None = None, default: Any = MISSING) -> Any:
+    """A plain attribute with options: stored under ``name``, ``default``
+    for new instances. (``x: int = 0`` is the same as
+    ``x: int = tallydb.Attribute(default=0)``.) Typed ``Any`` so that the
+    annotation, not this call, is the attribute's type for type checkers."""
+    return ModelAttribute(name=name, default=default)
+
+
 def HashKey(*, name: str | None = None) -> Any:
     """The partition (hash) key. ``name=`` stores it under another name."""
-    return Attribute(name=name, kind="hash")
+    return ModelAttribute(name=name, kind="hash")
 
 
 def RangeKey(*, name: str | None = None) -> Any:
     """The sort (range) key."""
-    return Attribute(name=name, kind="range")
+    return ModelAttribute(name=name, kind="range")
 
 
 def AtomicCounter(
@@ -160,7 +169,7 @@ def AtomicCounter(
     so the first update leaves it at ``start``. ``save()`` (a PutItem) writes
     ``start``. Setting it by hand and calling ``update()`` is refused with
     DynamoDB's "Two document paths overlap" error."""
-    return Attribute(name=name, kind="counter", delta=delta, start=start)
+    return ModelAttribute(name=name, kind="counter", delta=delta, start=start)
 
 
 def VersionAttribute(*, name: str | None = None) -> Any:
@@ -168,7 +177,7 @@ def VersionAttribute(*, name: str | None = None) -> Any:
     stored version to be the one read (or no item, for a new one) and
     increments it; a concurrent writer gets
     :class:`~tallydb.exceptions.VersionConflictError`."""
-    return Attribute(name=name, kind="version")
+    return ModelAttribute(name=name, kind="version")
 
 
 def _strip_optional(tp: Any) -> Any:

@@ -48,7 +48,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from tallydb.attributes import MISSING, Attribute
+from tallydb.attributes import MISSING, ModelAttribute
 from tallydb.conditions import Condition
 from tallydb.convert import Item
 from tallydb.database import Database, DatabaseBase
@@ -67,19 +67,19 @@ class ModelBase:
     """What sync and async models share: the schema and the plans."""
 
     _table_name: ClassVar[str | None] = None
-    _attributes: ClassVar[dict[str, Attribute]] = {}
-    _by_wire_name: ClassVar[dict[str, Attribute]] = {}
-    _hash: ClassVar[Attribute | None] = None
-    _range: ClassVar[Attribute | None] = None
-    _counters: ClassVar[tuple[Attribute, ...]] = ()
-    _version: ClassVar[Attribute | None] = None
+    _attributes: ClassVar[dict[str, ModelAttribute]] = {}
+    _by_wire_name: ClassVar[dict[str, ModelAttribute]] = {}
+    _hash: ClassVar[ModelAttribute | None] = None
+    _range: ClassVar[ModelAttribute | None] = None
+    _counters: ClassVar[tuple[ModelAttribute, ...]] = ()
+    _version: ClassVar[ModelAttribute | None] = None
     _database: ClassVar[DatabaseBase | None] = None
 
     def __init_subclass__(cls, *, table: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if table is not None:
             cls._table_name = table
-        attributes: dict[str, Attribute] = {}
+        attributes: dict[str, ModelAttribute] = {}
         for base in reversed(cls.__mro__[1:]):
             attributes.update(getattr(base, "_attributes", {}))
         try:
@@ -94,10 +94,10 @@ class ModelBase:
             if typing.get_origin(hint) is ClassVar:
                 continue
             declared = cls.__dict__.get(name, MISSING)
-            if isinstance(declared, Attribute):
+            if isinstance(declared, ModelAttribute):
                 attribute = declared
             else:
-                attribute = Attribute(default=declared)
+                attribute = ModelAttribute(default=declared)
                 attribute.__set_name__(cls, name)
                 setattr(cls, name, attribute)
             attribute.python_type = hint
@@ -165,6 +165,17 @@ class ModelBase:
             cls._range.name if cls._range is not None else None,
             cls._range.key_type() if cls._range is not None else None,
         )
+
+    @classmethod
+    def attr(cls, name: str) -> ModelAttribute:
+        """The declared attribute ``name``, typed as what it is on the class
+        (a :class:`~tallydb.conditions.Path`): ``Customer.attr("visits") > 3``.
+        ``Customer.visits > 3`` does the same at run time, but a type checker
+        reads ``visits`` as the annotated ``int``."""
+        try:
+            return cls._attributes[name]
+        except KeyError:
+            raise AttributeError(f"{cls.__name__} has no attribute {name!r}") from None
 
     @classmethod
     def table_name(cls) -> str:

@@ -26,6 +26,10 @@ def test_declaration() -> None:
     assert (Video.schema().hash_type, Video.schema().range_type) == ("S", "S")
     assert Video.table_name() == "videos"
     assert Video.tags.name == "t"
+    assert Video.attr("tags") is Video.tags  # the typed way to reach it
+    assert (Video.attr("plays") > 3) == (Path("plays") > 3)
+    with pytest.raises(AttributeError):
+        Video.attr("nope")
     assert Video.pk.elements == ("PK",)
     v = Video(pk="a", sk="b", title="Cats")
     assert v.plays is None and v.tags == set() and v.version is None
