@@ -730,3 +730,16 @@ def test_responses_carry_dynamodb_headers(backend: Backend) -> None:
         assert raw.headers["x-amz-crc32"] == str(zlib.crc32(raw.body))
         assert raw.headers["content-type"] == "application/x-amz-json-1.0"
         assert raw.headers.get("x-amzn-requestid")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "standard"])
+def test_conditional_check_failure_is_not_retried(backend: Backend, seeded: str, mode: str) -> None:
+    # A failed condition is the answer, not a transient fault: botocore's retry
+    # rules (either mode, default attempts) must hand it back on the first try.
+    from botocore.config import Config
+
+    ddb = backend.client(Config(retries={"mode": mode}))
+    with pytest.raises(ddb.exceptions.ConditionalCheckFailedException) as excinfo:
+        ddb.put_item(TableName=seeded, Item=KEY, ConditionExpression="attribute_not_exists(id)")
+    assert excinfo.value.response["ResponseMetadata"]["RetryAttempts"] == 0
+    unchanged(ddb, seeded)
