@@ -23,6 +23,9 @@ from tallydb.server.exchange import Exchange
 TARGET_PREFIX = "DynamoDB_20120810."
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
+# the two errors routing gives most, rendered once
+_SERIALIZATION = orjson.dumps(SerializationException().to_wire())
+_UNKNOWN_OPERATION = orjson.dumps(UnknownOperationException().to_wire())
 
 
 class Router:
@@ -60,11 +63,11 @@ class Router:
             try:
                 request = orjson.loads(ex.body)
             except orjson.JSONDecodeError:
-                self.fail(ex, SerializationException())
+                ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
-            self.fail(ex, UnknownOperationException())
+            ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
             return
         if self.verifier is not None:
             try:
@@ -78,7 +81,7 @@ class Router:
                 self.fail(ex, error)
                 return
         if type(request) is not dict:
-            self.fail(ex, SerializationException())
+            ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
         ex.operation = operation
         ex.request = request
