@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import threading
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -179,3 +180,40 @@ def test_every_command_and_option_has_help() -> None:
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
     assert "--in-memory" in result.output
+
+
+@needs_items
+def test_hot_counter_over_the_wire(cli_server: Serve) -> None:
+    # Real operations through the real command: boto3 checks every response's
+    # CRC32, and concurrent ADDs (grouped into shared commits) lose nothing.
+    if "UpdateItem" not in OPERATIONS:
+        pytest.skip("UpdateItem not in tallydb.api yet")
+    ddb = cli_server.client()
+    ddb.create_table(
+        TableName="hot-counter",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    key = {"id": {"S": "hot"}}
+    errors: list[BaseException] = []
+
+    def add() -> None:
+        client = cli_server.client()
+        try:
+            for _ in range(50):
+                client.update_item(
+                    TableName="hot-counter", Key=key, UpdateExpression="ADD n :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}},
+                )
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=add) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    item = ddb.get_item(TableName="hot-counter", Key=key, ConsistentRead=True)["Item"]
+    assert item["n"] == {"N": "400"}
