@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -117,8 +118,6 @@ class Transport:
 
     def run(self, plan: Plan[T]) -> T:
         """Run a plan to its end, blocking."""
-        import time
-
         reply: Any = None
         error: BaseException | None = None
         while True:
