@@ -58,8 +58,6 @@ def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
             sys.executable,
             "-m",
             "pytest",
-            "-p",
-            "tallydb.testing",
             "-q",
             "-p",
             "no:cacheprovider",
