@@ -47,6 +47,9 @@ def _credentials(
               callback=_credentials,
               help="Require SigV4 signatures by this key (repeatable). Without it any "
                    "request is accepted, signed or not, as DynamoDB Local does.")
+@click.option("--commit-thread/--no-commit-thread", default=None,
+              help="Run each group commit on a worker thread while the event loop reads the "
+                   "next batch. Default: only with --sync full, whose COMMIT waits for fsync.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]),
               help="How much the server logs to stderr.")
@@ -57,6 +60,7 @@ def serve(
     in_memory: bool,
     sync: str,
     credentials: dict[str, str],
+    commit_thread: bool | None,
     log_level: str,
 ) -> None:
     """Serve DynamoDB's API over HTTP until SIGINT or SIGTERM.
@@ -75,6 +79,7 @@ def serve(
         data=None if in_memory else data,
         sync=Sync(sync),
         credentials=credentials,
+        commit_thread=commit_thread,
     )
 
     def announce(line: str) -> None:

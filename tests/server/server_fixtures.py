@@ -4,7 +4,8 @@ Each test module says ``pytest_plugins = ["server_fixtures"]``. Not a
 conftest.py: other test modules do ``from conftest import ...``, and a second
 conftest.py would take the root one's place in ``sys.modules``.
 
-``stub``/``stub_factory``  the server code in-process in front of a StubEngine.
+``stub``/``stub_factory``  the server code in-process in front of a StubEngine;
+                           ``batch_stub`` the same, inline and --commit-thread.
 ``serve``                  factory for ``python -m tallydb serve`` subprocesses
                            (killed at teardown); ``cli_server`` one shared
                            ``--in-memory`` instance per module.
@@ -23,8 +24,8 @@ from serverkit import Pipe, Serve, StubServer
 def stub_factory() -> Iterator[Callable[..., StubServer]]:
     servers: list[StubServer] = []
 
-    def make(credentials: dict[str, str] | None = None) -> StubServer:
-        server = StubServer(credentials)
+    def make(credentials: dict[str, str] | None = None, offload: bool = False) -> StubServer:
+        server = StubServer(credentials, offload)
         servers.append(server)
         return server
 
@@ -36,6 +37,14 @@ def stub_factory() -> Iterator[Callable[..., StubServer]]:
 @pytest.fixture
 def stub(stub_factory: Callable[..., StubServer]) -> StubServer:
     return stub_factory()
+
+
+@pytest.fixture(params=[False, True], ids=["inline", "commit-thread"])
+def batch_stub(
+    request: pytest.FixtureRequest, stub_factory: Callable[..., StubServer]
+) -> StubServer:
+    """The stub, committing on the loop and on a worker thread (--commit-thread)."""
+    return stub_factory(offload=request.param)
 
 
 @pytest.fixture

@@ -54,6 +54,7 @@ class StubEngine:
 
     batches: list[list[tuple[str, dict[str, Any]]]] = field(default_factory=list)
     fail_next_commit: bool = False
+    commit_delay: float = 0.0  # seconds each COMMIT takes (an fsync, say)
     closed: bool = False
 
     @contextmanager
@@ -71,6 +72,8 @@ class StubEngine:
             return {"Echo": request}
 
         yield call
+        if self.commit_delay:
+            time.sleep(self.commit_delay)
         if self.fail_next_commit:
             self.fail_next_commit = False
             raise CommitFailed("disk I/O error")
@@ -83,7 +86,9 @@ class StubEngine:
 class StubServer:
     """tallydb.server.Server on its own uvloop thread, port chosen by the OS."""
 
-    def __init__(self, credentials: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, credentials: dict[str, str] | None = None, offload: bool = False
+    ) -> None:
         import uvloop
 
         self.engine = StubEngine()
@@ -93,6 +98,7 @@ class StubServer:
             self.loop,
             credentials=credentials,
             operations=STUB_OPERATIONS,
+            offload=offload,
         )
         self.port = 0
         self._ready = threading.Event()

@@ -31,6 +31,13 @@ class Config:
     data: Path | None = Path("tallydb-data")  # None: in memory
     sync: Sync = Sync.NORMAL
     credentials: Mapping[str, str] = field(default_factory=dict)
+    # group commits on a worker thread; None: only when COMMIT waits for fsync
+    commit_thread: bool | None = None
+
+    def offloads(self) -> bool:
+        if self.commit_thread is not None:
+            return self.commit_thread
+        return self.data is not None and self.sync is Sync.FULL
 
     def describe_storage(self) -> str:
         if self.data is None:
@@ -48,6 +55,7 @@ class Server:
         loop: asyncio.AbstractEventLoop,
         credentials: Mapping[str, str] | None = None,
         operations: Iterable[str] | None = None,
+        offload: bool = False,
     ) -> None:
         self.engine = engine
         self.loop = loop
@@ -55,7 +63,7 @@ class Server:
             OPERATIONS if operations is None else operations,
             Verifier(credentials) if credentials else None,
         )
-        self.batcher = Batcher(engine, loop)
+        self.batcher = Batcher(engine, loop, offload)
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
 
@@ -72,7 +80,7 @@ class Server:
             self._server.close()
         for conn in list(self.connections):
             conn.stopped = True
-        self.batcher.flush()
+        await self.batcher.drain()
         for conn in list(self.connections):
             conn.shutdown()
         deadline = self.loop.time() + SHUTDOWN_GRACE
@@ -91,7 +99,7 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
     engine = Engine(store)
-    server = Server(engine, loop, config.credentials)
+    server = Server(engine, loop, config.credentials, offload=config.offloads())
     try:
         port = await server.listen(config.host, config.port)
     except BaseException:

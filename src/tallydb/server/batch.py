@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 import orjson
 
@@ -28,13 +29,25 @@ log = logging.getLogger("tallydb.server")
 
 
 class Batcher:
-    """Collects a turn's requests, commits them together, then answers."""
+    """Collects a turn's requests, commits them together, then answers.
 
-    def __init__(self, engine: Engine, loop: asyncio.AbstractEventLoop) -> None:
+    With ``offload``, a batch runs and commits on a worker thread while the
+    loop reads and parses the next one: worth it when COMMIT waits for an
+    fsync (``--sync full``), which releases the GIL. One batch is in flight
+    at a time, so batches still commit, and are answered, in order.
+    """
+
+    def __init__(
+        self, engine: Engine, loop: asyncio.AbstractEventLoop, offload: bool = False
+    ) -> None:
         self.engine = engine
         self.loop = loop
         self.queue: list[Exchange] = []
         self.scheduled = False
+        self.executor = (
+            ThreadPoolExecutor(1, thread_name_prefix="tallydb-commit") if offload else None
+        )
+        self.inflight: asyncio.Future[None] | None = None
         self.batches = 0
         self.requests = 0
 
@@ -45,16 +58,44 @@ class Batcher:
             self.loop.call_soon(self.flush)
 
     def flush(self) -> None:
-        """Run, commit and answer everything queued so far."""
+        """Run, commit and answer everything queued so far (or, offloaded,
+        start to; a batch still in flight will flush again when it lands)."""
         self.scheduled = False
+        if self.inflight is not None:
+            return
         queue = self.queue
         if not queue:
             return
         self.queue = []
         http.refresh_date()
         calls = [ex for ex in queue if ex.response is None]
+        if calls and self.executor is not None:
+            self.inflight = self.loop.run_in_executor(self.executor, self._run, calls)
+            self.inflight.add_done_callback(lambda _: self._landed(queue))
+            return
         if calls:
             self._run(calls)
+        self._deliver(queue)
+
+    def _landed(self, queue: list[Exchange]) -> None:
+        self.inflight = None
+        self._deliver(queue)
+        if self.queue and not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self.flush)
+
+    async def drain(self) -> None:
+        """Shutdown: wait for the batch in flight, then run what is queued."""
+        while self.inflight is not None:
+            await asyncio.wait([self.inflight])
+            await asyncio.sleep(0)  # let _landed run
+        executor, self.executor = self.executor, None
+        self.flush()
+        if executor is not None:
+            executor.shutdown(wait=True)
+
+    @staticmethod
+    def _deliver(queue: list[Exchange]) -> None:
         touched = []
         for ex in queue:
             conn = ex.conn
