@@ -101,7 +101,10 @@ class Batcher:
             conn = ex.conn
             if not conn.out:
                 touched.append(conn)
-            conn.out.append(ex.response)  # type: ignore[arg-type]
+            response = ex.response
+            if response is None:  # the batch died in a way _run could not catch
+                response = error_response(ex, InternalServerError())
+            conn.out.append(response)
             conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
