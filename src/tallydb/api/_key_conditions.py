@@ -159,27 +159,32 @@ class KeyPlan:
     range_term: KeyTerm | None
     start: Item | None
 
-    def bounds(self) -> tuple[bytes | None, bytes | None, bytes | None]:
-        """(low, high, excluded): inclusive sort-key byte bounds for the range
-        read, and the one encoded value the read must skip (LT/GT's edge)."""
+    def bounds(self) -> tuple[bytes | None, bytes | None]:
+        """(low, below): the range read ``low <= rk < below``.
+
+        A table's ``rk`` is the sort key's encoding; an index's is the index
+        sort key's encoding followed by the table's key. Either way every
+        ``rk`` whose sort key is ``v`` starts with ``enc(v)`` and sorts before
+        ``_successor(enc(v))`` (encodings are prefix-free), so one set of
+        bounds serves both."""
         term = self.range_term
         if term is None:
-            return None, None, None
+            return None, None
         first = encode_key_value(term.values[0])
         if term.op == "EQ":
-            return first, first, None
+            return first, _successor(first)
         if term.op == "LE":
-            return None, first, None
+            return None, _successor(first)
         if term.op == "LT":
-            return None, first, first
+            return None, first
         if term.op == "GE":
-            return first, None, None
+            return first, None
         if term.op == "GT":
-            return first, None, first
+            return _successor(first) or first, None
         if term.op == "BETWEEN":
-            return first, encode_key_value(term.values[1]), None
+            return first, _successor(encode_key_value(term.values[1]))
         prefix = encode_key_prefix(term.values[0])  # BEGINS_WITH
-        return prefix, _successor(prefix), None
+        return prefix, _successor(prefix)
 
 
 def _successor(prefix: bytes) -> bytes | None:
@@ -192,14 +197,23 @@ def _successor(prefix: bytes) -> bytes | None:
 
 
 def plan(
-    terms: list[KeyTerm], keys: KeySchema, start: Item | None, *, expression: bool
+    terms: list[KeyTerm],
+    keys: KeySchema,
+    start: Item | None,
+    *,
+    expression: bool,
+    table_keys: KeySchema | None = None,
 ) -> KeyPlan:
     """Check the terms (and an ExclusiveStartKey, already validated as
-    AttributeValues) against the table's key schema, in DynamoDB's order."""
+    AttributeValues) against the key schema queried, in DynamoDB's order:
+    the table's, or an index's (``keys``) with the table's (``table_keys``),
+    whose start key holds both (architect/dynalite's actions/query.js)."""
+    table_keys = keys if table_keys is None else table_keys
     by_name = {term.name: term for term in terms}
     if expression and len(terms) > len(keys.attributes) and len(terms) > 2:
         raise ValidationException(TOO_MANY_CONDITIONS.format(len(terms), len(keys.attributes)))
-    if start is not None and len(start) != len(keys.attributes):
+    start_names = table_keys.names | keys.names
+    if start is not None and len(start) != len(start_names):
         raise ValidationException(START_INVALID)
     for index, (name, kind) in enumerate(keys.attributes):
         is_hash = index == 0
@@ -224,15 +238,16 @@ def plan(
     hash_term = by_name[keys.hash_name]
     range_term = by_name.get(keys.range_name) if keys.range_name else None
     if start is not None:
-        _check_start(start, keys, hash_term.values[0], range_term)
+        _check_start(start, keys, table_keys, hash_term.values[0], range_term)
     return KeyPlan(hash_term.values[0], range_term, start)
 
 
 def _check_start(
-    start: Item, keys: KeySchema, hash_value: AttributeValue, range_term: KeyTerm | None
+    start: Item, keys: KeySchema, table_keys: KeySchema, hash_value: AttributeValue,
+    range_term: KeyTerm | None,
 ) -> None:
     try:
-        keys.validate_key(start)
+        table_keys.validate_key({name: start[name] for name in table_keys.names if name in start})
     except ValidationException as e:
         raise ValidationException(f"{START_INVALID}: {e.message}") from None
     same_partition = values_equal(start[keys.hash_name], hash_value)

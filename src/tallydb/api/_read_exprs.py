@@ -56,6 +56,7 @@ class ReadExpressions:
     start: Item | None
     projected_nested: frozenset[str] = frozenset()
     filtered_nested: frozenset[str] = frozenset()
+    projected_heads: frozenset[str] = frozenset()
 
 
 def start_key_values(request: dict[str, Any], *, wording: Any) -> Item | None:
@@ -124,6 +125,8 @@ def read_expressions(request: dict[str, Any], *, operation: str) -> ReadExpressi
         start=start,
         projected_nested=frozenset(
             str(path[0]) for path in (projection.paths if projection else ()) if len(path) > 1),
+        projected_heads=frozenset(
+            str(path[0]) for path in (projection.paths if projection else ())),
         filtered_nested=filtered_nested,
     )
 

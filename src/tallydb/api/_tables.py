@@ -1,10 +1,12 @@
-"""A table's catalog record as the item operations need it: its key schema."""
+"""A table's catalog record as the item operations need it: its key schema
+and its indexes, derived once per record."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import Any
 
+from tallydb.api._indexes import GLOBAL, LOCAL, Index, build_indexes
 from tallydb.errors import ResourceNotFoundException
 from tallydb.storage import TableRecord, Transaction
 from tallydb.values import Item
@@ -29,6 +31,16 @@ class KeySchema:
         if self.range_name is not None:
             self.attributes.append((self.range_name, types[self.range_name]))
         self.names = frozenset(name for name, _ in self.attributes)
+
+    @classmethod
+    def of(cls, attributes: list[tuple[str, str]]) -> KeySchema:
+        """A schema from (name, type) pairs, HASH first (an index's key)."""
+        keys = cls.__new__(cls)
+        keys.attributes = list(attributes)
+        keys.hash_name = attributes[0][0]
+        keys.range_name = attributes[1][0] if len(attributes) > 1 else None
+        keys.names = frozenset(name for name, _ in attributes)
+        return keys
 
     def validate_key(self, key: Any) -> Item:
         """A request's ``Key``, checked against the schema (DynamoDB's messages)."""
@@ -63,6 +75,18 @@ class Table:
     @cached_property
     def keys(self) -> KeySchema:
         return KeySchema(self.record.description)
+
+    @cached_property
+    def indexes(self) -> tuple[Index, ...]:
+        """Every index a write must maintain (empty for most tables)."""
+        return build_indexes(self.record)
+
+    def index(self, name: str) -> Index | None:
+        """The secondary index (GSI or LSI) a Query or Scan names."""
+        for index in self.indexes:
+            if index.name == name and index.kind in (GLOBAL, LOCAL):
+                return index
+        return None
 
 
 _cache: dict[str, Table] = {}

@@ -8,13 +8,19 @@
 - Writes are charged per 1 KB, rounded up, per item.
 - Transactions cost double: two write units per KB written, two read units per
   4 KB read.
+- Indexes are charged on their own (``_indexes``): TOTAL adds their units
+  to the table's; INDEXES also breaks them down into ``Table``,
+  ``GlobalSecondaryIndexes`` and ``LocalSecondaryIndexes``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+#: ConsumedCapacity's member for each kind of index.
+_INDEX_MEMBERS = {"GSI": "GlobalSecondaryIndexes", "LSI": "LocalSecondaryIndexes"}
 
 READ_BLOCK = 4096
 WRITE_BLOCK = 1024
@@ -38,12 +44,34 @@ def wants_capacity(request: dict[str, Any]) -> bool:
     return request.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES")
 
 
-def consumed(table: str, units: float, mode: Any) -> dict[str, Any]:
-    """A ConsumedCapacity entry for a plain read or write."""
-    entry: dict[str, Any] = {"TableName": table, "CapacityUnits": units}
+def consumed(
+    table: str,
+    units: float,
+    mode: Any,
+    indexes: Mapping[tuple[str, str], float] | None = None,
+    *,
+    kind: str | None = None,
+) -> dict[str, Any]:
+    """A ConsumedCapacity entry: ``units`` on the table itself, ``indexes``
+    on each index by (kind, name); ``kind`` ("Read"/"Write") adds the
+    ``ReadCapacityUnits``/``WriteCapacityUnits`` members transactions report."""
+    total = units + sum(indexes.values()) if indexes else units
+    entry: dict[str, Any] = {"TableName": table, "CapacityUnits": total}
+    if kind is not None:
+        entry[f"{kind}CapacityUnits"] = total
     if mode == "INDEXES":
-        entry["Table"] = {"CapacityUnits": units}
+        entry["Table"] = _capacity(units, kind)
+        for (index_kind, name), spent in (indexes or {}).items():
+            member = entry.setdefault(_INDEX_MEMBERS[index_kind], {})
+            member[name] = _capacity(spent, kind)
     return entry
+
+
+def _capacity(units: float, kind: str | None) -> dict[str, float]:
+    capacity = {"CapacityUnits": units}
+    if kind is not None:
+        capacity[f"{kind}CapacityUnits"] = units
+    return capacity
 
 
 @dataclass
@@ -52,22 +80,22 @@ class Tally:
     operations that answer with a list of ConsumedCapacity entries."""
 
     units: dict[str, float] = field(default_factory=dict)
+    indexes: dict[str, dict[tuple[str, str], float]] = field(default_factory=dict)
 
-    def add(self, table: str, units: float) -> None:
+    def add(self, table: str, units: float,
+            indexes: Mapping[tuple[str, str], float] | None = None,
+            factor: float = 1.0) -> None:
         self.units[table] = self.units.get(table, 0.0) + units
+        if indexes:
+            spent = self.indexes.setdefault(table, {})
+            for key, index_units in indexes.items():
+                spent[key] = spent.get(key, 0.0) + factor * index_units
 
     def entries(self, mode: Any, *, kind: str | None = None) -> list[dict[str, Any]]:
         """One entry per table; ``kind`` ("Read"/"Write") adds the
         ``ReadCapacityUnits``/``WriteCapacityUnits`` members transactions report."""
-        out = []
-        for table, units in self.units.items():
-            entry = consumed(table, units, mode)
-            if kind is not None:
-                entry[f"{kind}CapacityUnits"] = units
-                if "Table" in entry:
-                    entry["Table"][f"{kind}CapacityUnits"] = units
-            out.append(entry)
-        return out
+        return [consumed(table, units, mode, self.indexes.get(table), kind=kind)
+                for table, units in self.units.items()]
 
 
 def charge_each(sizes: Iterable[int], *, consistent: bool, factor: float = 1.0) -> float:

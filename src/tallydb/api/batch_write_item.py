@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.api._batches import BATCH_WRITE_REQUIRED, DUPLICATE_KEYS, check_put_key
+from tallydb.api._indexes import check_index_keys, write_item
 from tallydb.api._tables import Table, get_table
 from tallydb.api._units import Tally, wants_capacity, write_units
 from tallydb.errors import ValidationException
@@ -48,6 +49,8 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
         for kind, body in requests:
             if kind == "put":
                 check_put_key(body, table.keys)
+                if table.indexes:
+                    check_index_keys(table.indexes, body)
                 key = table.keys.key_of(body)
             else:
                 key = table.keys.validate_key(body)
@@ -60,14 +63,13 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
     tally = Tally()
     charge = wants_capacity(request)
     for table, kind, body, hk, rk in writes:
+        indexes = table.indexes
+        old = txn.get_item(table.record, hk, rk) if charge or indexes else None
+        new = body if kind == "put" else None
+        index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
         if charge:
-            old = txn.get_item(table.record, hk, rk)
             size = max(item_size(old) if old else 0, item_size(body) if kind == "put" else 0)
-            tally.add(table.name, write_units(size))
-        if kind == "put":
-            txn.put_item(table.record, hk, rk, body)
-        else:
-            txn.delete_item(table.record, hk, rk)
+            tally.add(table.name, write_units(size), index_units)
 
     response: dict[str, Any] = {"UnprocessedItems": {}}
     if charge:

@@ -9,8 +9,8 @@ DynamoDB's (sources beside each group):
 3. the secondary index declarations (LSIs, then GSIs);
 4. streams and server-side encryption.
 
-Secondary indexes are accepted and described as declared (ACTIVE, empty);
-keeping them up to date is a later concern of the item operations.
+Each secondary index gets its own index table in storage, kept up to date by
+every write (``_indexes``).
 CreateTable answers TableStatus CREATING as DynamoDB does, while the table
 itself is ACTIVE at once: botocore's ``table_exists`` waiter and boto3's
 ``Table.wait_until_exists()`` succeed on their first DescribeTable.
@@ -31,6 +31,7 @@ from tallydb.storage import Transaction
 
 __all__ = [
     "MAX_CAPACITY_UNITS",
+    "check_global_key",
     "create_table",
     "invalid",
     "out_of_bounds",
@@ -227,7 +228,7 @@ def _check_local_indexes(request: dict[str, Any], seen: set[str]) -> None:
         )
 
 
-def _check_global_key(schema: list[dict[str, Any]]) -> None:
+def check_global_key(schema: list[dict[str, Any]]) -> None:
     """A GSI key: HASH first, up to four HASH then up to four RANGE elements
     (multi-attribute keys), no name twice."""
     keys = _names(schema)
@@ -263,7 +264,7 @@ def _check_global_indexes(request: dict[str, Any], mode: str, seen: set[str]) ->
         error = _undefined_keys(_names(index["KeySchema"]), defined)
         if error is not None:
             raise error
-        _check_global_key(index["KeySchema"])
+        check_global_key(index["KeySchema"])
         error = projection_errors(index["Projection"])
         if error is not None:
             raise error
@@ -451,7 +452,10 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if txn.table(name) is not None:
         raise ResourceInUseException(f"Table already exists: {name}")
     description = _describe(request, mode, time.time())
-    txn.create_table(name, description)
+    record = txn.create_table(name, description)
+    for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+        for index in description.get(member, ()):
+            record = txn.create_index(record, index["IndexName"])
     created = public_description(description, status="CREATING", index_status="CREATING")
     summary = created.get("BillingModeSummary")
     if summary is not None:  # CreateTable's answer has no switch time yet (catalogue 2026)

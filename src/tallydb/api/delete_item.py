@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.api._conditions import check_condition, condition_of
+from tallydb.api._indexes import write_item
 from tallydb.api._params import check_return_values, placeholders
 from tallydb.api._tables import get_table
 from tallydb.api._units import consumed, wants_capacity, write_units
@@ -24,12 +25,13 @@ def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     old = txn.get_item(table.record, hk, rk)
     check_condition(request, condition, old)
     response: dict[str, Any] = {}
+    index_units = None
     if old is not None:
-        txn.delete_item(table.record, hk, rk)
+        index_units = write_item(txn, table.record, table.indexes, hk, rk, old, None)
         if return_values == "ALL_OLD":
             response["Attributes"] = old
     if wants_capacity(request):
         units = write_units(item_size(old) if old is not None else 0)
         response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"])
+            table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

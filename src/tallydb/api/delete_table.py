@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.api.describe_table import find_table, public_description
+from tallydb.api.describe_table import find_table, index_counts, public_description
 from tallydb.errors import ValidationException
 from tallydb.storage import Transaction
 
@@ -27,7 +27,8 @@ def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if record.description.get("DeletionProtectionEnabled"):
         raise ValidationException(DELETION_PROTECTED)
     deleted = public_description(
-        record.description, status="DELETING", counts=txn.count_items(record)
+        record.description, status="DELETING", counts=txn.count_items(record),
+        indexes=index_counts(txn, record),
     )
     deleted.pop("GlobalSecondaryIndexes", None)
     txn.delete_table(record)

@@ -23,6 +23,7 @@ __all__ = [
     "REGION",
     "describe_table",
     "find_table",
+    "index_counts",
     "public_description",
     "table_arn",
     "table_not_found",
@@ -70,17 +71,25 @@ def find_table(txn: Transaction, name: str) -> TableRecord:
     return record
 
 
+def index_counts(txn: Transaction, record: TableRecord) -> dict[str, tuple[int, int]]:
+    """(ItemCount, IndexSizeBytes) of each secondary index."""
+    return {name: txn.count_items(record, name)
+            for name in record.indexes if not name.startswith("$")}
+
+
 def public_description(
     description: dict[str, Any],
     *,
     status: str | None = None,
     counts: tuple[int, int] | None = None,
     index_status: str | None = None,
+    indexes: dict[str, tuple[int, int]] | None = None,
 ) -> dict[str, Any]:
     """A copy of a stored description as a client sees it: without tallydb's
     own ``_`` members, with NumberOfDecreasesToday back to 0 on a new UTC day,
-    and with ``status``/``index_status`` (TableStatus, GSI IndexStatus) and
-    ``counts`` (ItemCount, TableSizeBytes) put in when given."""
+    and with ``status``/``index_status`` (TableStatus, GSI IndexStatus),
+    ``counts`` (ItemCount, TableSizeBytes) and ``indexes`` (each index's
+    ItemCount, IndexSizeBytes) put in when given."""
     shown = {k: copy.deepcopy(v) for k, v in description.items() if not k.startswith("_")}
     if description.get("_DecreasesDay") not in (None, utc_day()):
         shown["ProvisionedThroughput"]["NumberOfDecreasesToday"] = 0
@@ -91,9 +100,15 @@ def public_description(
     if index_status is not None:
         for index in shown.get("GlobalSecondaryIndexes", ()):
             index["IndexStatus"] = index_status
+    if indexes:
+        for member in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            for index in shown.get(member, ()):
+                if index["IndexName"] in indexes:
+                    index["ItemCount"], index["IndexSizeBytes"] = indexes[index["IndexName"]]
     return shown
 
 
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
-    return {"Table": public_description(record.description, counts=txn.count_items(record))}
+    return {"Table": public_description(
+        record.description, counts=txn.count_items(record), indexes=index_counts(txn, record))}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.api._conditions import check_condition, condition_of
+from tallydb.api._indexes import check_index_keys, write_item
 from tallydb.api._params import check_return_values, placeholders
 from tallydb.api._tables import get_table
 from tallydb.api._units import consumed, wants_capacity, write_units
@@ -23,15 +24,18 @@ def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     table = get_table(txn, request["TableName"])
     table.keys.check_item_key(item)
     size = check_item_size(item)
+    indexes = table.indexes
+    if indexes:
+        check_index_keys(indexes, item)
     hk, rk = table.keys.encode(item)
     old = txn.get_item(table.record, hk, rk)
     check_condition(request, condition, old)
-    txn.put_item(table.record, hk, rk, item)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, item)
     response: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         response["Attributes"] = old
     if wants_capacity(request):
         units = write_units(max(size, item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"])
+            table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

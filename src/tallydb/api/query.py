@@ -8,6 +8,9 @@ either direction (ScanIndexForward). The page stops at Limit items read or
 them, Count does not); Select and ProjectionExpression/AttributesToGet shape
 what is returned. ConsumedCapacity charges the bytes read, rounded up to 4 KB
 once for the whole page, half for an eventually consistent read.
+
+With IndexName the partition and range are the index's (``_sources``):
+entries come in index sort-key order, ties in table-key order.
 """
 
 from __future__ import annotations
@@ -18,13 +21,11 @@ from tallydb.api._key_conditions import plan
 from tallydb.api._pages import page_response, read_page
 from tallydb.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
 from tallydb.api._select import plan_output
+from tallydb.api._sources import check_index_key_paths, source_of
 from tallydb.api._tables import get_table
-from tallydb.api._units import consumed, read_units, wants_capacity
-from tallydb.errors import ValidationException
+from tallydb.api._units import wants_capacity
 from tallydb.storage import Transaction
 from tallydb.values import encode_key_value
-
-NO_INDEX = "The table does not have the specified index: {}"
 
 
 def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -33,35 +34,38 @@ def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     output = plan_output(
         request, exprs.project, envelope=True, index=request.get("IndexName") is not None)
     table = get_table(txn, request.get("TableName"))
-    if request.get("IndexName") is not None:
-        raise ValidationException(NO_INDEX.format(request["IndexName"]))
-    keys = table.keys
+    source = source_of(table, request)
+    keys = source.query_keys()
     assert exprs.key_terms is not None
-    key_plan = plan(exprs.key_terms, keys, start, expression=exprs.key_expression)
-    key_names = tuple(name for name, _ in keys.attributes)
-    check_key_paths(exprs.projected_nested, key_names)
-    check_filter_keys(exprs, key_names)
+    key_plan = plan(exprs.key_terms, keys, start, expression=exprs.key_expression,
+                    table_keys=table.keys)
+    table_key_names = tuple(name for name, _ in table.keys.attributes)
+    check_key_paths(exprs.projected_nested, table_key_names)
+    check_index_key_paths(exprs.projected_nested, table)
+    check_filter_keys(exprs, tuple(name for name, _ in keys.attributes))
+    source.check_select(request, exprs)
 
-    low, high, excluded = key_plan.bounds()
+    low, below = key_plan.bounds()
     rows = txn.items(
         table.record,
         encode_key_value(key_plan.hash_value),
-        after=None if start is None else keys.encode(start),
+        index=source.storage_index,
+        after=None if start is None else source.encode_start(start),
         low=low,
-        high=high,
+        below=below,
         forward=request.get("ScanIndexForward", True) is not False,
     )
+    items = (item for _, _, item in rows)
+    fetch = source.fetcher(txn, request, exprs)
     page = read_page(
-        (item for _, rk, item in rows if rk != excluded),
+        items if fetch is None else fetch(items),
         limit=request.get("Limit"),
         keep=exprs.keep,
         project=output.project,
-        key_of=keys.key_of,
+        key_of=source.key_of,
         count_only=output.count_only,
     )
     response = page_response(page, count_only=output.count_only)
     if wants_capacity(request):
-        units = read_units(page.read_bytes, consistent=request.get("ConsistentRead") is True)
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request.get("ReturnConsumedCapacity"))
+        response["ConsumedCapacity"] = source.capacity(page.read_bytes, request)
     return response

@@ -1,11 +1,12 @@
-"""Scan: every item of a table, a page at a time; or one segment of a
-parallel scan.
+"""Scan: every item of a table (or every entry of one of its indexes), a
+page at a time; or one segment of a parallel scan.
 
 Items come in key order (partition key bytes, then sort key). A parallel scan
 (Segment/TotalSegments) keeps the partitions whose key hashes into its segment
 (``_segments``): the segments of one TotalSegments cover every item exactly
 once. Limit, the 1 MB page, FilterExpression/ScanFilter, Select and
-projection, LastEvaluatedKey and ConsumedCapacity work as in Query.
+projection, LastEvaluatedKey and ConsumedCapacity work as in Query, and so
+does IndexName (``_sources``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from tallydb.api._pages import page_response, read_page
 from tallydb.api._read_exprs import check_key_paths, read_expressions
 from tallydb.api._segments import WRONG_SEGMENT, checked_segment, segment_of
 from tallydb.api._select import plan_output
+from tallydb.api._sources import Source, check_index_key_paths, source_of
 from tallydb.api._tables import get_table
-from tallydb.api._units import consumed, read_units, wants_capacity
+from tallydb.api._units import wants_capacity
 from tallydb.errors import ValidationException
 from tallydb.storage import Transaction
 from tallydb.values import Item
 
-NO_INDEX = "The table does not have the specified index: {}"
-START_INVALID = "The provided starting key is invalid: {}"
+START_INVALID = "The provided starting key is invalid"
 START_SCHEMA = "The provided key element does not match the schema"
 
 
@@ -40,6 +41,31 @@ def _in_segment(
             yield item
 
 
+def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
+    """An ExclusiveStartKey checked against what the scan reads, encoded.
+
+    A table's start key is its key; an index's holds the table's key and the
+    index's (architect/dynalite's actions/scan.js, recorded against DynamoDB)."""
+    keys = source.table.keys
+    index = source.index
+    if index is None:
+        if len(start) != len(keys.attributes):
+            raise ValidationException(f"{START_INVALID}: {START_SCHEMA}")
+    else:
+        if len(start) != len(index.start_names):
+            raise ValidationException(START_INVALID)
+        for name, kind in index.hash_key + index.range_key:
+            if name not in start:
+                raise ValidationException(START_INVALID)
+            if kind not in start[name]:
+                raise ValidationException(START_SCHEMA)
+    try:
+        keys.validate_key({name: start[name] for name in keys.names if name in start})
+    except ValidationException as e:
+        raise ValidationException(f"{START_INVALID}: {e.message}") from None
+    return source.encode_start(start)
+
+
 def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     exprs = read_expressions(request, operation="Scan")
     start = exprs.start
@@ -47,41 +73,35 @@ def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     output = plan_output(
         request, exprs.project, envelope=False, index=request.get("IndexName") is not None)
     table = get_table(txn, request.get("TableName"))
-    if request.get("IndexName") is not None:
-        raise ValidationException(NO_INDEX.format(request["IndexName"]))
-    keys = table.keys
+    source = source_of(table, request)
 
     after: tuple[bytes, bytes] | None = None
     if start is not None:
-        if len(start) != len(keys.attributes):
-            raise ValidationException(START_INVALID.format(START_SCHEMA))
-        try:
-            after = keys.encode(keys.validate_key(start))
-        except ValidationException as e:
-            raise ValidationException(START_INVALID.format(e.message)) from None
+        after = _start(source, start)
         if segments is not None and segment_of(after[0], segments[1]) != segments[0]:
             raise ValidationException(WRONG_SEGMENT.format(segments[1], segments[0]))
+    source.check_select(request, exprs)
 
-    key_names = tuple(name for name, _ in keys.attributes)
+    key_names = tuple(name for name, _ in table.keys.attributes)
     check_key_paths(exprs.projected_nested, key_names)
     check_key_paths(exprs.filtered_nested, key_names)
+    check_index_key_paths(exprs.projected_nested | exprs.filtered_nested, table)
 
-    rows = txn.items(table.record, after=after)
+    rows = txn.items(table.record, index=source.storage_index, after=after)
     items = (
         (item for _, _, item in rows) if segments is None
         else _in_segment(rows, *segments)
     )
+    fetch = source.fetcher(txn, request, exprs)
     page = read_page(
-        items,
+        items if fetch is None else fetch(items),
         limit=request.get("Limit"),
         keep=exprs.keep,
         project=output.project,
-        key_of=keys.key_of,
+        key_of=source.key_of,
         count_only=output.count_only,
     )
     response = page_response(page, count_only=output.count_only)
     if wants_capacity(request):
-        units = read_units(page.read_bytes, consistent=request.get("ConsistentRead") is True)
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request.get("ReturnConsumedCapacity"))
+        response["ConsumedCapacity"] = source.capacity(page.read_bytes, request)
     return response

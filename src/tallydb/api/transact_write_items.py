@@ -24,6 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tallydb.api import _tokens
+from tallydb.api._indexes import (
+    IndexUnits,
+    check_index_types,
+    check_index_values,
+    check_update_paths,
+    write_item,
+)
 from tallydb.api._params import placeholders
 from tallydb.api._tables import Table, get_table
 from tallydb.api._transact import (
@@ -63,6 +70,7 @@ class Action:
     table: Table | None = None
     target: Target = field(default_factory=Target)
     write: Item | None = None  # what to store (None: delete, or nothing for a check)
+    old: Item | None = None  # the item as it stood
     size: int = 0  # the bytes capacity is charged on
 
 
@@ -90,21 +98,34 @@ def _evaluate(txn: Transaction, action: Action) -> dict[str, Any]:
     if target.reason is not None:
         return target.reason
     assert action.table is not None and target.encoded is not None and target.key is not None
-    old = txn.get_item(action.table.record, *target.encoded)
+    indexes = action.table.indexes
+    old = action.old = txn.get_item(action.table.record, *target.encoded)
     if action.condition is not None and not action.condition.holds(old):
         wants_item = action.body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
         return condition_reason(old if wants_item else None)
     old_size = 0 if old is None else item_size(old)
     if action.kind == "Put":
+        try:
+            check_index_types(indexes, action.item_or_key)
+        except ValidationException as e:
+            return validation_reason(e.message)
         action.write = action.item_or_key
         action.size = max(old_size, item_size(action.write))
     elif action.kind == "Update":
         assert action.update is not None
+        written = {str(path[0]) for path in action.update.updated_paths}
         try:
+            if indexes:
+                check_update_paths(indexes, action.update.nested_heads,
+                                   action.update.assigned_type)
             new = action.update.apply(old if old is not None else dict(target.key))
             action.size = max(old_size, check_item_size(new, update=True))
+            check_index_types(indexes, new, names=written)
         except ValidationException as e:
             return validation_reason(e.message)
+        # An empty index key value is the request's fault, not the item's:
+        # DynamoDB answers it at the top level, not as a cancellation reason.
+        check_index_values(indexes, new, names=written, update=True)
         action.write = new
     else:
         action.size = old_size
@@ -123,6 +144,9 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
         action.target = (target_of_item(keys, action.item_or_key) if action.kind == "Put"
                          else target_of_key(keys, action.item_or_key))
     refuse_duplicates([(a.table.name, a.target) for a in actions if a.table is not None])
+    for action in actions:
+        if action.kind == "Put" and action.table is not None and action.table.indexes:
+            check_index_values(action.table.indexes, action.item_or_key)
 
     token = request.get("ClientRequestToken")
     digest = _tokens.digest(request.get("TransactItems"))
@@ -138,13 +162,16 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
     writes, replay = Tally(), Tally()
     for action in actions:
         assert action.table is not None and action.target.encoded is not None
-        record, (hk, rk) = action.table.record, action.target.encoded
+        table, (hk, rk) = action.table, action.target.encoded
+        index_units: IndexUnits | None = None
         if action.kind in ("Put", "Update"):
             assert action.write is not None
-            txn.put_item(record, hk, rk, action.write)
-        elif action.kind == "Delete":
-            txn.delete_item(record, hk, rk)
-        writes.add(action.table.name, TRANSACTIONAL * write_units(action.size))
+            index_units = write_item(
+                txn, table.record, table.indexes, hk, rk, action.old, action.write)
+        elif action.kind == "Delete" and action.old is not None:
+            index_units = write_item(txn, table.record, table.indexes, hk, rk, action.old, None)
+        writes.add(table.name, TRANSACTIONAL * write_units(action.size), index_units,
+                   factor=TRANSACTIONAL)
         replay.add(action.table.name, TRANSACTIONAL * read_units(action.size, consistent=True))
     if token is not None:
         _tokens.remember(txn, token, digest, replay.units)

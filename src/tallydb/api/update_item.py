@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.api._conditions import check_condition, condition_of
+from tallydb.api._indexes import check_index_keys, check_update_paths, write_item
 from tallydb.api._params import check_return_values, placeholders
 from tallydb.api._tables import get_table
 from tallydb.api._units import consumed, wants_capacity, write_units
@@ -34,8 +35,11 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     table = get_table(txn, request["TableName"])
     keys = table.keys
     key = keys.validate_key(request["Key"])
+    indexes = table.indexes
     if update is not None:
         update.check_key_unchanged(keys.names)
+        if indexes:
+            check_update_paths(indexes, update.nested_heads, update.assigned_type)
     hk, rk = keys.encode(key)
     old = txn.get_item(table.record, hk, rk)
     check_condition(request, condition, old)
@@ -43,7 +47,10 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     base = old if old is not None else key
     new = update.apply(base) if update is not None else base
     size = check_item_size(new, update=True)
-    txn.put_item(table.record, hk, rk, new)
+    if indexes and update is not None:
+        written = {str(path[0]) for path in update.updated_paths}
+        check_index_keys(indexes, new, names=written, update=True)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
 
     response: dict[str, Any] = {}
     attributes = _returned(return_values, update, old, new)
@@ -52,7 +59,7 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if wants_capacity(request):
         units = write_units(max(size, item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"])
+            table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response
 
 

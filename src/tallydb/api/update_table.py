@@ -11,8 +11,10 @@ the next DescribeTable shows the new values and ACTIVE, so waiters succeed
 on their first look. Deletion protection, table class and on-demand limits
 change synchronously in DynamoDB too and are answered with the new values.
 
-Not yet: GlobalSecondaryIndexUpdates (creating and deleting indexes),
-streams, encryption changes, replicas. They are refused with a
+GlobalSecondaryIndexUpdates (create, delete, update a GSI) are
+``_gsi_updates``' business.
+
+Not yet: streams, encryption changes, replicas. They are refused with a
 ValidationException that says so rather than silently ignored.
 """
 
@@ -21,10 +23,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.api._gsi_updates import (
+    GsiChanges,
+    answer,
+    check_gsi_updates,
+    describe_changes,
+    plan_gsi_updates,
+    store_changes,
+)
 from tallydb.api.create_table import invalid, out_of_bounds
-from tallydb.api.describe_table import find_table, public_description, utc_day
+from tallydb.api.describe_table import find_table, index_counts, public_description, utc_day
 from tallydb.errors import ValidationException
-from tallydb.storage import TableRecord, Transaction
+from tallydb.storage import Transaction
 
 #: The members DynamoDB's "At least one of ..." message names, in its order
 #: (conformance catalogue 2026). Members the request carries are left out.
@@ -49,7 +59,7 @@ _ALONE = {
     "WarmThroughput": "WarmThroughput",
 }
 _UNSUPPORTED = (
-    "GlobalSecondaryIndexUpdates", "StreamSpecification", "SSESpecification", "ReplicaUpdates",
+    "StreamSpecification", "SSESpecification", "ReplicaUpdates",
     "GlobalTableWitnessUpdates", "MultiRegionConsistency",
 )
 
@@ -83,6 +93,7 @@ def _check_request(request: dict[str, Any]) -> None:
         )
     if request.get("GlobalSecondaryIndexUpdates") == []:
         raise invalid("List of GlobalSecondaryIndexUpdates is empty")
+    check_gsi_updates(request)
     provisioned = request.get("ProvisionedThroughput")
     if provisioned is not None:
         error = out_of_bounds(provisioned)
@@ -123,7 +134,7 @@ def _set_throughput(description: dict[str, Any], provisioned: dict[str, Any], no
 
 
 def _change_billing(
-    description: dict[str, Any], request: dict[str, Any], now: float
+    description: dict[str, Any], request: dict[str, Any], now: float, gsis: GsiChanges
 ) -> bool:
     """Apply BillingMode/ProvisionedThroughput; whether anything was asked of them."""
     mode = request.get("BillingMode")
@@ -160,11 +171,12 @@ def _change_billing(
     if current == "PAY_PER_REQUEST":
         # A switch needs each GSI's capacity in the same call (catalogue 2026),
         # which only GlobalSecondaryIndexUpdates can carry.
-        indexes = description.get("GlobalSecondaryIndexes")
-        if indexes:
-            raise invalid(
-                f"ProvisionedThroughput must be specified for index: {indexes[0]['IndexName']}"
-            )
+        for index in description.get("GlobalSecondaryIndexes", ()):
+            given = gsis.updates.get(index["IndexName"], {})
+            if given.get("ProvisionedThroughput") is None:
+                raise invalid(
+                    f"ProvisionedThroughput must be specified for index: {index['IndexName']}"
+                )
         description["BillingModeSummary"] = {
             "BillingMode": "PROVISIONED",
             "LastUpdateToPayPerRequestDateTime": description["BillingModeSummary"][
@@ -222,7 +234,8 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
             dict(index) for index in before["GlobalSecondaryIndexes"]
         ]
     now = time.time()
-    capacity_changed = _change_billing(description, request, now)
+    gsis = plan_gsi_updates(record, request)
+    capacity_changed = _change_billing(description, request, now, gsis)
     if request.get("OnDemandThroughput") is not None:
         _change_on_demand(description, request["OnDemandThroughput"])
     if request.get("DeletionProtectionEnabled") is not None:
@@ -233,10 +246,21 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         }
     if request.get("WarmThroughput") is not None:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
+    describe_changes(description, request, gsis)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
-    txn.update_table(TableRecord(record.id, record.name, description))
+    updated = record.with_description(description)
+    txn.update_table(updated)
+    updated = store_changes(txn, updated, gsis)
     counts = txn.count_items(record)
-    if capacity_changed:
-        return {"TableDescription": public_description(before, status="UPDATING", counts=counts)}
-    return {"TableDescription": public_description(description, counts=counts)}
+    online = gsis.create is not None or gsis.delete is not None
+    if capacity_changed and not online:
+        shown = public_description(before, status="UPDATING", counts=counts,
+                                   indexes=index_counts(txn, record))
+    else:
+        shown = public_description(description, status="UPDATING" if online else None,
+                                   counts=counts, indexes=index_counts(txn, updated))
+    deleted = next((dict(i) for i in before.get("GlobalSecondaryIndexes", ())
+                    if i["IndexName"] == gsis.delete), None)
+    answer(shown, deleted, gsis)
+    return {"TableDescription": shown}

@@ -6,8 +6,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import orjson
 Item = dict[str, Any]
 
 
-class Sync(str, Enum):
+class Sync(StrEnum):
     """How far a commit goes before it is acknowledged.
 
     off: handed to the OS at commit; survives the server being killed
@@ -33,17 +33,31 @@ class Sync(str, Enum):
     FULL = "full"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableRecord:
-    """A table as the catalog keeps it: its id and its DescribeTable body."""
+    """A table as the catalog keeps it: its id, its DescribeTable body, and
+    the ids of its index tables by index name.
+
+    Records are never changed in place: a change is a new record put in the
+    catalog (``Transaction.update_table``, ``create_index``), so a rolled-back
+    transaction can put the old one back.
+    """
 
     id: int
     name: str
     description: dict[str, Any]
+    indexes: dict[str, int] = field(default_factory=dict)
 
     @property
     def items_table(self) -> str:
         return f"items_{self.id}"
+
+    def index_table(self, index: str) -> str:
+        """The SQLite table holding ``index``'s entries."""
+        return f"items_{self.id}_{self.indexes[index]}"
+
+    def with_description(self, description: dict[str, Any]) -> TableRecord:
+        return replace(self, description=description)
 
 
 _SCHEMA = """
@@ -54,7 +68,27 @@ CREATE TABLE IF NOT EXISTS catalog (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sequence (name TEXT PRIMARY KEY, value INTEGER NOT NULL)
     WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS index_catalog (
+    table_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    PRIMARY KEY (table_id, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS client_tokens (
+    token TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    created REAL NOT NULL,
+    replay BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS client_tokens_created ON client_tokens(created);
 """
+
+#: An items table (a table's, or one index's): rows in (hk, rk) order.
+_ITEMS_TABLE = (
+    "CREATE TABLE {} ("
+    "hk BLOB NOT NULL, rk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (hk, rk)"
+    ") WITHOUT ROWID"
+)
 
 
 class Store:
@@ -76,11 +110,17 @@ class Store:
         self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
         self._conn.execute("PRAGMA temp_store=MEMORY")
         self._conn.executescript(_SCHEMA)
+        indexes: dict[int, dict[str, int]] = {}
+        for table_id, index_name, index_id in self._conn.execute(
+            "SELECT table_id, name, id FROM index_catalog"
+        ):
+            indexes.setdefault(table_id, {})[index_name] = index_id
         self._tables: dict[str, TableRecord] = {}
         for name, table_id, description in self._conn.execute(
             "SELECT name, id, description FROM catalog"
         ):
-            self._tables[name] = TableRecord(table_id, name, orjson.loads(description))
+            self._tables[name] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}))
         self._depth = 0
         self._closed = False
 
@@ -138,24 +178,24 @@ class Transaction:
     def tables(self) -> list[TableRecord]:
         return sorted(self._store._tables.values(), key=lambda t: t.name)
 
-    def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
-        row = self._conn.execute("SELECT value FROM sequence WHERE name = 'table'").fetchone()
-        table_id = (row[0] if row else 0) + 1
+    def _next(self, sequence: str) -> int:
+        row = self._conn.execute(
+            "SELECT value FROM sequence WHERE name = ?", (sequence,)).fetchone()
+        value = (row[0] if row else 0) + 1
         self._conn.execute(
-            "INSERT INTO sequence(name, value) VALUES ('table', ?) "
+            "INSERT INTO sequence(name, value) VALUES (?, ?) "
             "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-            (table_id,),
+            (sequence, value),
         )
-        record = TableRecord(table_id, name, description)
+        return int(value)
+
+    def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
+        record = TableRecord(self._next("table"), name, description)
         self._conn.execute(
             "INSERT INTO catalog(name, id, description) VALUES (?, ?, ?)",
-            (name, table_id, orjson.dumps(description)),
+            (name, record.id, orjson.dumps(description)),
         )
-        self._conn.execute(
-            f"CREATE TABLE {record.items_table} ("
-            "hk BLOB NOT NULL, rk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (hk, rk)"
-            ") WITHOUT ROWID"
-        )
+        self._conn.execute(_ITEMS_TABLE.format(record.items_table))
         self._store._tables[name] = record
         return record
 
@@ -168,13 +208,41 @@ class Transaction:
 
     def delete_table(self, record: TableRecord) -> None:
         self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.name,))
+        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
+        for index in record.indexes:
+            self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
         del self._store._tables[record.name]
 
-    def count_items(self, record: TableRecord) -> tuple[int, int]:
-        """(ItemCount, bytes of stored item JSON): DescribeTable's figures."""
+    def create_index(self, record: TableRecord, index: str) -> TableRecord:
+        """Add an empty index table to ``record``'s table; the new record
+        (the catalog already holds it)."""
+        index_id = self._next("index")
+        self._conn.execute(
+            "INSERT INTO index_catalog(table_id, name, id) VALUES (?, ?, ?)",
+            (record.id, index, index_id),
+        )
+        updated = replace(record, indexes={**record.indexes, index: index_id})
+        self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
+        self._store._tables[record.name] = updated
+        return updated
+
+    def drop_index(self, record: TableRecord, index: str) -> TableRecord:
+        """Remove an index table; the new record (the catalog already holds it)."""
+        self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+        self._conn.execute(
+            "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
+        updated = replace(
+            record, indexes={k: v for k, v in record.indexes.items() if k != index})
+        self._store._tables[record.name] = updated
+        return updated
+
+    def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
+        """(ItemCount, bytes of stored item JSON) of the table or of one of
+        its indexes: DescribeTable's figures."""
+        source = record.items_table if index is None else record.index_table(index)
         row = self._conn.execute(
-            f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {record.items_table}"
+            f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}"
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -184,7 +252,7 @@ class Transaction:
         row = self._conn.execute(
             f"SELECT item FROM {record.items_table} WHERE hk = ? AND rk = ?", (hk, rk)
         ).fetchone()
-        return None if row is None else orjson.loads(row[0])  # type: ignore[no-any-return]
+        return None if row is None else orjson.loads(row[0])
 
     def put_item(self, record: TableRecord, hk: bytes, rk: bytes, item: Item) -> None:
         self._conn.execute(
@@ -197,18 +265,33 @@ class Transaction:
             f"DELETE FROM {record.items_table} WHERE hk = ? AND rk = ?", (hk, rk)
         )
 
+    def put_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes, item: Item
+                  ) -> None:
+        """Write one entry of an index (its keys encoded as the caller likes)."""
+        self._conn.execute(
+            f"INSERT OR REPLACE INTO {record.index_table(index)}(hk, rk, item) VALUES (?, ?, ?)",
+            (hk, rk, orjson.dumps(item)),
+        )
+
+    def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
+        self._conn.execute(
+            f"DELETE FROM {record.index_table(index)} WHERE hk = ? AND rk = ?", (hk, rk)
+        )
+
     def items(
         self,
         record: TableRecord,
         hk: bytes | None = None,
         *,
+        index: str | None = None,
         after: tuple[bytes, bytes] | None = None,
         low: bytes | None = None,
-        high: bytes | None = None,
+        below: bytes | None = None,
         forward: bool = True,
     ) -> Iterator[tuple[bytes, bytes, Item]]:
-        """Items in key order: one partition (``hk``) with the sort key within
-        [low, high], or the whole table; resuming strictly after ``after``."""
+        """Rows of the table (or of ``index``) in key order: one partition
+        (``hk``) with ``low <= rk < below``, or all of them; resuming strictly
+        after ``after``."""
         where: list[str] = []
         args: list[Any] = []
         if hk is not None:
@@ -217,16 +300,36 @@ class Transaction:
             if low is not None:
                 where.append("rk >= ?")
                 args.append(low)
-            if high is not None:
-                where.append("rk <= ?")
-                args.append(high)
+            if below is not None:
+                where.append("rk < ?")
+                args.append(below)
         if after is not None:
             where.append("(hk, rk) > (?, ?)" if forward else "(hk, rk) < (?, ?)")
             args.extend(after)
         order = "ASC" if forward else "DESC"
-        sql = f"SELECT hk, rk, item FROM {record.items_table}"
+        source = record.items_table if index is None else record.index_table(index)
+        sql = f"SELECT hk, rk, item FROM {source}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY hk {order}, rk {order}"
         for row_hk, row_rk, blob in self._conn.execute(sql, args):
             yield row_hk, row_rk, orjson.loads(blob)
+
+    # -- TransactWriteItems' client tokens -----------------------------------
+
+    def get_token(self, token: str) -> tuple[bytes, float, bytes] | None:
+        """(digest, created, replay) recorded for ``token``, if any."""
+        row = self._conn.execute(
+            "SELECT digest, created, replay FROM client_tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return None if row is None else (bytes(row[0]), float(row[1]), bytes(row[2]))
+
+    def put_token(self, token: str, digest: bytes, created: float, replay: bytes) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO client_tokens(token, digest, created, replay) "
+            "VALUES (?, ?, ?, ?)",
+            (token, digest, created, replay),
+        )
+
+    def forget_tokens_before(self, created: float) -> None:
+        self._conn.execute("DELETE FROM client_tokens WHERE created < ?", (created,))
