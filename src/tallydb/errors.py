@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 _DYNAMODB = "com.amazonaws.dynamodb.v20120810#"
 _CORAL_SERVICE = "com.amazon.coral.service#"
 _CORAL_VALIDATE = "com.amazon.coral.validate#"
+_CORAL_AVAILABILITY = "com.amazon.coral.availability#"
 
 
 class DynamoDBError(Exception):
@@ -106,15 +107,40 @@ class ItemCollectionSizeLimitExceededException(DynamoDBError):
     pass
 
 
-class ProvisionedThroughputExceededException(DynamoDBError):
+class _Throttled(DynamoDBError):
+    """A throttled request; ``reasons`` are DynamoDB's ThrottlingReasons
+    (``{"reason": "TableWriteKeyRangeThroughputExceeded", "resource": ARN}``)."""
+
+    reasons_key: ClassVar[str] = "ThrottlingReasons"
+
+    def __init__(self, message: str | None = None,
+                 reasons: list[dict[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.reasons = reasons
+
+    def to_wire(self) -> dict[str, Any]:
+        body = super().to_wire()
+        if self.reasons:
+            body[self.reasons_key] = self.reasons
+        return body
+
+
+class ProvisionedThroughputExceededException(_Throttled):
     pass
 
 
-class ThrottlingException(DynamoDBError):
-    namespace = _CORAL_SERVICE
+class ThrottlingException(_Throttled):
+    """Data-plane throttling of an on-demand table (a hot partition): DynamoDB
+    answers it from its availability namespace,
+    ``com.amazon.coral.availability#ThrottlingException`` (awslabs/dynein#195
+    quotes the wire), and botocore's model spells the reasons member
+    ``throttlingReasons``."""
+
+    namespace = _CORAL_AVAILABILITY
+    reasons_key = "throttlingReasons"
 
 
-class RequestLimitExceeded(DynamoDBError):
+class RequestLimitExceeded(_Throttled):
     pass
 
 

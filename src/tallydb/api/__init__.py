@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tallydb.api._limits import Limits
 from tallydb.api._shapes import check_request
+from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
 from tallydb.storage import Store, Transaction
+
+__all__ = ["OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits", "run"]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -46,19 +51,38 @@ class Engine:
     ``call`` runs one request in its own transaction; ``batch`` lets a server
     run many requests in one transaction so that they commit together (group
     commit): no caller may see a batch's results before the batch commits.
+
+    ``limits`` (off by default) enforces DynamoDB's throughput ceilings
+    (``_limits``); without it no request pays anything for them.
+    ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, limits: Limits | None = None) -> None:
         self.store = store
+        self.limits = limits
+        self._run: Callable[[Transaction, str, Request], Response] = (
+            run if limits is None else limits.wrap(run))
 
     def call(self, operation: str, request: Request) -> Response:
         with self.store.transaction() as txn:
-            return run(txn, operation, request)
+            return self._run(txn, operation, request)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[[str, Request], Response]]:
+        runner = self._run
         with self.store.transaction() as txn:
-            yield lambda operation, request: run(txn, operation, request)
+            yield lambda operation, request: runner(txn, operation, request)
+
+    def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
+        """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is
+        before ``now`` (the wall clock by default), with their index entries,
+        in one transaction; how many were deleted.
+
+        A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
+        while it returns ``limit`` (a backlog).
+        """
+        with self.store.transaction() as txn:
+            return sweep_expired(txn, time.time() if now is None else now, limit)
 
     def close(self) -> None:
         self.store.close()
