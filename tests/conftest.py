@@ -30,6 +30,10 @@ Fixtures
 
 Every server listens on a port the OS picks and keeps data in a temp dir,
 so the suite is safe under ``pytest -n``.
+
+Test modules import this file's helpers as ``from tallytest import ...``:
+``conftest`` is an ambiguous module name once sub-directories of tests/ have
+their own conftest.py, so this module also registers itself as ``tallytest``.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
+
+sys.modules.setdefault("tallytest", sys.modules[__name__])
 
 REGION = "us-east-1"
 ACCESS_KEY = "x"

@@ -15,20 +15,17 @@ import multiprocessing
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
-from conftest import (
-    ACCESS_KEY,
-    CLIENT_CONFIG,
-    REGION,
-    SECRET_KEY,
-    Backend,
-    TallyServer,
-    create_table,
-    unique_name,
-)
+from botocore.config import Config
+
+if TYPE_CHECKING:
+    from tallytest import Backend, TallyServer
+
+# Only the standard library, boto3 and pytest at import time: the 4-process
+# test's workers are spawned and import this module without conftest.
 
 THREADS = 32
 CALLS_PER_THREAD = 250
@@ -86,6 +83,8 @@ def run_threads(ddb: Any, table: str, form: str, threads: int, calls: int) -> li
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("form", ["add", "set-plus"])
 def test_32_threads_x_250_increments_end_at_8000(tallydb_server: TallyServer, form: str) -> None:
+    from tallytest import create_table, unique_name
+
     ddb = tallydb_server.client()
     table = create_table(ddb, unique_name("videos"), ("PK", "S"), ("SK", "S"))
     seen = run_threads(ddb, table, form, THREADS, CALLS_PER_THREAD)
@@ -107,8 +106,9 @@ def test_16_threads_x_50_increments_every_form_and_backend(
 def _process_worker(url: str, table: str, calls: int, start: Any) -> list[int]:
     """One process, its own boto3 session and client (runs in a spawned child)."""
     ddb = boto3.session.Session().client(
-        "dynamodb", endpoint_url=url, region_name=REGION,
-        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG,
+        "dynamodb", endpoint_url=url, region_name="us-east-1",
+        aws_access_key_id="x", aws_secret_access_key="y",
+        config=Config(retries={"total_max_attempts": 1}, read_timeout=60),
     )
     start.wait(60)
     return increment(ddb, table, "add", calls)
@@ -116,6 +116,8 @@ def _process_worker(url: str, table: str, calls: int, start: Any) -> list[int]:
 
 @pytest.mark.timeout(240)
 def test_4_processes_increments_end_at_8000(tallydb_server: TallyServer) -> None:
+    from tallytest import create_table, unique_name
+
     table = create_table(tallydb_server.client(), unique_name("videos"), ("PK", "S"), ("SK", "S"))
     ctx = multiprocessing.get_context("spawn")
     calls = TOTAL // PROCESSES

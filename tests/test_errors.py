@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Backend, assert_error
+from tallytest import Backend, assert_error
 
 # -- messages, each once ----------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
-from conftest import TallyServer, create_table
+from tallytest import TallyServer, create_table
 
 KEY = {"id": {"S": "counter"}}
 TABLE = "restart-counters"
