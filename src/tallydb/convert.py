@@ -39,6 +39,7 @@ of numbers, of bytes               ``NS``  empty sets)
 
 from __future__ import annotations
 
+import binascii
 import math
 from collections.abc import Mapping
 from decimal import Decimal
@@ -51,7 +52,9 @@ __all__ = [
     "from_wire",
     "item_from_wire",
     "item_to_wire",
+    "json_shape",
     "number",
+    "python_shape",
     "to_wire",
 ]
 
@@ -154,3 +157,57 @@ def item_to_wire(item: Mapping[str, Any]) -> dict[str, Wire]:
 def item_from_wire(wire: Mapping[str, Wire]) -> Item:
     """A whole wire item (or key) as plain Python values."""
     return {name: from_wire(value) for name, value in wire.items()}
+
+
+# -- boto3's shapes and DynamoDB's JSON ------------------------------------------
+#
+# boto3 takes and gives Binary values as ``bytes``; on the wire (and in the
+# engine, whose requests and responses are that JSON) they are base64 text.
+# Everything else is the same in both. The in-process transport uses these two
+# to hand the engine a request as botocore would have serialized it and to
+# give back a response as botocore would have parsed it, without JSON: each
+# makes a fresh copy, so neither side ever holds the other's dicts.
+
+_CONTAINERS = (dict, list)
+
+
+def _b64(value: Any) -> Any:
+    if isinstance(value, str):
+        value = value.encode()  # botocore sends a str Blob as its UTF-8 bytes
+    if isinstance(value, bytes | bytearray | memoryview):
+        return binascii.b2a_base64(value, newline=False).decode("ascii")
+    return value  # not a Blob: left for the engine to refuse
+
+
+def json_shape(value: Any) -> Any:
+    """A request in boto3's shape as DynamoDB's JSON carries it: a deep copy,
+    Binary (``B``, ``BS``) values as base64 text, tuples as lists."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            if "B" in value and not isinstance(value["B"], Mapping):
+                return {"B": _b64(value["B"])}
+            if "BS" in value and isinstance(value["BS"], list | tuple):
+                return {"BS": [_b64(v) for v in value["BS"]]}
+        return {k: v if v.__class__ is str else json_shape(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [v if v.__class__ is str else json_shape(v) for v in value]
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _b64(value)
+    return value
+
+
+def python_shape(value: Any) -> Any:
+    """A response in DynamoDB's JSON as boto3 gives it: a deep copy, Binary
+    (``B``, ``BS``) values as ``bytes``."""
+    if value.__class__ is dict:
+        if len(value) == 1:
+            blob = value.get("B")
+            if blob.__class__ is str:
+                return {"B": binascii.a2b_base64(blob)}
+            blobs = value.get("BS")
+            if blobs.__class__ is list:
+                return {"BS": [binascii.a2b_base64(b) for b in blobs]}
+        return {k: python_shape(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
+    if value.__class__ is list:
+        return [python_shape(v) if v.__class__ in _CONTAINERS else v for v in value]
+    return value

@@ -6,27 +6,29 @@
     db = tallydb.connect()                                 # embedded, data in ./tallydb-data
     db = tallydb.connect(path="/tmp/demo")                 # embedded, data elsewhere
     db = tallydb.connect(in_memory=True)                   # embedded, gone when closed
+    db = tallydb.connect(path="/tmp/demo", sync="full")    # embedded, fsync every commit
     db = tallydb.connect("http://127.0.0.1:8000")          # tallydb serve, or any endpoint
     db = tallydb.connect(client=boto3.client("dynamodb"))  # Amazon DynamoDB, your credentials
 
     videos = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"))
     videos = db.table("videos")
 
-Whichever way it connects, the toolkit speaks to the store only through a
-boto3 DynamoDB client, with standard requests; the embedded engine answers
-that client in-process, without a socket (:mod:`tallydb.inprocess`).
+Whichever way it connects, the toolkit sends the store only standard
+DynamoDB requests. To an endpoint they go on a boto3 client; to the embedded
+engine straight into ``engine.call``, in-process, with no botocore and no
+JSON on the way (:class:`~tallydb.transport.EngineTransport`), yet with the
+same results and the same exceptions as a boto3 client would give.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tallydb.table import KeySchema, Table
-from tallydb.transport import Call, Plan, Sleep, Transport
+from tallydb.transport import Call, ClientTransport, EngineTransport, Plan, Sleep, Transport
 
 __all__ = ["DEFAULT_PATH", "Database", "DatabaseBase", "connect", "open_transport"]
 
@@ -72,18 +74,28 @@ def _http_client(endpoint: str, region: str | None) -> Any:
         )
 
 
-def _embedded(path: str | os.PathLike[str] | None) -> tuple[Any, Callable[[], None]]:
-    from botocore.config import Config
-
-    from tallydb import inprocess
+def _engine(path: str | os.PathLike[str] | None, sync: str | None) -> Any:
     from tallydb.api import Engine
     from tallydb.storage import Store
 
-    engine = Engine(Store(None if path is None else os.fspath(path)))
-    config = Config(max_pool_connections=MAX_CONNECTIONS)
-    with _session_lock:
-        client = inprocess.client(engine, config=config, session=_shared_session())
-    return client, engine.close
+    location = None if path is None else os.fspath(path)
+    store = Store(location) if sync is None else Store(location, sync=sync)
+    return Engine(store)
+
+
+def _embedded(engine: Any) -> EngineTransport:
+    def make_client() -> Any:
+        """The in-process boto3 client on the same engine (``db.client``,
+        and table management)."""
+        from botocore.config import Config
+
+        from tallydb import inprocess
+
+        config = Config(max_pool_connections=MAX_CONNECTIONS)
+        with _session_lock:
+            return inprocess.client(engine, config=config, session=_shared_session())
+
+    return EngineTransport(engine, make_client, on_close=engine.close, max_workers=MAX_CONNECTIONS)
 
 
 def open_transport(
@@ -93,20 +105,21 @@ def open_transport(
     client: Any = None,
     in_memory: bool = False,
     region: str | None = None,
+    sync: str | None = None,
 ) -> Transport:
     """The transport ``connect`` uses (see :func:`connect` for the arguments)."""
     given = sum(x is not None and x is not False for x in (endpoint, path, client, in_memory))
     if given > 1:
         raise ValueError("pass one of: an endpoint URL, path=, client=, in_memory=True")
-    if client is not None:
-        return Transport(client, max_workers=MAX_CONNECTIONS)
-    if endpoint is not None:
-        return Transport(_http_client(endpoint, region), max_workers=MAX_CONNECTIONS)
+    if client is not None or endpoint is not None:
+        if sync is not None:
+            raise ValueError("sync= is the embedded engine's setting; an endpoint has its own")
+        if client is None:
+            client = _http_client(str(endpoint), region)
+        return ClientTransport(client, max_workers=MAX_CONNECTIONS)
     if in_memory:
-        raw, close = _embedded(None)
-    else:
-        raw, close = _embedded(Path(path if path is not None else DEFAULT_PATH))
-    return Transport(raw, on_close=close, max_workers=MAX_CONNECTIONS)
+        return _embedded(_engine(None, sync))
+    return _embedded(_engine(Path(path if path is not None else DEFAULT_PATH), sync))
 
 
 def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
@@ -126,7 +139,9 @@ class DatabaseBase:
 
     @property
     def client(self) -> Any:
-        """The boto3 DynamoDB client underneath (for anything the toolkit lacks)."""
+        """A boto3 DynamoDB client on the same store (for anything the toolkit
+        lacks): the one given or made for an endpoint; for the embedded engine
+        an in-process client, made on first use."""
         return self.transport.client
 
     def _p_create_table(
@@ -244,7 +259,7 @@ class Database(DatabaseBase):
         self.close()
 
     def __repr__(self) -> str:
-        return f"<Database {self.transport.client.meta.endpoint_url}>"
+        return f"<Database {self.transport.endpoint}>"
 
 
 def connect(
@@ -254,6 +269,7 @@ def connect(
     client: Any = None,
     in_memory: bool = False,
     region: str | None = None,
+    sync: str | None = None,
 ) -> Database:
     """Open a store.
 
@@ -266,7 +282,14 @@ def connect(
       without any gets dummy ones, and region ``us-east-1``;
     * ``connect(client=boto3.client("dynamodb"))``: the client you made, e.g.
       for Amazon DynamoDB with your own credentials.
+
+    ``sync`` is the embedded engine's durability (:class:`tallydb.storage.Sync`):
+    ``"normal"`` (the default: every acknowledged write survives the process
+    being killed), ``"full"`` (each commit is fsynced first: survives power
+    loss) or ``"off"``. Every call commits before it returns, whichever.
     """
     return Database(
-        open_transport(endpoint, path=path, client=client, in_memory=in_memory, region=region)
+        open_transport(
+            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+        )
     )

@@ -43,6 +43,7 @@ __all__ = [
     "TallyError",
     "TransportError",
     "VersionConflictError",
+    "error_from_engine",
     "error_from_response",
 ]
 
@@ -173,6 +174,26 @@ def error_from_response(response: dict[str, Any]) -> DynamoDBError:
         exc.reasons = list(response.get("CancellationReasons") or [])
     exc.response = response  # type: ignore[attr-defined]
     return exc
+
+
+def error_from_engine(error: DynamoDBError) -> DynamoDBError:
+    """The exception :func:`error_from_response` gives for ``error`` once it
+    has travelled the wire: what the embedded engine raises, as a botocore
+    client talking to it would have raised it (same class, code, message,
+    ``item``/``reasons`` with Binary values as ``bytes``, and a ``response``
+    shaped as botocore parses one). A fresh exception: the engine's own is
+    never handed out."""
+    from tallydb.convert import python_shape
+
+    body: dict[str, Any] = python_shape(error.to_wire())
+    code = str(body.pop("__type", "")).rpartition("#")[2] or error.code()
+    message = body.get("message", body.get("Message", ""))
+    response: dict[str, Any] = {
+        "Error": {"Message": message, "Code": code},
+        "ResponseMetadata": {"HTTPStatusCode": error.status, "RetryAttempts": 0},
+        **body,
+    }
+    return error_from_response(response)
 
 
 def validation_error(message: str) -> ValidationException:

@@ -1,11 +1,11 @@
-"""How the toolkit reaches an endpoint: standard DynamoDB requests on a boto3 client.
+"""How the toolkit reaches a store: standard DynamoDB requests, in boto3's shapes.
 
 Every toolkit operation is written once, as a *plan*: a generator that yields
 the DynamoDB requests it needs (:class:`Call`) and the pauses it wants
 between retries (:class:`Sleep`), receives each response, and returns the
 operation's result. A plan does no I/O itself, so the same plan runs
 
-* synchronously: :meth:`Transport.run` sends each request on the client, and
+* synchronously: :meth:`Transport.run` sends each request as it comes, and
 * asynchronously: :meth:`Transport.arun` sends it from a thread pool and
   sleeps with ``asyncio.sleep``,
 
@@ -14,10 +14,16 @@ API. A DynamoDB error is thrown *into* the plan (as a :mod:`tallydb.errors`
 exception, see :mod:`tallydb.exceptions`) so that a plan can turn, say, a
 failed condition into a :class:`~tallydb.exceptions.CounterLimitError`.
 
-The client is any ``boto3.client("dynamodb")``: the embedded engine's
-in-process client, one pointed at ``tallydb serve``, or the user's own for
-Amazon DynamoDB. The toolkit sends nothing else, which is why it runs
-unchanged on all of them.
+Two transports send the requests:
+
+* :class:`ClientTransport`: any ``boto3.client("dynamodb")``, one pointed at
+  ``tallydb serve`` or the user's own for Amazon DynamoDB;
+* :class:`EngineTransport`: the embedded engine, called directly. The
+  requests are the same boto3-shaped dicts (the toolkit sends nothing else,
+  which is why it runs unchanged everywhere), handed to ``engine.call``
+  without botocore or JSON, so an embedded ``Counter.add()`` costs about
+  what the engine's UpdateItem costs; responses and errors come back as the
+  botocore client would have given them.
 """
 
 from __future__ import annotations
@@ -28,14 +34,22 @@ import time
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
-from tallydb.errors import DynamoDBError, ValidationException
-from tallydb.exceptions import TransportError, error_from_response
+from tallydb.convert import json_shape, python_shape
+from tallydb.errors import (
+    DynamoDBError,
+    SerializationException,
+    ValidationException,
+)
+from tallydb.exceptions import TransportError, error_from_engine, error_from_response
 
-__all__ = ["Call", "Plan", "Sleep", "Transport"]
+if TYPE_CHECKING:
+    from tallydb.api import Engine
+
+__all__ = ["Call", "ClientTransport", "EngineTransport", "Plan", "Sleep", "Transport"]
 
 T = TypeVar("T")
 
@@ -70,8 +84,25 @@ def _method_name(operation: str) -> str:
     return name
 
 
+def client_call(client: Any, operation: str, request: dict[str, Any]) -> dict[str, Any]:
+    """One request on a boto3 client; the response without ResponseMetadata,
+    DynamoDB's errors as :mod:`tallydb.errors` exceptions."""
+    method = getattr(client, _method_name(operation))
+    try:
+        response: dict[str, Any] = method(**request)
+    except ClientError as e:
+        raise error_from_response(e.response) from None
+    except ParamValidationError as e:
+        raise ValidationException(str(e)) from None
+    except BotoCoreError as e:
+        raise TransportError(str(e)) from e
+    response.pop("ResponseMetadata", None)
+    return response
+
+
 class Transport:
-    """A boto3 DynamoDB client, and the drivers that run plans on it.
+    """Runs plans: sends each request with :meth:`call`, blocking
+    (:meth:`run`) or from a thread pool (:meth:`arun`).
 
     ``close`` releases what the transport owns (the embedded engine, the
     thread pool of the async driver); a client passed in by the user is the
@@ -80,44 +111,44 @@ class Transport:
 
     def __init__(
         self,
-        client: Any,
         *,
         on_close: Callable[[], None] | None = None,
         max_workers: int = 32,
     ) -> None:
-        self.client = client
         self._on_close = on_close
         self._max_workers = max_workers
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self.closed = False
 
+    @property
+    def client(self) -> Any:
+        """A boto3 DynamoDB client on the same store."""
+        raise NotImplementedError
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for people to read."""
+        raise NotImplementedError
+
     # -- one request -------------------------------------------------------
 
     def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-        """Send one request; the response without botocore's ResponseMetadata.
+        """Send one request (boto3's shapes); the response without botocore's
+        ResponseMetadata.
 
         Raises the :mod:`tallydb.errors` exception for a DynamoDB error,
         :class:`~tallydb.errors.ValidationException` for a request botocore
         refuses to send, :class:`~tallydb.exceptions.TransportError` when the
         endpoint cannot be reached.
         """
-        method = getattr(self.client, _method_name(operation))
-        try:
-            response: dict[str, Any] = method(**request)
-        except ClientError as e:
-            raise error_from_response(e.response) from None
-        except ParamValidationError as e:
-            raise ValidationException(str(e)) from None
-        except BotoCoreError as e:
-            raise TransportError(str(e)) from e
-        response.pop("ResponseMetadata", None)
-        return response
+        raise NotImplementedError
 
     # -- plans -----------------------------------------------------------------
 
     def run(self, plan: Plan[T]) -> T:
         """Run a plan to its end, blocking."""
+        call = self.call
         reply: Any = None
         error: BaseException | None = None
         while True:
@@ -131,7 +162,7 @@ class Transport:
                 time.sleep(step.seconds)
                 continue
             try:
-                reply = self.call(step.operation, step.request)
+                reply = call(step.operation, step.request)
             except (DynamoDBError, TransportError) as e:
                 error = e
 
@@ -178,3 +209,125 @@ class Transport:
             executor.shutdown(wait=True)
         if self._on_close is not None:
             self._on_close()
+
+
+class ClientTransport(Transport):
+    """Requests sent on a boto3 DynamoDB client (any endpoint)."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        on_close: Callable[[], None] | None = None,
+        max_workers: int = 32,
+    ) -> None:
+        super().__init__(on_close=on_close, max_workers=max_workers)
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    @property
+    def endpoint(self) -> str:
+        return str(self._client.meta.endpoint_url)
+
+    def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
+        return client_call(self._client, operation, request)
+
+
+#: The operations :class:`EngineTransport` hands to the engine itself: those
+#: whose requests and responses differ from boto3's only in Binary values.
+#: Anything else (table management, rare and with timestamps in its answers)
+#: goes through the in-process boto3 client, so it is botocore's to the letter.
+DIRECT_OPERATIONS = frozenset(
+    {
+        "GetItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "Query",
+        "Scan",
+        "BatchGetItem",
+        "BatchWriteItem",
+        "TransactGetItems",
+        "TransactWriteItems",
+    }
+)
+
+#: The errors a request botocore would have refused to send can get from
+#: the engine instead; only then is botocore's own check run (it costs more
+#: than the engine's whole UpdateItem).
+_REFUSABLE = (ValidationException, SerializationException)
+
+
+class EngineTransport(Transport):
+    """Requests answered by the embedded engine, in-process, without botocore.
+
+    The item operations (:data:`DIRECT_OPERATIONS`) go straight to
+    ``engine.call``: the request is copied into DynamoDB's JSON shape
+    (:func:`~tallydb.convert.json_shape`, Binary values as base64 text) and
+    the response copied back into boto3's (:func:`~tallydb.convert.python_shape`),
+    so the engine never holds or changes the caller's dicts, and the caller
+    never holds the engine's. An error is raised as
+    :func:`~tallydb.exceptions.error_from_engine` makes it: the class, code,
+    message and extras a botocore client would have raised; and a request
+    that botocore would have refused to send (a parameter of the wrong type,
+    say) is refused with botocore's own message.
+
+    Everything else, and :attr:`client`, goes through an in-process boto3
+    client on the same engine (:mod:`tallydb.inprocess`), made on first use
+    by ``client_factory``.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        client_factory: Callable[[], Any],
+        *,
+        on_close: Callable[[], None] | None = None,
+        max_workers: int = 32,
+    ) -> None:
+        super().__init__(on_close=on_close, max_workers=max_workers)
+        self.engine = engine
+        self._engine_call = engine.call
+        self._client_factory = client_factory
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._client_factory()
+                client = self._client
+        return client
+
+    @property
+    def endpoint(self) -> str:
+        return f"embedded:{self.engine.store.location}"
+
+    def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
+        if operation not in DIRECT_OPERATIONS:
+            return client_call(self.client, operation, request)
+        try:
+            response = self._engine_call(operation, json_shape(request))
+        except DynamoDBError as e:
+            if isinstance(e, _REFUSABLE):
+                self._refuse_as_botocore(operation, request)
+            raise error_from_engine(e) from None
+        result: dict[str, Any] = python_shape(response)
+        return result
+
+    def _refuse_as_botocore(self, operation: str, request: dict[str, Any]) -> None:
+        """Raise what botocore raises for a request it will not send, if it
+        would not send this one."""
+        from botocore.validate import ParamValidator
+
+        model = self.client.meta.service_model.operation_model(operation)
+        report = ParamValidator().validate(request, model.input_shape)
+        if report.has_errors():
+            raise ValidationException(
+                str(ParamValidationError(report=report.generate_report()))
+            ) from None

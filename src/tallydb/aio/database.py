@@ -61,7 +61,7 @@ class Database(DatabaseBase):
         await self.close()
 
     def __repr__(self) -> str:
-        return f"<aio.Database {self.transport.client.meta.endpoint_url}>"
+        return f"<aio.Database {self.transport.endpoint}>"
 
 
 def connect(
@@ -71,9 +71,12 @@ def connect(
     client: Any = None,
     in_memory: bool = False,
     region: str | None = None,
+    sync: str | None = None,
 ) -> Database:
     """Open a store for asyncio; the arguments are :func:`tallydb.connect`'s.
     (Opening sends nothing, so it is not awaited.)"""
     return Database(
-        open_transport(endpoint, path=path, client=client, in_memory=in_memory, region=region)
+        open_transport(
+            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+        )
     )
