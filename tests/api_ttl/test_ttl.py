@@ -1,0 +1,193 @@
+"""Time to Live: UpdateTimeToLive / DescribeTimeToLive with DynamoDB's
+answers, and the sweeper deleting expired items (with their index entries).
+
+Messages and statuses: architect/dynalite's test/updateTimeToLive.js and
+describeTimeToLive.js, and the ack-api-quirks catalogue (2026, recorded
+against DynamoDB: DDB-TABLE-144, -146, -147). The sweeper is called directly
+with a chosen ``now`` (``Engine.sweep_expired``); the server calls it every
+second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import error_of, unique_name
+from tallydb import inprocess
+from tallydb.api import Engine
+from tallydb.storage import Store
+
+NOW = 1_800_000_000  # a fixed "now", in epoch seconds
+FIVE_YEARS = 5 * 365 * 24 * 3600
+
+
+def _ttl(ddb: Any, table: str, enabled: bool, name: str = "expires") -> dict[str, Any]:
+    return ddb.update_time_to_live(  # type: ignore[no-any-return]
+        TableName=table, TimeToLiveSpecification={"AttributeName": name, "Enabled": enabled})
+
+
+def test_update_and_describe(ddb: Any, make_table: Any) -> None:
+    table = make_table("ttl")
+    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "DISABLED"}
+    assert _ttl(ddb, table, True)["TimeToLiveSpecification"] == {
+        "AttributeName": "expires", "Enabled": True}
+    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
+    def refused(enabled: bool, name: str) -> tuple[str, str, int]:
+        with pytest.raises(ClientError) as excinfo:
+            _ttl(ddb, table, enabled, name)
+        return error_of(excinfo)
+
+    assert refused(True, "expires") == (
+        "ValidationException", "TimeToLive is already enabled", 400)
+    assert refused(True, "other") == (
+        "ValidationException",
+        "TimeToLive is active on a different AttributeName: current AttributeName is expires",
+        400)
+    assert refused(False, "other") == (
+        "ValidationException",
+        "TimeToLive is active on a different AttributeName: current AttributeName is expires",
+        400)
+    _ttl(ddb, table, False)
+    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "DISABLED"}
+    assert refused(False, "expires") == (
+        "ValidationException", "TimeToLive is already disabled", 400)
+    # The TTL setting is not part of DescribeTable.
+    assert "TimeToLive" not in str(ddb.describe_table(TableName=table)["Table"])
+
+
+def test_a_missing_table(ddb: Any) -> None:
+    name = unique_name("nothere")
+    for call in (lambda: ddb.describe_time_to_live(TableName=name),
+                 lambda: _ttl(ddb, name, True)):
+        with pytest.raises(ClientError) as excinfo:
+            call()
+        assert error_of(excinfo) == (
+            "ResourceNotFoundException", f"Requested resource not found: Table: {name} not found",
+            400)
+
+
+def test_a_filter_hides_expired_items(ddb: Any, make_table: Any) -> None:
+    # Until the sweeper runs, expired items are still read, as on DynamoDB;
+    # DynamoDB's guide: filter with #ttl > :now.
+    table = make_table("ttlf")
+    _ttl(ddb, table, True)
+    for name, expires in [("old", NOW - 10), ("new", NOW + 10)]:
+        ddb.put_item(TableName=table, Item={"PK": {"S": name}, "expires": {"N": str(expires)}})
+    everything = ddb.scan(TableName=table)["Items"]
+    assert sorted(i["PK"]["S"] for i in everything) == ["new", "old"]
+    live = ddb.scan(TableName=table, FilterExpression="#ttl > :now",
+                    ExpressionAttributeNames={"#ttl": "expires"},
+                    ExpressionAttributeValues={":now": {"N": str(NOW)}})["Items"]
+    assert [i["PK"]["S"] for i in live] == ["new"]
+
+
+@pytest.fixture
+def engine(tmp_path: Any) -> Iterator[Engine]:
+    engine = Engine(Store(tmp_path))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def client(engine: Engine) -> Any:
+    return inprocess.client(engine)
+
+
+def _create(client: Any, name: str) -> str:
+    client.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"},
+                              {"AttributeName": "SK", "AttributeType": "S"},
+                              {"AttributeName": "kind", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"},
+                   {"AttributeName": "SK", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by_kind", "KeySchema": [{"AttributeName": "kind", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+    )
+    return name
+
+
+def _put(client: Any, table: str, sk: str, expires: Any = None) -> None:
+    item: dict[str, Any] = {"PK": {"S": "p"}, "SK": {"S": sk}, "kind": {"S": "session"}}
+    if expires is not None:
+        item["expires"] = expires
+    client.put_item(TableName=table, Item=item)
+
+
+def _left(client: Any, table: str) -> tuple[list[str], list[str]]:
+    items = client.scan(TableName=table)["Items"]
+    entries = client.scan(TableName=table, IndexName="by_kind")["Items"]
+    return sorted(i["SK"]["S"] for i in items), sorted(i["SK"]["S"] for i in entries)
+
+
+def test_the_sweeper_deletes_expired_items_and_their_index_entries(
+    engine: Engine, client: Any
+) -> None:
+    table = _create(client, "sessions")
+    _put(client, table, "before-ttl-on", {"N": str(NOW - 100)})  # backfilled when enabled
+    _ttl(client, table, True)
+    _put(client, table, "expired", {"N": str(NOW - 1)})
+    _put(client, table, "fraction", {"N": f"{NOW - 1}.5"})
+    _put(client, table, "now", {"N": str(NOW)})  # not before now: kept
+    _put(client, table, "future", {"N": str(NOW + 60)})
+    _put(client, table, "ancient", {"N": str(NOW - FIVE_YEARS - 10)})  # ignored, as DynamoDB
+    _put(client, table, "text", {"S": str(NOW - 100)})  # not a Number: ignored
+    _put(client, table, "none")
+    # An update moves an item's expiry; a later sweep judges the new value.
+    _put(client, table, "renewed", {"N": str(NOW - 50)})
+    client.update_item(TableName=table, Key={"PK": {"S": "p"}, "SK": {"S": "renewed"}},
+                       UpdateExpression="SET expires = :e",
+                       ExpressionAttributeValues={":e": {"N": str(NOW + 3600)}})
+
+    assert engine.sweep_expired(NOW) == 3
+    kept = ["ancient", "future", "none", "now", "renewed", "text"]
+    assert _left(client, table) == (kept, kept)
+    assert engine.sweep_expired(NOW) == 0
+    # Time passes: "now" and "future" expire.
+    assert engine.sweep_expired(NOW + 61) == 2
+    kept = ["ancient", "none", "renewed", "text"]
+    assert _left(client, table) == (kept, kept)
+    # The index's ItemCount follows.
+    described = client.describe_table(TableName=table)["Table"]
+    assert described["GlobalSecondaryIndexes"][0]["ItemCount"] == len(kept)
+
+
+def test_sweeps_are_bounded_and_ttl_off_stops_them(engine: Engine, client: Any) -> None:
+    table = _create(client, "bounded")
+    _ttl(client, table, True)
+    for n in range(25):
+        _put(client, table, f"s{n:02d}", {"N": str(NOW - n - 1)})
+    assert engine.sweep_expired(NOW, limit=10) == 10
+    assert engine.sweep_expired(NOW, limit=10) == 10
+    assert engine.sweep_expired(NOW, limit=10) == 5
+    for n in range(3):
+        _put(client, table, f"t{n}", {"N": str(NOW - n - 1)})
+    _ttl(client, table, False)
+    assert engine.sweep_expired(NOW) == 0
+    assert len(client.scan(TableName=table)["Items"]) == 3
+
+
+def test_ttl_survives_a_restart(tmp_path: Any) -> None:
+    engine = Engine(Store(tmp_path))
+    client = inprocess.client(engine)
+    table = _create(client, "durable")
+    _ttl(client, table, True)
+    _put(client, table, "expired", {"N": str(NOW - 1)})
+    engine.close()
+    engine = Engine(Store(tmp_path))
+    with contextlib.closing(engine):
+        client = inprocess.client(engine)
+        assert client.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+            "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+        assert engine.sweep_expired(NOW) == 1
+        assert _left(client, table) == ([], [])
