@@ -45,6 +45,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
 __all__ = [
     "Item",
     "Number",
@@ -169,6 +171,9 @@ def item_from_wire(wire: Mapping[str, Wire]) -> Item:
 # makes a fresh copy, so neither side ever holds the other's dicts.
 
 _CONTAINERS = (dict, list)
+#: Where a serialized request or response may hold a Binary value (or an
+#: attribute named B or BS): only then is a copy made value by value.
+_BLOB_KEYS = (b'"B":', b'"BS":')
 
 
 def _b64(value: Any) -> Any:
@@ -182,15 +187,25 @@ def _b64(value: Any) -> Any:
 def json_shape(value: Any) -> Any:
     """A request in boto3's shape as DynamoDB's JSON carries it: a deep copy,
     Binary (``B``, ``BS``) values as base64 text, tuples as lists."""
+    try:
+        text = orjson.dumps(value)
+    except TypeError:  # bytes, or anything else JSON has no form for
+        return _json_shape(value)
+    if _BLOB_KEYS[0] in text or _BLOB_KEYS[1] in text:  # a str Blob is sent encoded
+        return _json_shape(value)
+    return orjson.loads(text)
+
+
+def _json_shape(value: Any) -> Any:
     if isinstance(value, dict):
         if len(value) == 1:
             if "B" in value and not isinstance(value["B"], Mapping):
                 return {"B": _b64(value["B"])}
             if "BS" in value and isinstance(value["BS"], list | tuple):
                 return {"BS": [_b64(v) for v in value["BS"]]}
-        return {k: v if v.__class__ is str else json_shape(v) for k, v in value.items()}
+        return {k: v if v.__class__ is str else _json_shape(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [v if v.__class__ is str else json_shape(v) for v in value]
+        return [v if v.__class__ is str else _json_shape(v) for v in value]
     if isinstance(value, bytes | bytearray | memoryview):
         return _b64(value)
     return value
@@ -199,6 +214,16 @@ def json_shape(value: Any) -> Any:
 def python_shape(value: Any) -> Any:
     """A response in DynamoDB's JSON as boto3 gives it: a deep copy, Binary
     (``B``, ``BS``) values as ``bytes``."""
+    try:
+        text = orjson.dumps(value)
+    except TypeError:
+        return _python_shape(value)
+    if _BLOB_KEYS[0] in text or _BLOB_KEYS[1] in text:
+        return _python_shape(value)
+    return orjson.loads(text)
+
+
+def _python_shape(value: Any) -> Any:
     if value.__class__ is dict:
         if len(value) == 1:
             blob = value.get("B")
@@ -207,7 +232,7 @@ def python_shape(value: Any) -> Any:
             blobs = value.get("BS")
             if blobs.__class__ is list:
                 return {"BS": [binascii.a2b_base64(b) for b in blobs]}
-        return {k: python_shape(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
+        return {k: _python_shape(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
     if value.__class__ is list:
-        return [python_shape(v) if v.__class__ in _CONTAINERS else v for v in value]
+        return [_python_shape(v) if v.__class__ in _CONTAINERS else v for v in value]
     return value

@@ -61,10 +61,11 @@ import zlib
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 from tallydb.conditions import Condition, Path
-from tallydb.convert import Number, from_wire, item_to_wire, to_wire
+from tallydb.convert import Number, from_wire, item_from_wire, item_to_wire, to_wire
 from tallydb.errors import (
     ConditionalCheckFailedException,
     TransactionCanceledException,
@@ -81,6 +82,8 @@ __all__ = ["Counter", "CounterBase", "ShardedCounter", "ShardedCounterBase"]
 DELTA_ATTRIBUTE = "tallydb_delta"
 VALUE_ATTRIBUTE = "tallydb_value"
 DEDUPE_TAG = "tallydb#idempotency#"
+#: How many deltas' add requests a counter keeps rendered.
+ADD_REQUESTS_KEPT = 16
 #: How often an idempotent add is retried when DynamoDB cancels its
 #: transaction for a conflict with another in-flight transaction.
 TRANSACTION_ATTEMPTS = 12
@@ -307,8 +310,10 @@ class CounterBase:
         """
         if minimum is not None and maximum is not None and minimum > maximum:
             raise ValueError(f"minimum {minimum} is above maximum {maximum}")
+        #: The UpdateItem request of ``add(delta)``, by delta (see _add_request).
+        self._add_requests: dict[tuple[type, str], dict[str, Any]] = {}
         self.table = table
-        self.key = dict(key)
+        self.key: Mapping[str, Any] = MappingProxyType(dict(key))
         self.path = Path.of(attribute)
         self.attribute = str(self.path)
         self.minimum = minimum
@@ -317,8 +322,13 @@ class CounterBase:
             table, dedupe_table if dedupe_table is not None else table, retention, ttl_attribute
         )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if not name.startswith("_"):  # the configuration changed: forget built requests
+            self.__dict__.get("_add_requests", {}).clear()
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.table.name}{self.key} {self.attribute}>"
+        return f"<{type(self).__name__} {self.table.name}{dict(self.key)} {self.attribute}>"
 
     # -- bounds ------------------------------------------------------------------
 
@@ -380,7 +390,25 @@ class CounterBase:
             assert result is not None
             return result
         try:
-            attributes = yield from self.table._p_update(
+            response = yield Call("UpdateItem", self._add_request(delta))
+        except ConditionalCheckFailedException as e:
+            raise self._limit_error(delta)(e.message or "") from None
+        value: Number = _dig(item_from_wire(response.get("Attributes") or {}), self.path.elements)
+        return value
+
+    def _add_request(self, delta: Delta) -> dict[str, Any]:
+        """The UpdateItem of ``add(delta)``: ``ADD path :delta``, with the
+        bounds' condition, ``ReturnValues=UPDATED_NEW``.
+
+        Rendered once per delta and kept (most code adds the same one or two
+        deltas over and over): each call gets a fresh top-level dict; the
+        nested parts are shared and never changed, by the toolkit or by a
+        transport (the embedded one copies what it hands the engine).
+        """
+        cache_key = (delta.__class__, repr(delta))
+        request = self._add_requests.get(cache_key)
+        if request is None:
+            request = self.table._update_request(
                 self.key,
                 Update().add(self.path, delta),
                 self._bounds(delta),
@@ -388,10 +416,9 @@ class CounterBase:
                 None,
                 "UPDATED_NEW",
             )
-        except ConditionalCheckFailedException as e:
-            raise self._limit_error(delta)(e.message or "") from None
-        value: Number = _dig(attributes, self.path.elements)
-        return value
+            if len(self._add_requests) < ADD_REQUESTS_KEPT:
+                self._add_requests[cache_key] = request
+        return dict(request)
 
     def _p_read(self) -> Plan[Number | None]:
         item = yield from self.table._p_get(self.key, True, [self.path])

@@ -201,6 +201,20 @@ class TableBase:
         values: Mapping[str, Any] | None,
         return_values: ReturnValues,
     ) -> Plan[Item]:
+        request = self._update_request(key, update, condition, names, values, return_values)
+        response = yield Call("UpdateItem", request)
+        return item_from_wire(response.get("Attributes") or {})
+
+    def _update_request(
+        self,
+        key: Mapping[str, Any],
+        update: Update | str,
+        condition: ConditionArg,
+        names: Mapping[str, str] | None,
+        values: Mapping[str, Any] | None,
+        return_values: ReturnValues,
+    ) -> dict[str, Any]:
+        """The UpdateItem request :meth:`_p_update` sends."""
         request: dict[str, Any] = {"TableName": self.name, "Key": item_to_wire(key)}
         request.update(
             build_request(
@@ -209,8 +223,7 @@ class TableBase:
         )
         if return_values != "NONE":
             request["ReturnValues"] = return_values
-        response = yield Call("UpdateItem", request)
-        return item_from_wire(response.get("Attributes") or {})
+        return request
 
     def _p_delete(
         self,

@@ -1,0 +1,249 @@
+"""Embedded counters: ``tallydb.Counter.add()`` in-process, one thread.
+
+    .venv/bin/python -m bench.embedded                     # 3 x 2 s per row, medians
+    .venv/bin/python -m bench.embedded --stores normal --reps 5 --duration 1
+    .venv/bin/python -m bench.embedded --profile 20000     # where one add's time goes
+
+For each store (``normal``: on disk, the default durability; ``full``: on
+disk, fsync before every commit; ``memory``: no disk), on one fresh store:
+
+* ``engine.call``: the engine's own ``UpdateItem``, the very request an
+  ``add()`` sends, called in a loop: the baseline, the most any toolkit on
+  this engine could do;
+* ``Counter.add()``: ``tallydb.connect(...)``'s embedded counter, returning
+  the new value (each call committed before it returns);
+* ``Counter.add() via boto3``: the same counter on the in-process boto3
+  client (botocore serializing each call, as the embedded mode did before
+  it called the engine directly), unless ``--no-boto3``.
+
+The rows run in turn, repetition by repetition, so that a noisy neighbour
+hits them alike; each is reported as the median of ``--reps`` runs of
+``--duration`` seconds, and as a ratio to ``engine.call`` measured in the
+same run. The machine's speed varies; the ratios are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import tallydb
+from tallydb import inprocess
+from tallydb.transport import EngineTransport
+
+#: Issue 5's target for ``Counter.add()`` with the default durability.
+TARGET = 30_000
+STORES = ("normal", "full", "memory")
+KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}
+BASELINE_KEY = {"PK": "VID#9f3a", "SK": "STATS#BASELINE"}
+BATCH = 50
+
+
+@dataclass
+class Row:
+    store: str
+    name: str
+    rates: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates) if self.rates else 0.0
+
+
+def rate(fn: Callable[[], Any], seconds: float) -> float:
+    """Calls of ``fn`` per second over about ``seconds`` (checked every BATCH calls)."""
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(BATCH):
+            fn()
+        n += BATCH
+        now = time.perf_counter()
+        if now >= deadline:
+            return n / (now - start)
+
+
+@contextmanager
+def open_store(store: str) -> Iterator[tallydb.Database]:
+    with tempfile.TemporaryDirectory(prefix="tallydb-bench-") as tmp:
+        if store == "memory":
+            db = tallydb.connect(in_memory=True)
+        else:
+            db = tallydb.connect(path=tmp, sync=store)
+        with db:
+            yield db
+
+
+def add_request(counter: tallydb.Counter) -> dict[str, Any]:
+    """The UpdateItem request ``counter.add()`` sends, in the engine's JSON shape."""
+    sent: list[dict[str, Any]] = []
+    transport = counter.table.transport
+    assert isinstance(transport, EngineTransport)
+    real = transport.call
+
+    def spy(operation: str, request: dict[str, Any]) -> dict[str, Any]:
+        sent.append(request)
+        return real(operation, request)
+
+    transport.call = spy  # type: ignore[method-assign]
+    try:
+        counter.add(0)
+    finally:
+        del transport.call
+    request = json.loads(json.dumps(sent[0]))
+    assert isinstance(request, dict)
+    request["ExpressionAttributeValues"] = {
+        k: {"N": "1"} for k in request["ExpressionAttributeValues"]
+    }
+    return request
+
+
+def setup(db: tallydb.Database) -> tuple[tallydb.Counter, Callable[[], Any], Any]:
+    table = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"))
+    counter = tallydb.Counter(table, KEY, "play_count")
+    transport = db.transport
+    assert isinstance(transport, EngineTransport)
+    engine = transport.engine
+    request = {**add_request(counter), "Key": {"PK": {"S": KEY["PK"]}, "SK": {"S": "STATS#RAW"}}}
+
+    def raw() -> Any:
+        return engine.call("UpdateItem", request)
+
+    return counter, raw, engine
+
+
+def stubbed(db: tallydb.Database, counter: tallydb.Counter) -> Callable[[], Any]:
+    """``counter.add`` on a copy of the transport whose engine answers at once:
+    the toolkit's own cost per call, without the engine's."""
+    transport = db.transport
+    assert isinstance(transport, EngineTransport)
+    answer = {"Attributes": {"play_count": {"N": "1"}}}
+    stub = EngineTransport(transport.engine, lambda: None)
+    stub._engine_call = lambda operation, request: answer
+    table = tallydb.Table(tallydb.Database(stub), counter.table.name, counter.table._schema)
+    return tallydb.Counter(table, KEY, "play_count").add
+
+
+def measure(args: argparse.Namespace) -> list[Row]:
+    rows: list[Row] = []
+    for store in args.stores:
+        with open_store(store) as db:
+            counter, raw, engine = setup(db)
+            boto = None
+            if not args.no_boto3:
+                boto_db = tallydb.connect(client=inprocess.client(engine))
+                boto = tallydb.Counter(boto_db.table("videos"), BASELINE_KEY, "play_count")
+            mine = [Row(store, "engine.call UpdateItem"), Row(store, "Counter.add()")]
+            runs: list[Callable[[], Any]] = [raw, counter.add]
+            if store == args.stores[0]:
+                mine.append(Row(store, "Counter.add(), engine stubbed"))
+                runs.append(stubbed(db, counter))
+            if boto is not None:
+                mine.append(Row(store, "Counter.add() via boto3"))
+                runs.append(boto.add)
+            for fn in runs:  # warm-up: caches, SQLite pages, the first WAL frames
+                rate(fn, min(0.3, args.duration))
+            for _ in range(args.reps):
+                for row, fn in zip(mine, runs, strict=True):
+                    row.rates.append(rate(fn, args.duration))
+            expected = counter.value()
+            assert isinstance(expected, int) and expected > 0
+            rows.extend(mine)
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| store | what | calls/s (median) | runs | µs/call | / engine.call |",
+        "|---|---|---:|---|---:|---:|",
+    ]
+    baseline: dict[str, float] = {}
+    for row in rows:
+        if row.name.startswith("engine.call"):
+            baseline[row.store] = row.median
+        base = baseline.get(row.store) or row.median
+        runs = ", ".join(f"{r:,.0f}" for r in row.rates)
+        ratio = "" if "stubbed" in row.name else f"{row.median / base:.2f}"
+        lines.append(
+            f"| {row.store} | {row.name} | {row.median:,.0f} | {runs} | "
+            f"{1e6 / row.median:,.1f} | {ratio} |"
+        )
+    return "\n".join(lines)
+
+
+def profile(args: argparse.Namespace) -> None:
+    store = args.stores[0]
+    with open_store(store) as db:
+        counter, _, _ = setup(db)
+        for _ in range(1000):
+            counter.add()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(args.profile):
+            counter.add()
+        profiler.disable()
+    stats = pstats.Stats(profiler, stream=sys.stdout)
+    print(f"cProfile of {args.profile:,} Counter.add() on store {store!r} (times inflated)")
+    stats.sort_stats("tottime").print_stats(args.top)
+    stats.sort_stats("cumulative").print_stats(args.top)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.embedded", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--stores",
+        default=",".join(STORES),
+        type=lambda s: [x for x in s.split(",") if x],
+        help="normal (default durability), full (fsync), memory; comma-separated",
+    )
+    parser.add_argument("--duration", type=float, default=2.0, help="seconds per run")
+    parser.add_argument("--reps", type=int, default=3, help="runs per row (median)")
+    parser.add_argument("--no-boto3", action="store_true", help="skip the boto3 row")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="profile N adds instead"
+    )
+    parser.add_argument("--top", type=int, default=25, help="profile entries to print")
+    args = parser.parse_args(argv)
+    unknown = set(args.stores) - set(STORES)
+    if unknown:
+        parser.error(f"unknown store(s): {', '.join(sorted(unknown))}")
+    if args.profile:
+        profile(args)
+        return 0
+    rows = measure(args)
+    print(table(rows))
+    normal = {r.name: r.median for r in rows if r.store == "normal"}
+    if "Counter.add()" in normal:
+        met = "met" if normal["Counter.add()"] >= TARGET else "not met"
+        print(
+            f"\ntarget: Counter.add() >= {TARGET:,}/s with the default durability: {met} "
+            f"({normal['Counter.add()']:,.0f}/s; engine.call alone "
+            f"{normal['engine.call UpdateItem']:,.0f}/s)"
+        )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(
+                [{"store": r.store, "what": r.name, "median": r.median, "runs": r.rates}
+                 for r in rows],
+                f,
+                indent=2,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
