@@ -93,6 +93,8 @@ _READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItem
 _WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
                      "TransactWriteItems"})
 _CAPACITY_MODES = (None, "NONE", "TOTAL", "INDEXES")
+#: Units held for an admitted item until its real consumption is known.
+_HELD = 1.0
 _INDEX_MEMBERS = ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
 
 
@@ -157,9 +159,10 @@ class Limits:
             bucket.refill(now, rate, depth)
         return bucket
 
-    def _buckets_of(self, target: Target, now: float) -> Iterable[tuple[Bucket, DynamoDBError]]:
+    def _buckets_of(self, target: Target, now: float
+                    ) -> Iterable[tuple[Bucket, DynamoDBError, str | None]]:
         """The buckets ``target`` draws on, each with the error it answers
-        when empty."""
+        when empty and the GSI it belongs to (None: the table's)."""
         table = target.table
         description = table.record.description
         table_id = description.get("TableId", table.name)
@@ -174,7 +177,8 @@ class Limits:
             error: DynamoDBError = (
                 ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons) if provisioned
                 else ThrottlingException(ON_DEMAND, reasons))
-            yield self._bucket(("P", table_id, target.hk, verb), rate, depth, depth, now), error
+            yield (self._bucket(("P", table_id, target.hk, verb), rate, depth, depth, now),
+                   error, None)
         if not provisioned:
             return
         gsis = {i["IndexName"]: i for i in description.get("GlobalSecondaryIndexes", ())}
@@ -183,7 +187,7 @@ class Limits:
             reasons = [{"reason": f"Table{verb}ProvisionedThroughputExceeded", "resource": arn}]
             yield (self._bucket(("T", table_id, verb), rate, rate * self.provisioned_burst,
                                 rate, now),
-                   ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons))
+                   ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons), None)
         names = [target.gsi] if target.gsi is not None else list(gsis) if target.write else []
         for name in names:
             rate = float(gsis[name]["ProvisionedThroughput"][units])
@@ -192,13 +196,19 @@ class Limits:
             message = PROVISIONED_INDEX if target.write else PROVISIONED_TABLE
             yield (self._bucket(("I", table_id, name, verb), rate, rate * self.provisioned_burst,
                                 rate, now),
-                   ProvisionedThroughputExceededException(message, reasons))
+                   ProvisionedThroughputExceededException(message, reasons), name)
 
     def _admit(self, target: Target, now: float) -> bool:
-        for bucket, error in self._buckets_of(target, now):
+        """Admit ``target`` if none of its buckets is empty, holding one unit
+        of each for it (so a batch's later keys see its earlier ones); the
+        charge settles the difference."""
+        buckets = list(self._buckets_of(target, now))
+        for bucket, error, _ in buckets:
             if bucket.tokens <= 0:
                 target.refusal = error
                 return False
+        for bucket, _, _ in buckets:
+            bucket.tokens -= _HELD
         return True
 
     def _charge(self, targets: list[Target], response: Response | None, now: float) -> None:
@@ -214,8 +224,11 @@ class Limits:
             table_units, index_units = spent.get(name, (float(len(group)), {}))
             share = table_units / len(group)
             for target in group:
-                for bucket, _ in self._buckets_of(target, now):
-                    bucket.tokens -= share
+                for bucket, _, gsi in self._buckets_of(target, now):
+                    # A table's bucket pays the table's share; a GSI's (a write's
+                    # GSIs are held too) gets its unit back and pays its own units.
+                    held_only = gsi is not None and gsi != target.gsi
+                    bucket.tokens -= (0.0 if held_only else share) - _HELD
             if index_units:
                 self._charge_indexes(group[0], index_units, now)
 
@@ -224,7 +237,7 @@ class Limits:
         """A write's GSI units, from the provisioned GSIs' buckets."""
         for name, units in index_units.items():
             probe = Target(target.table, None, target.write, gsi=name)
-            for bucket, _ in self._buckets_of(probe, now):
+            for bucket, _, _ in self._buckets_of(probe, now):
                 bucket.tokens -= units
 
     # -- one request ----------------------------------------------------------------
