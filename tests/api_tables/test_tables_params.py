@@ -2,7 +2,7 @@
 
 Texts: dynalite's tests (recorded against DynamoDB); the mixed-parameter and
 EAV-without-expression texts also captured 2026 (nubo-db/dynamodb-conformance,
-us-east-1 wording); "Return values set to invalid value": moto's AWS-verified tests.
+us-east-1 wording); "ReturnValues can only be ALL_OLD or NONE": dynalite and 2026 us-east-1 captures.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def test_return_values_per_operation() -> None:
         for value in ("ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"):
             with pytest.raises(ValidationException) as excinfo:
                 check_return_values(operation, {"ReturnValues": value})
-            assert excinfo.value.message == "Return values set to invalid value"
+            assert excinfo.value.message == "ReturnValues can only be ALL_OLD or NONE"
         assert check_return_values(operation, {"ReturnValues": "ALL_OLD"}) == "ALL_OLD"
         assert check_return_values(operation, {}) == "NONE"
     assert check_return_values("UpdateItem", {"ReturnValues": "UPDATED_NEW"}) == "UPDATED_NEW"

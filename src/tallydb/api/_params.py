@@ -69,9 +69,9 @@ EMPTY_VALUES = "ExpressionAttributeValues must not be empty"
 INVALID_NAME_KEY = 'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"'
 INVALID_VALUE_KEY = 'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"'
 INVALID_VALUE = "ExpressionAttributeValues contains invalid value: {message} for key {key}"
-#: PutItem and DeleteItem take only NONE and ALL_OLD (moto's AWS-verified
-#: tests; DynamoDB Local); the enum itself is checked by ``check_request``.
-INVALID_RETURN_VALUES = "Return values set to invalid value"
+#: PutItem and DeleteItem take only NONE and ALL_OLD (dynalite; 2026 us-east-1
+#: captures); the enum itself is checked by ``check_request``.
+INVALID_RETURN_VALUES = "ReturnValues can only be ALL_OLD or NONE"
 
 _NAME_KEY = re.compile(r"#[0-9a-zA-Z_]+")
 _VALUE_KEY = re.compile(r":[0-9a-zA-Z_]+")
