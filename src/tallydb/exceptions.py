@@ -129,6 +129,7 @@ class TransportError(TallyError):
     underlying botocore error is the ``__cause__``."""
 
 
+_DYNAMODB_NAMESPACE = DynamoDBError.namespace
 _dynamic_lock = threading.Lock()
 _dynamic: dict[str, type[DynamoDBError]] = {}
 
@@ -191,8 +192,12 @@ def error_from_engine(error: DynamoDBError) -> DynamoDBError:
     response: dict[str, Any] = {
         "Error": {"Message": message, "Code": code},
         "ResponseMetadata": {"HTTPStatusCode": error.status, "RetryAttempts": 0},
-        **body,
     }
+    if error.namespace == _DYNAMODB_NAMESPACE:
+        # DynamoDB's model names these errors' shapes, so botocore copies
+        # their fields (message, Item, CancellationReasons) into the response;
+        # the coral service's errors (ValidationException...) it does not.
+        response.update(body)
     return error_from_response(response)
 
 
