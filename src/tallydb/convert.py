@@ -75,6 +75,15 @@ def number(value: Decimal) -> Number:
     return value
 
 
+def _number_from_text(text: str) -> Number:
+    """A Number's wire text as ``int`` or ``Decimal``; plain digits (every
+    counter) without going through Decimal."""
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit():
+        return int(text)
+    return number(Decimal(text))
+
+
 def _number_text(value: int | float | Decimal) -> str:
     if isinstance(value, int):
         return str(value)
@@ -131,7 +140,7 @@ def from_wire(wire: Wire) -> Any:
     if kind == "S":
         return value
     if kind == "N":
-        return number(Decimal(value))
+        return _number_from_text(value)
     if kind == "B":
         return bytes(value)
     if kind == "BOOL":
@@ -145,7 +154,7 @@ def from_wire(wire: Wire) -> Any:
     if kind == "SS":
         return set(value)
     if kind == "NS":
-        return {number(Decimal(v)) for v in value}
+        return {_number_from_text(v) for v in value}
     if kind == "BS":
         return {bytes(v) for v in value}
     raise TypeError(f"unknown DynamoDB type {kind!r}")
