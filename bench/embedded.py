@@ -54,16 +54,24 @@ class Row:
     store: str
     name: str
     rates: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
 
     @property
     def median(self) -> float:
         return statistics.median(self.rates) if self.rates else 0.0
 
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu) if self.cpu else 0.0
 
-def rate(fn: Callable[[], Any], seconds: float) -> float:
-    """Calls of ``fn`` per second over about ``seconds`` (checked every BATCH calls)."""
+
+def rate(fn: Callable[[], Any], seconds: float) -> tuple[float, float]:
+    """Calls of ``fn`` per second of wall time over about ``seconds``
+    (checked every BATCH calls), and the process's CPU µs per call (user +
+    system: what a neighbour taking the CPU away does not inflate)."""
     n = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     deadline = start + seconds
     while True:
         for _ in range(BATCH):
@@ -71,7 +79,7 @@ def rate(fn: Callable[[], Any], seconds: float) -> float:
         n += BATCH
         now = time.perf_counter()
         if now >= deadline:
-            return n / (now - start)
+            return n / (now - start), (time.process_time() - cpu_start) * 1e6 / n
 
 
 @contextmanager
@@ -156,7 +164,9 @@ def measure(args: argparse.Namespace) -> list[Row]:
                 rate(fn, min(0.3, args.duration))
             for _ in range(args.reps):
                 for row, fn in zip(mine, runs, strict=True):
-                    row.rates.append(rate(fn, args.duration))
+                    wall, cpu = rate(fn, args.duration)
+                    row.rates.append(wall)
+                    row.cpu.append(cpu)
             expected = counter.value()
             assert isinstance(expected, int) and expected > 0
             rows.extend(mine)
@@ -165,19 +175,22 @@ def measure(args: argparse.Namespace) -> list[Row]:
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| store | what | calls/s (median) | runs | µs/call | / engine.call |",
-        "|---|---|---:|---|---:|---:|",
+        "| store | what | calls/s (median) | runs | / engine.call | CPU µs/call | "
+        "engine.call / this, CPU |",
+        "|---|---|---:|---|---:|---:|---:|",
     ]
-    baseline: dict[str, float] = {}
+    baseline: dict[str, Row] = {}
     for row in rows:
         if row.name.startswith("engine.call"):
-            baseline[row.store] = row.median
-        base = baseline.get(row.store) or row.median
+            baseline[row.store] = row
+        base = baseline.get(row.store, row)
         runs = ", ".join(f"{r:,.0f}" for r in row.rates)
-        ratio = "" if "stubbed" in row.name else f"{row.median / base:.2f}"
+        stub = "stubbed" in row.name
+        ratio = "" if stub else f"{row.median / base.median:.2f}"
+        cpu_ratio = "" if stub else f"{base.cpu_median / row.cpu_median:.2f}"
         lines.append(
-            f"| {row.store} | {row.name} | {row.median:,.0f} | {runs} | "
-            f"{1e6 / row.median:,.1f} | {ratio} |"
+            f"| {row.store} | {row.name} | {row.median:,.0f} | {runs} | {ratio} | "
+            f"{row.cpu_median:,.1f} | {cpu_ratio} |"
         )
     return "\n".join(lines)
 
@@ -237,8 +250,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
-                [{"store": r.store, "what": r.name, "median": r.median, "runs": r.rates}
-                 for r in rows],
+                [
+                    {
+                        "store": r.store,
+                        "what": r.name,
+                        "median": r.median,
+                        "runs": r.rates,
+                        "cpu_us": r.cpu,
+                    }
+                    for r in rows
+                ],
                 f,
                 indent=2,
             )
