@@ -140,7 +140,7 @@ def test_compare_and_set(items: tallydb.Table) -> None:
 def test_apply_retries_on_contention(items: tallydb.Table) -> None:
     n = tallydb.Counter(items, {"sku": "X"}, "n")
     n.set(3)
-    interfered = []
+    interfered: list[int | Decimal] = []
 
     def double(current: int | Decimal) -> int | Decimal:
         if not interfered:  # another writer gets in between read and write once
