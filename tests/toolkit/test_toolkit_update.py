@@ -263,7 +263,7 @@ def test_parse_hand_written() -> None:
 def test_parse_errors_are_dynamodbs() -> None:
     with pytest.raises(tallydb.ValidationException) as caught:
         Update.parse("SET a = ")
-    assert caught.value.message.startswith("Invalid UpdateExpression: Syntax error")
+    assert (caught.value.message or "").startswith("Invalid UpdateExpression: Syntax error")
     with pytest.raises(tallydb.ValidationException) as caught:
         Update.parse("SET #a = :v", {}, {":v": {"N": "1"}})
     assert caught.value.message == (
