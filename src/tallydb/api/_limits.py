@@ -50,7 +50,7 @@ Not modelled: GSI partitions, on-demand maximum throughput
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,7 @@ _WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
 _CAPACITY_MODES = (None, "NONE", "TOTAL", "INDEXES")
 #: Units held for an admitted item until its real consumption is known.
 _HELD = 1.0
+_NO_UNITS: dict[str, float] = {}
 _INDEX_MEMBERS = ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
 
 
@@ -121,6 +122,7 @@ class Target:
     write: bool
     gsi: str | None = None  # a Query or Scan of a GSI reads the index, not the table
     entry: Any = None  # a batch's WriteRequest or key, as sent
+    buckets: list[tuple[Bucket, str, str | None]] = field(default_factory=list)
     wanted: dict[str, Any] | None = None  # a BatchGetItem table's other parameters
     refusal: DynamoDBError | None = None
 
@@ -159,91 +161,70 @@ class Limits:
             bucket.refill(now, rate, depth)
         return bucket
 
-    def _buckets_of(self, target: Target, now: float
-                    ) -> Iterable[tuple[Bucket, DynamoDBError, str | None]]:
-        """The buckets ``target`` draws on, each with the error it answers
-        when empty and the GSI it belongs to (None: the table's)."""
-        table = target.table
-        description = table.record.description
-        table_id = description.get("TableId", table.name)
-        provisioned = _billing(description) == "PROVISIONED"
+    def _buckets_of(self, target: Target, now: float) -> list[tuple[Bucket, str, str | None]]:
+        """The buckets ``target`` draws on (refilled to ``now``), each with
+        what it limits ("P" a partition, "T" the provisioned table, "I" a
+        provisioned GSI) and that GSI's name."""
+        description = target.table.record.description
+        table_id = description.get("TableId", target.table.name)
         verb = "Write" if target.write else "Read"
-        units = "WriteCapacityUnits" if target.write else "ReadCapacityUnits"
-        arn = table_arn(table.name)
+        buckets: list[tuple[Bucket, str, str | None]] = []
         if target.hk is not None:
             rate = self.partition_write_units if target.write else self.partition_read_units
             depth = rate * self.partition_burst
-            reasons = [{"reason": f"Table{verb}KeyRangeThroughputExceeded", "resource": arn}]
-            error: DynamoDBError = (
-                ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons) if provisioned
-                else ThrottlingException(ON_DEMAND, reasons))
-            yield (self._bucket(("P", table_id, target.hk, verb), rate, depth, depth, now),
-                   error, None)
-        if not provisioned:
-            return
-        gsis = {i["IndexName"]: i for i in description.get("GlobalSecondaryIndexes", ())}
+            buckets.append((self._bucket(("P", table_id, target.hk, verb), rate, depth, depth,
+                                         now), "P", None))
+        if _billing(description) != "PROVISIONED":
+            return buckets
+        units = f"{verb}CapacityUnits"
+        burst = self.provisioned_burst
         if target.gsi is None:
             rate = float(description["ProvisionedThroughput"][units])
-            reasons = [{"reason": f"Table{verb}ProvisionedThroughputExceeded", "resource": arn}]
-            yield (self._bucket(("T", table_id, verb), rate, rate * self.provisioned_burst,
-                                rate, now),
-                   ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons), None)
-        names = [target.gsi] if target.gsi is not None else list(gsis) if target.write else []
-        for name in names:
-            rate = float(gsis[name]["ProvisionedThroughput"][units])
-            reasons = [{"reason": f"Index{verb}ProvisionedThroughputExceeded",
-                        "resource": f"{arn}/index/{name}"}]
-            message = PROVISIONED_INDEX if target.write else PROVISIONED_TABLE
-            yield (self._bucket(("I", table_id, name, verb), rate, rate * self.provisioned_burst,
-                                rate, now),
-                   ProvisionedThroughputExceededException(message, reasons), name)
+            buckets.append((self._bucket(("T", table_id, verb), rate, rate * burst, rate, now),
+                            "T", None))
+        for index in description.get("GlobalSecondaryIndexes", ()):
+            name = index["IndexName"]
+            if name == target.gsi or (target.gsi is None and target.write):
+                rate = float(index["ProvisionedThroughput"][units])
+                buckets.append((self._bucket(("I", table_id, name, verb), rate, rate * burst,
+                                             rate, now), "I", name))
+        return buckets
 
     def _admit(self, target: Target, now: float) -> bool:
         """Admit ``target`` if none of its buckets is empty, holding one unit
         of each for it (so a batch's later keys see its earlier ones); the
         charge settles the difference."""
-        buckets = list(self._buckets_of(target, now))
-        for bucket, error, _ in buckets:
+        buckets = target.buckets = self._buckets_of(target, now)
+        for bucket, kind, name in buckets:
             if bucket.tokens <= 0:
-                target.refusal = error
+                target.refusal = _refusal(target, kind, name)
                 return False
         for bucket, _, _ in buckets:
             bucket.tokens -= _HELD
         return True
 
-    def _charge(self, targets: list[Target], response: Response | None, now: float) -> None:
+    def _charge(self, targets: list[Target], response: Response | None) -> None:
         """Take what the admitted targets consumed from their buckets: the
         response's ConsumedCapacity, spread evenly over one table's targets,
         or one unit each when the request failed after it was admitted (a
         failed condition still consumes capacity)."""
-        by_table: dict[str, list[Target]] = {}
-        for target in targets:
-            by_table.setdefault(target.table.name, []).append(target)
         spent = _consumed(response)
-        for name, group in by_table.items():
-            table_units, index_units = spent.get(name, (float(len(group)), {}))
-            share = table_units / len(group)
-            for target in group:
-                for bucket, _, gsi in self._buckets_of(target, now):
-                    # A table's bucket pays the table's share; a GSI's (a write's
-                    # GSIs are held too) gets its unit back and pays its own units.
-                    held_only = gsi is not None and gsi != target.gsi
-                    bucket.tokens -= (0.0 if held_only else share) - _HELD
-            if index_units:
-                self._charge_indexes(group[0], index_units, now)
-
-    def _charge_indexes(self, target: Target, index_units: dict[str, float], now: float
-                        ) -> None:
-        """A write's GSI units, from the provisioned GSIs' buckets."""
-        for name, units in index_units.items():
-            probe = Target(target.table, None, target.write, gsi=name)
-            for bucket, _, _ in self._buckets_of(probe, now):
-                bucket.tokens -= units
+        sizes: dict[str, int] = {}
+        for target in targets:
+            sizes[target.table.name] = sizes.get(target.table.name, 0) + 1
+        for target in targets:
+            name = target.table.name
+            count = sizes[name]
+            table_units, index_units = spent.get(name, (float(count), _NO_UNITS))
+            for bucket, _, gsi in target.buckets:
+                # A table's buckets pay the table's units, a GSI's its own,
+                # each target its share of its table's.
+                units = table_units if gsi is None else index_units.get(gsi, 0.0)
+                bucket.tokens -= units / count - _HELD
 
     # -- one request ----------------------------------------------------------------
 
     def _run(self, txn: Transaction, operation: str, request: Request, run: Runner) -> Response:
-        check_request(operation, request)  # DynamoDB validates before it throttles
         try:
             targets = _TARGETS[operation](txn, request, operation in _WRITES)
         except (DynamoDBError, LookupError, TypeError, ValueError, AttributeError):
@@ -252,6 +233,7 @@ class Limits:
         admitted = [t for t in targets if self._admit(t, now)]
         mode = request.get("ReturnConsumedCapacity")
         if len(admitted) < len(targets):
+            check_request(operation, request)  # DynamoDB validates before it throttles
             request = _refuse(operation, request, targets)
         forced = request
         if mode in _CAPACITY_MODES and mode != "INDEXES":
@@ -259,9 +241,9 @@ class Limits:
         try:
             response = run(txn, operation, forced)
         except (ConditionalCheckFailedException, TransactionCanceledException):
-            self._charge(admitted, None, now)
+            self._charge(admitted, None)
             raise
-        self._charge(admitted, response, now)
+        self._charge(admitted, response)
         if len(admitted) < len(targets):
             _unprocessed(operation, response, targets)
         if forced is not request:
@@ -380,6 +362,25 @@ def _refuse(operation: str, request: Request, targets: list[Target]) -> Request:
     return {**request, "RequestItems": trimmed}
 
 
+def _refusal(target: Target, kind: str, index: str | None) -> DynamoDBError:
+    """What an empty bucket answers: DynamoDB's exception, message and
+    ThrottlingReasons."""
+    verb = "Write" if target.write else "Read"
+    arn = table_arn(target.table.name)
+    if kind == "I":
+        reasons = [{"reason": f"Index{verb}ProvisionedThroughputExceeded",
+                    "resource": f"{arn}/index/{index}"}]
+        message = PROVISIONED_INDEX if target.write else PROVISIONED_TABLE
+        return ProvisionedThroughputExceededException(message, reasons)
+    if kind == "T":
+        reasons = [{"reason": f"Table{verb}ProvisionedThroughputExceeded", "resource": arn}]
+        return ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons)
+    reasons = [{"reason": f"Table{verb}KeyRangeThroughputExceeded", "resource": arn}]
+    if _billing(target.table.record.description) == "PROVISIONED":
+        return ProvisionedThroughputExceededException(PROVISIONED_TABLE, reasons)
+    return ThrottlingException(ON_DEMAND, reasons)
+
+
 def _reason(target: Target) -> dict[str, Any]:
     if target.refusal is None:
         return {"Code": "None"}
@@ -406,16 +407,21 @@ def _unprocessed(operation: str, response: Response, targets: list[Target]) -> N
 def _consumed(response: Response | None) -> dict[str, tuple[float, dict[str, float]]]:
     """(table units, GSI units by index) per table, from an INDEXES
     ConsumedCapacity. LSI units are the table's: LSIs live in its partitions."""
-    if response is None or "ConsumedCapacity" not in response:
+    if response is None:
         return {}
-    entries = response["ConsumedCapacity"]
+    entries = response.get("ConsumedCapacity")
+    if entries is None:
+        return {}
     spent = {}
-    for entry in entries if isinstance(entries, list) else [entries]:
-        table = entry.get("Table", {}).get("CapacityUnits", entry["CapacityUnits"])
-        table += sum(c["CapacityUnits"] for c in entry.get("LocalSecondaryIndexes", {}).values())
-        gsis = {name: c["CapacityUnits"]
-                for name, c in entry.get("GlobalSecondaryIndexes", {}).items()}
-        spent[entry["TableName"]] = (table, gsis)
+    for entry in entries if isinstance(entries, list) else (entries,):
+        capacity = entry.get("Table")
+        table = capacity["CapacityUnits"] if capacity else entry["CapacityUnits"]
+        lsis = entry.get("LocalSecondaryIndexes")
+        if lsis:
+            table += sum(c["CapacityUnits"] for c in lsis.values())
+        gsis = entry.get("GlobalSecondaryIndexes")
+        spent[entry["TableName"]] = (
+            table, {name: c["CapacityUnits"] for name, c in gsis.items()} if gsis else _NO_UNITS)
     return spent
 
 
