@@ -50,6 +50,10 @@ def _credentials(
 @click.option("--commit-thread/--no-commit-thread", default=None,
               help="Run each group commit on a worker thread while the event loop reads the "
                    "next batch. Default: only with --sync full, whose COMMIT waits for fsync.")
+@click.option("--emulate-limits", is_flag=True,
+              help="Throttle as DynamoDB does: 1,000 write and 3,000 read units a second per "
+                   "partition key, and a PROVISIONED table's own throughput (with 300 s of "
+                   "burst).")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]),
               help="How much the server logs to stderr.")
@@ -61,6 +65,7 @@ def serve(
     sync: str,
     credentials: dict[str, str],
     commit_thread: bool | None,
+    emulate_limits: bool,
     log_level: str,
 ) -> None:
     """Serve DynamoDB's API over HTTP until SIGINT or SIGTERM.
@@ -80,6 +85,7 @@ def serve(
         sync=Sync(sync),
         credentials=credentials,
         commit_thread=commit_thread,
+        emulate_limits=emulate_limits,
     )
 
     def announce(line: str) -> None:

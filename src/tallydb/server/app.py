@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tallydb.api import OPERATIONS, Engine
+from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
 from tallydb.server.protocol import Connection
@@ -33,6 +33,8 @@ class Config:
     credentials: Mapping[str, str] = field(default_factory=dict)
     # group commits on a worker thread; None: only when COMMIT waits for fsync
     commit_thread: bool | None = None
+    # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
+    emulate_limits: bool = False
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -74,6 +76,25 @@ class Server:
         )
         return int(self._server.sockets[0].getsockname()[1])
 
+    async def sweep_expired(self) -> None:
+        """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
+        (at once again while a sweep finds a full batch). A sweep is a write
+        transaction: it runs where batches run, so it never races one."""
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            deleted = SWEEP_BATCH
+            while deleted >= SWEEP_BATCH:
+                try:
+                    if self.batcher.executor is not None:
+                        deleted = await self.loop.run_in_executor(
+                            self.batcher.executor, self.engine.sweep_expired)
+                    else:
+                        deleted = self.engine.sweep_expired()
+                except Exception:
+                    log.exception("the TTL sweep failed")
+                    break
+                await asyncio.sleep(0)  # requests between two full sweeps
+
     async def shutdown(self) -> None:
         """Stop accepting, commit and answer what is in progress, close."""
         if self._server is not None:
@@ -98,7 +119,7 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     """Serve until SIGINT or SIGTERM; ``announce`` gets the one-line banner."""
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
-    engine = Engine(store)
+    engine = Engine(store, limits=Limits() if config.emulate_limits else None)
     server = Server(engine, loop, config.credentials, offload=config.offloads())
     try:
         port = await server.listen(config.host, config.port)
@@ -110,10 +131,12 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows has none
             loop.add_signal_handler(signum, stop.set)
     announce(f"tallydb listening on {url_for(config.host, port)} ({config.describe_storage()})")
+    sweeper = loop.create_task(server.sweep_expired())
     try:
         await stop.wait()
     finally:
         log.info("shutting down")
+        sweeper.cancel()
         await server.shutdown()
 
 
