@@ -263,7 +263,8 @@ def tallydb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TallySe
 def tallydb_server_factory(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Callable[..., TallyServer]]:
-    """Start private servers: ``factory(data=None, sync=None, in_memory=False)``."""
+    """Start private servers: ``factory(data=None, sync=None, in_memory=False,
+    extra_args=())``."""
     servers: list[TallyServer] = []
 
     def factory(
@@ -271,10 +272,11 @@ def tallydb_server_factory(
         sync: str | None = None,
         in_memory: bool = False,
         start: bool = True,
+        extra_args: tuple[str, ...] = (),
     ) -> TallyServer:
         if data is None and not in_memory:
             data = tmp_path_factory.mktemp("tallydb-data")
-        server = TallyServer(data, sync=sync, in_memory=in_memory)
+        server = TallyServer(data, sync=sync, in_memory=in_memory, extra_args=extra_args)
         servers.append(server)
         return server.start() if start else server
 
