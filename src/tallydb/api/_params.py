@@ -85,7 +85,15 @@ def check_expression_params(
 ) -> bool:
     """Steps 1-2: refuse mixed parameters and placeholder maps without an
     expression. Returns whether the request uses expressions at all."""
-    used = [p for p in expression_params if request.get(p) is not None]
+    get = request.get
+    used = [p for p in expression_params if get(p) is not None]
+    if used and "ProjectionExpression" not in expression_params:
+        # The common case: an item write with expressions and nothing to refuse.
+        for p in legacy_params:
+            if get(p) is not None:
+                break
+        else:
+            return True
     if used:
         legacy = list(legacy_params)
         # Query may pair KeyConditions with a FilterExpression/ProjectionExpression
@@ -127,24 +135,44 @@ def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current
         if not names:
             raise ValidationException(EMPTY_NAMES)
         for key in names:
-            if _NAME_KEY.fullmatch(key) is None:
+            if key not in _good_names and _good_key(key, _NAME_KEY, _good_names) is None:
                 raise ValidationException(INVALID_NAME_KEY.format(key=key))
     if values is not None:
         if not values:
             raise ValidationException(EMPTY_VALUES)
         for key in values:
-            if _VALUE_KEY.fullmatch(key) is None:
+            if key not in _good_values and _good_key(key, _VALUE_KEY, _good_values) is None:
                 raise ValidationException(INVALID_VALUE_KEY.format(key=key))
-        checked: dict[str, Any] = {}
+        checked: dict[str, Any] | None = None
         for key, value in values.items():
             try:
-                checked[key] = validate_value(value, wording=wording)
+                canonical = validate_value(value, wording=wording)
             except ValidationException as e:
                 raise ValidationException(
                     INVALID_VALUE.format(message=e.message, key=key)
                 ) from None
-        values = checked
+            if canonical is not value:
+                if checked is None:
+                    checked = dict(values)
+                checked[key] = canonical
+        if checked is not None:
+            values = checked
     return Placeholders(names, values)
+
+
+#: Placeholder keys seen well-formed (``#name``, ``:value``): the hot path
+#: is one set lookup instead of a regular expression.
+_good_names: set[str] = set()
+_good_values: set[str] = set()
+
+
+def _good_key(key: str, pattern: re.Pattern[str], seen: set[str]) -> str | None:
+    if type(key) is not str or pattern.fullmatch(key) is None:
+        return None
+    if len(seen) >= 4096:
+        seen.clear()
+    seen.add(key)
+    return key
 
 
 def placeholders(

@@ -60,8 +60,14 @@ class Placeholders:
         self.names: Mapping[str, str] = names if names is not None else _EMPTY_NAMES
         self.values: Mapping[str, AttributeValue] = (
             values if values is not None else _EMPTY_VALUES)
-        self._used_names: set[str] = set()
-        self._used_values: set[str] = set()
+        # The placeholders each bound expression used (tuples, joined when a
+        # request has several expressions: they are a handful at most).
+        self._used_names: tuple[str, ...] = ()
+        self._used_values: tuple[str, ...] = ()
+
+    def _use(self, names: tuple[str, ...], values: tuple[str, ...]) -> None:
+        self._used_names = self._used_names + names if self._used_names else names
+        self._used_values = self._used_values + values if self._used_values else values
 
     def update(self, text: str) -> BoundUpdate:
         """Bind an UpdateExpression."""
@@ -70,8 +76,7 @@ class Placeholders:
             bound = compiled.bind(self.names, self.values)
         except ExpressionError as error:
             raise error.to_validation(messages.UPDATE) from None
-        self._used_names.update(compiled.name_refs)
-        self._used_values.update(compiled.value_refs)
+        self._use(compiled.name_refs, compiled.value_refs)
         return bound
 
     def condition(self, text: str) -> BoundCondition:
@@ -88,8 +93,7 @@ class Placeholders:
             bound = compiled.bind(self.names, self.values)
         except ExpressionError as error:
             raise error.to_validation(parameter) from None
-        self._used_names.update(compiled.name_refs)
-        self._used_values.update(compiled.value_refs)
+        self._use(compiled.name_refs, compiled.value_refs)
         return bound
 
     def key_condition(self, text: str) -> BoundKeyCondition:
@@ -99,8 +103,7 @@ class Placeholders:
             bound = bind_key_condition(compiled, self.names, self.values)
         except ExpressionError as error:
             raise error.to_validation(messages.KEY_CONDITION) from None
-        self._used_names.update(compiled.name_refs)
-        self._used_values.update(compiled.value_refs)
+        self._use(compiled.name_refs, compiled.value_refs)
         return bound
 
     def projection(self, text: str) -> BoundProjection:
@@ -110,18 +113,22 @@ class Placeholders:
             bound = compiled.bind(self.names)
         except ExpressionError as error:
             raise error.to_validation(messages.PROJECTION) from None
-        self._used_names.update(compiled.name_refs)
+        self._use(compiled.name_refs, ())
         return bound
 
     def check_unused(self) -> None:
         """After binding all of a request's expressions: refuse placeholders
         none of them used (names first, then values)."""
-        unused = [key for key in self.names if key not in self._used_names]
-        if unused:
-            raise ValidationException(messages.unused_names(unused))
-        unused = [key for key in self.values if key not in self._used_values]
-        if unused:
-            raise ValidationException(messages.unused_values(unused))
+        if self.names:
+            used = self._used_names
+            unused = [key for key in self.names if key not in used]
+            if unused:
+                raise ValidationException(messages.unused_names(unused))
+        if self.values:
+            used = self._used_values
+            unused = [key for key in self.values if key not in used]
+            if unused:
+                raise ValidationException(messages.unused_values(unused))
 
 
 class CompiledProjection:

@@ -112,14 +112,10 @@ class CompiledCondition:
 
 
 @lru_cache(maxsize=2048)
-def _compiled(text: str) -> CompiledCondition:
-    parsed = parse_condition(text)
-    return CompiledCondition(parsed.tree, analyze_condition(parsed))
-
-
 def compiled_condition(text: str) -> CompiledCondition:
     """The compiled condition; raises ExpressionError (empty, syntax)."""
-    return _compiled(text)
+    parsed = parse_condition(text)
+    return CompiledCondition(parsed.tree, analyze_condition(parsed))
 
 
 def _atomic_problem(atomic: AtomicCheck, names: Mapping[str, str], values: Values

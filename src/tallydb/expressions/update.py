@@ -33,6 +33,7 @@ from tallydb.expressions.update_apply import (
     RemoveStep,
     SetStep,
     Step,
+    apply_flat,
     apply_steps,
     arithmetic_getter,
     build_trie,
@@ -45,12 +46,13 @@ from tallydb.expressions.update_check import UPDATE_FUNCTIONS, UpdateAnalysis, a
 from tallydb.values import AttributeValue, Item
 
 _PLAN_CACHE_SIZE = 64
+_SET_TYPES = frozenset({"SS", "NS", "BS"})
 
 
 class UpdatePlan:
     """An update with its names resolved: the steps to run and what they touch."""
 
-    __slots__ = ("assigned", "heads", "nested_heads", "steps", "trie", "updated_paths")
+    __slots__ = ("assigned", "flat", "heads", "nested_heads", "steps", "trie", "updated_paths")
 
     def __init__(self, steps: Sequence[Step], assigned: dict[str, str | None] | None = None,
                  nested_heads: frozenset[str] = frozenset()) -> None:
@@ -62,6 +64,12 @@ class UpdatePlan:
         # Top-level attribute -> where its new value's type comes from:
         # a type code ("N"), ":ref" (the type of that value), or None (unknown).
         self.assigned = assigned or {}
+        #: (name, step) per action when every action writes a top-level
+        #: attribute (``ADD n :one``, ``SET a = :a, b = :b``): such an update
+        #: needs no trie to apply, nor to project its updated attributes.
+        self.flat: tuple[tuple[str, Step], ...] | None = None
+        if all(len(path) == 1 for path in self.updated_paths):
+            self.flat = tuple((str(step.path[0]), step) for step in self.steps)
 
 
 class BoundUpdate:
@@ -78,6 +86,8 @@ class BoundUpdate:
         """The item after the update; ValidationException for what DynamoDB
         refuses at run time (a missing operand, a wrong type, a bad path)."""
         plan = self._plan
+        if plan.flat is not None:
+            return apply_flat(plan.flat, item, self._values)
         return apply_steps(plan.steps, plan.trie, item, self._values)
 
     def check_key_unchanged(self, key_names: Iterable[str]) -> None:
@@ -95,6 +105,9 @@ class BoundUpdate:
     def updated_view(self, item: Item) -> Item:
         """What ReturnValues UPDATED_OLD (given the old item) or UPDATED_NEW
         (given the new one) returns: only the updated paths."""
+        flat = self._plan.flat
+        if flat is not None:
+            return {name: item[name] for name, _ in flat if name in item}
         return project(item, self._plan.updated_paths)
 
     @property
@@ -118,34 +131,39 @@ class BoundUpdate:
 class CompiledUpdate:
     """An UpdateExpression's tree and static analysis (cached per text)."""
 
-    __slots__ = ("_plans", "analysis", "name_refs", "tree", "value_refs")
+    __slots__ = ("_plans", "action_operands", "analysis", "function_checks", "name_refs",
+                 "static_error", "tree", "value_refs")
 
     def __init__(self, tree: ast.UpdateExpression) -> None:
         self.tree = tree
         self.analysis: UpdateAnalysis = analyze_update(tree)
+        self.static_error = self.analysis.static_error
+        # Deduplicated, first occurrence first: the first one missing is the
+        # one DynamoDB names either way.
         self.name_refs = tuple(dict.fromkeys(self.analysis.name_refs))
         self.value_refs = tuple(dict.fromkeys(self.analysis.value_refs))
+        self.action_operands = tuple(self.analysis.action_operands)
+        self.function_checks = tuple(self.analysis.function_checks)
         self._plans: dict[tuple[str, ...], UpdatePlan | str] = {}
 
     def bind(self, names: Mapping[str, str], values: Mapping[str, AttributeValue]
              ) -> BoundUpdate:
         """Check what depends on the placeholders; raises ExpressionError."""
-        analysis = self.analysis
-        if analysis.static_error is not None:
-            raise ExpressionError(analysis.static_error)
-        for ref in analysis.name_refs:
+        if self.static_error is not None:
+            raise ExpressionError(self.static_error)
+        for ref in self.name_refs:
             if ref not in names:
                 raise ExpressionError(undefined_name(ref))
-        for ref in analysis.value_refs:
+        for ref in self.value_refs:
             if ref not in values:
                 raise ExpressionError(undefined_value(ref))
         plan = self.plan(names)
-        for keyword, ref in analysis.action_operands:
+        for keyword, ref in self.action_operands:
             kind = next(iter(values[ref]))
-            if kind in ("SS", "NS", "BS") or (kind == "N" and keyword == "ADD"):
+            if (kind == "N" and keyword == "ADD") or kind in _SET_TYPES:
                 continue
             raise ExpressionError(wrong_action_operand_type(keyword, kind))
-        for check in analysis.function_checks:
+        for check in self.function_checks:
             if check.message is not None:
                 raise ExpressionError(check.message)
             for ref in check.refs:
@@ -155,7 +173,8 @@ class CompiledUpdate:
         return BoundUpdate(plan, values)
 
     def plan(self, names: Mapping[str, str]) -> UpdatePlan:
-        key = tuple(names[ref] for ref in self.name_refs)
+        refs = self.name_refs
+        key = tuple([names[ref] for ref in refs]) if refs else ()
         plan = self._plans.get(key)
         if plan is None:
             plan = _plan(self.tree, names)
@@ -168,13 +187,9 @@ class CompiledUpdate:
 
 
 @lru_cache(maxsize=2048)
-def _compiled(text: str) -> CompiledUpdate:
-    return CompiledUpdate(parse_update(text))
-
-
 def compiled_update(text: str) -> CompiledUpdate:
     """The compiled UpdateExpression; raises ExpressionError (empty, syntax)."""
-    return _compiled(text)
+    return CompiledUpdate(parse_update(text))
 
 
 def _plan(tree: ast.UpdateExpression, names: Mapping[str, str]) -> UpdatePlan | str:

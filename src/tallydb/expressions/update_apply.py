@@ -259,6 +259,30 @@ def apply_steps(steps: Sequence[Step], trie: Node, item: Item, values: Values) -
     return _rebuild_map(item, trie, leaves)
 
 
+def apply_flat(flat: Sequence[tuple[str, Step]], item: Item, values: Values) -> Item:
+    """``apply_steps`` for steps that all write top-level attributes: the
+    same order of evaluation (every SET value from the item as it was, then
+    each leaf), without a trie."""
+    out = dict(item)
+    if len(flat) == 1:
+        name, step = flat[0]
+        new = step.leaf(item.get(name), step.evaluate(item, values), values)
+        if new is REMOVE:
+            del out[name]
+        elif new is not KEEP:
+            out[name] = new
+        return out
+    computed = [step.evaluate(item, values) for _, step in flat]
+    leaves = [step.leaf(item.get(name), computed[i], values)
+              for i, (name, step) in enumerate(flat)]
+    for (name, _), new in zip(flat, leaves, strict=True):
+        if new is REMOVE:
+            out.pop(name, None)
+        elif new is not KEEP:
+            out[name] = new
+    return out
+
+
 def _rebuild_map(members: dict[str, AttributeValue], node: Node, leaves: list[Any]
                  ) -> dict[str, AttributeValue]:
     out = dict(members)

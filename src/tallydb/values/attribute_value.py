@@ -21,7 +21,7 @@ from typing import Any
 
 from tallydb.errors import SerializationException, ValidationException
 from tallydb.values import messages
-from tallydb.values.number import normalize_number
+from tallydb.values.number import is_canonical, normalize_number
 from tallydb.values.types import AttributeValue, Item, Wording
 
 #: Deepest level a value may sit at, the attribute itself being level 1 (captured).
@@ -318,6 +318,8 @@ def validate_key(
     A missing, extra or mistyped attribute is "The provided key element does
     not match the schema"; an empty string or binary names the attribute.
     """
+    if _plain_key(key, schema):
+        return key  # type: ignore[no-any-return]  # as the checks below would
     checked = validate_item(key, wording=wording)
     if len(checked) != len(schema):
         raise ValidationException(messages.KEY_SCHEMA_MISMATCH)
@@ -327,6 +329,28 @@ def validate_key(
             raise ValidationException(messages.KEY_SCHEMA_MISMATCH)
         _check_key_value(name, kind, av[kind], index == 0)
     return checked
+
+
+def _plain_key(key: Any, schema: Sequence[tuple[str, str]]) -> bool:
+    """True when ``key`` is exactly the schema's attributes, each a canonical
+    S or N of its declared type, non-empty and short enough for any key
+    (S: at most 256 code points, 1,024 UTF-8 bytes): the everyday key, which
+    every check of :func:`validate_key` accepts as it is."""
+    if type(key) is not dict or len(key) != len(schema):
+        return False
+    for name, kind in schema:
+        av = key.get(name)
+        if type(av) is not dict or len(av) != 1:
+            return False
+        payload = av.get(kind)
+        if type(payload) is not str:
+            return False
+        if kind == "S":
+            if not payload or len(payload) > 256:
+                return False
+        elif kind != "N" or not is_canonical(payload):
+            return False
+    return True
 
 
 def validate_item_key(item: Item, schema: Sequence[tuple[str, str]]) -> None:

@@ -67,7 +67,10 @@ def encode_key_value(av: AttributeValue) -> bytes:
     """The sortable bytes of one validated S, N or B key value."""
     ((kind, payload),) = av.items()
     if kind == "S":
-        return _escape(payload.encode("utf-8"))
+        raw = payload.encode("utf-8")
+        if b"\x00" in raw:
+            raw = raw.replace(b"\x00", b"\x00\xff")
+        return raw + b"\x00\x00"  # type: ignore[no-any-return]
     if kind == "N":
         return _encode_number(payload)
     if kind == "B":

@@ -41,16 +41,23 @@ def normalize_number(text: str, *, wording: Wording = "current") -> str:
     """
     if type(text) is not str:
         raise ValidationException(messages.NOT_A_NUMBER)
-    # Fast path: an already-canonical integer of at most 38 digits.
-    if text.isdigit() and text.isascii():
-        if len(text) <= MAX_DIGITS and (text[0] != "0" or len(text) == 1):
-            return text
-    elif text[:1] == "-" and text[1:].isdigit() and text.isascii():
-        if len(text) <= MAX_DIGITS + 1 and text[1] != "0":
-            return text
-    elif _is_canonical_fraction(text):
+    if is_canonical(text):
         return text
     return _normalize(text, wording)
+
+
+def is_canonical(text: str) -> bool:
+    """True when ``text`` is a Number already in canonical form (what
+    :func:`normalize_number` would give back unchanged), judged without the
+    regular expression for the common forms: integers of at most 38 digits
+    and plain fractions. False may still be canonical (exponent range
+    edge cases); :func:`normalize_number` decides those."""
+    if text.isdigit():
+        return text.isascii() and len(text) <= MAX_DIGITS and (
+            text[0] != "0" or len(text) == 1)
+    if text[:1] == "-" and text[1:].isdigit():
+        return text.isascii() and len(text) <= MAX_DIGITS + 1 and text[1] != "0"
+    return _is_canonical_fraction(text)
 
 
 def _is_canonical_fraction(text: str) -> bool:

@@ -82,7 +82,20 @@ def attribute_size(av: AttributeValue) -> int:
 
 def item_size(item: Item) -> int:
     """Bytes a validated item costs: every name plus every value."""
-    return sum(_text_size(name) + attribute_size(av) for name, av in item.items())
+    total = 0
+    for name, av in item.items():
+        total += len(name) if name.isascii() else len(name.encode("utf-8"))
+        # The everyday attributes inline; the rest as attribute_size counts them.
+        payload = av.get("S")
+        if payload is not None:
+            total += len(payload) if payload.isascii() else len(payload.encode("utf-8"))
+            continue
+        payload = av.get("N")
+        if payload is not None:
+            total += number_size(payload)
+            continue
+        total += attribute_size(av)
+    return total
 
 
 def check_item_size(item: Item, *, update: bool = False) -> int:
