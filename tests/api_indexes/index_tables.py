@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import unique_name
+from tallytest import unique_name
 
 
 def gsi(name: str, hash: str, range: str | None = None, projection: str = "ALL",

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import error_of
+from tallytest import error_of
 from index_tables import gsi, lsi, make_indexed, query_all, scan_all  # noqa: F401
 
 INVALID = "One or more parameter values were invalid: "

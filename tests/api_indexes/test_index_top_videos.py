@@ -15,7 +15,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from conftest import Backend
+from tallytest import Backend
 from index_tables import gsi, make_indexed  # noqa: F401
 
 VIDEOS = 40

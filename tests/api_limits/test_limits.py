@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import CLIENT_CONFIG
+from tallytest import CLIENT_CONFIG
 from tallydb import inprocess
 from tallydb.api import Engine, Limits
 from tallydb.storage import Store

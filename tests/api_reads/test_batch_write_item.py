@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Backend, error_of
+from tallytest import Backend, error_of
 
 
 def _scan_keys(ddb: Any, table: str) -> list[str]:

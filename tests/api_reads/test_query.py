@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Backend, error_of
+from tallytest import Backend, error_of
 
 
 @pytest.fixture

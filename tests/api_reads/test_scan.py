@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import error_of
+from tallytest import error_of
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from conftest import Backend
+from tallytest import Backend
 
 SHARDS = 10
 THREADS = 16

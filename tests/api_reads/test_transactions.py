@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import Backend, TallyServer, error_of
+from tallytest import Backend, TallyServer, error_of
 
 VIDEO = {"S": "VID#9f3a"}
 TOTAL = {"PK": VIDEO, "SK": {"S": "STATS#TOTAL"}}

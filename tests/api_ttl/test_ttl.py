@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import error_of, unique_name
+from tallytest import error_of, unique_name
 from tallydb import inprocess
 from tallydb.api import Engine
 from tallydb.storage import Store

@@ -44,6 +44,12 @@ def _discover() -> dict[str, Operation]:
 
 OPERATIONS: dict[str, Operation] = _discover()
 
+#: Operations that never write: a batch runs them without a savepoint.
+READ_ONLY = frozenset({
+    "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
+    "DescribeTable", "ListTables", "DescribeTimeToLive",
+})
+
 
 class Engine:
     """All of tallydb's DynamoDB behaviour over one store.
@@ -70,8 +76,15 @@ class Engine:
     @contextmanager
     def batch(self) -> Iterator[Callable[[str, Request], Response]]:
         runner = self._run
+
+        def call(txn: Transaction, operation: str, request: Request) -> Response:
+            if operation in READ_ONLY:
+                return runner(txn, operation, request)
+            with txn.savepoint():  # a failed write leaves the batch's others whole
+                return runner(txn, operation, request)
+
         with self.store.transaction() as txn:
-            yield lambda operation, request: runner(txn, operation, request)
+            yield lambda operation, request: call(txn, operation, request)
 
     def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
         """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is

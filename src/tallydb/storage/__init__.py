@@ -7,6 +7,6 @@ group commit). Nothing here knows DynamoDB's rules: keys arrive already
 encoded as order-preserving bytes, items as wire-form dicts.
 """
 
-from tallydb.storage.sqlite import Store, Sync, TableRecord, Transaction
+from tallydb.storage.sqlite import Store, StoreInUseError, Sync, TableRecord, Transaction
 
-__all__ = ["Store", "Sync", "TableRecord", "Transaction"]
+__all__ = ["Store", "StoreInUseError", "Sync", "TableRecord", "Transaction"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -102,10 +102,14 @@ class Store:
             directory = Path(path)
             directory.mkdir(parents=True, exist_ok=True)
             self.location = str(directory / "tallydb.sqlite3")
+        self._owner = None if path is None else _own(directory)
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(
             self.location, isolation_level=None, check_same_thread=False, cached_statements=512
         )
+        # One process owns the file (``_own``), so SQLite need not take and
+        # drop its file locks around every transaction.
+        self._conn.execute("PRAGMA locking_mode=EXCLUSIVE")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
         self._conn.execute("PRAGMA temp_store=MEMORY")
@@ -124,41 +128,100 @@ class Store:
         self._depth = 0
         self._closed = False
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
 
-        Re-entrant: a transaction opened inside another joins it.
+        Re-entrant: a transaction opened inside another joins it. (A class,
+        not a generator context manager: it is entered on every request.)
         """
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the store is closed")
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield Transaction(self)
-                finally:
-                    self._depth -= 1
-                return
-            tables_before = dict(self._tables)
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield Transaction(self)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                self._tables = tables_before
-                raise
-            else:
-                self._conn.execute("COMMIT")
-            finally:
-                self._depth = 0
+        return _Scope(self)
 
     def close(self) -> None:
         with self._lock:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+                if self._owner is not None:
+                    self._owner.close()
+
+
+class StoreInUseError(RuntimeError):
+    """The data directory belongs to another open store (another process)."""
+
+
+def _own(directory: Path) -> IO[bytes]:
+    """Take the data directory for this process: the catalog is cached in
+    memory, so a second process writing beside us would go unseen."""
+    owner = open(directory / "tallydb.lock", "a+b")  # noqa: SIM115 - held until close()
+    try:
+        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        owner.close()
+        raise StoreInUseError(
+            f"the data directory {directory} is in use by another tallydb process") from None
+    return owner
+
+
+class _Scope:
+    """One entry into the writer (see ``Store.transaction``)."""
+
+    __slots__ = ("_outer", "_store", "_tables_before")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> Transaction:
+        store = self._store
+        store._lock.acquire()
+        if store._closed:
+            store._lock.release()
+            raise RuntimeError("the store is closed")
+        self._outer = store._depth == 0
+        store._depth += 1
+        if self._outer:
+            self._tables_before = dict(store._tables)
+            try:
+                store._conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                store._depth -= 1
+                store._lock.release()
+                raise
+        return Transaction(store)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
+        store = self._store
+        try:
+            if self._outer:
+                if kind is None:
+                    store._conn.execute("COMMIT")
+                else:
+                    store._conn.execute("ROLLBACK")
+                    store._tables = self._tables_before
+        finally:
+            store._depth -= 1
+            store._lock.release()
+
+
+class _Savepoint:
+    """One operation inside a shared transaction: undone alone if it fails."""
+
+    __slots__ = ("_store", "_tables_before")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        self._tables_before = dict(self._store._tables)
+        self._store._conn.execute("SAVEPOINT operation")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
+        conn = self._store._conn
+        if kind is not None:
+            conn.execute("ROLLBACK TO operation")
+            self._store._tables = self._tables_before
+        conn.execute("RELEASE operation")
 
 
 class Transaction:
@@ -169,6 +232,11 @@ class Transaction:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
+
+    def savepoint(self) -> _Savepoint:
+        """Run one of several operations sharing this transaction so that,
+        if it fails, what it wrote is undone and the others' writes stay."""
+        return _Savepoint(self._store)
 
     # -- the catalog -------------------------------------------------------
 
