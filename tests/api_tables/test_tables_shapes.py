@@ -399,3 +399,40 @@ def test_at_most_ten_violations_are_reported() -> None:
         "Value null at 'localSecondaryIndexes.4.member.indexName' failed to satisfy "
         "constraint: Member must not be null"
     )
+
+
+# --- the hot path: a request made like one that passed passes without the checkers ---
+
+
+def test_a_request_like_one_that_passed_is_still_refused_for_what_differs() -> None:
+    good: dict[str, Any] = {
+        "TableName": "counters", "Key": {"pk": {"S": "a"}},
+        "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": {":one": {"N": "1"}},
+        "ExpressionAttributeNames": {"#n": "n"}, "ReturnValues": "UPDATED_NEW",
+    }
+    check_request("UpdateItem", good)
+    check_request("UpdateItem", good)  # remembered: passes the quick way
+    # Each member that differs is checked in full again, with DynamoDB's answer.
+    assert validation("UpdateItem", {**good, "ReturnValues": "SOME"}).startswith(
+        "1 validation error detected: Value 'SOME' at 'returnValues' failed to satisfy "
+        "constraint: Member must satisfy enum value set:")
+    assert serialization("UpdateItem", {**good, "ReturnValues": 1}) == (
+        "NUMBER_VALUE cannot be converted to String")
+    assert validation("UpdateItem", {**good, "TableName": "a"}) == one(
+        "tableName", "a", "Member must have length greater than or equal to 3")
+    assert serialization("UpdateItem", {**good, "Key": {"pk": "a"}}) == (
+        "Unexpected value type in payload")
+    assert serialization("UpdateItem", {**good, "ExpressionAttributeNames": {"#n": ["n"]}}) == (
+        "Unrecognized collection type class java.lang.String")
+    assert serialization("UpdateItem", {**good, "UpdateExpression": {}}) == STRUCTURE_FOUND
+    without_key = {k: v for k, v in good.items() if k != "Key"}
+    assert validation("UpdateItem", without_key) == one("key", None, "Member must not be null")
+    # A JSON decimal where an integer belongs is still truncated in place.
+    query: dict[str, Any] = {"TableName": "counters", "Limit": 5}
+    check_request("Query", query)
+    check_request("Query", query)
+    truncated: dict[str, Any] = {"TableName": "counters", "Limit": 5.7}
+    check_request("Query", truncated)
+    assert truncated["Limit"] == 5 and type(truncated["Limit"]) is int
+    assert validation("Query", {"TableName": "counters", "Limit": 0}) == one(
+        "limit", "0", "Member must have value greater than or equal to 1")

@@ -663,10 +663,13 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
         required = [name for name in required if name != "TableName"]
     top.required = tuple(required)
     _nodes[operation] = top
+    quick = _Quick(top, (*required, "TableName") if table_operation else tuple(required))
 
     def check(request: dict[str, Any]) -> None:
         if type(request) is not dict:
             raise top.type_error(request)
+        if quick.passes(request):
+            return
         found = top.check(request)
         if table_operation and request.get("TableName") is None:
             raise ValidationException(TABLE_NAME_REQUIRED)
@@ -674,8 +677,92 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
             found.sort(key=lambda v: v[0])
             raise constraint_error([violation(path, shown, text)
                                     for _, path, shown, text in found])
+        quick.remember(request)
 
     return check
+
+
+# Ways a top-level member can be passed without its checker (``_Quick``).
+_TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP = range(4)
+_QUICK_MEMORY = 4096
+
+
+class _Quick:
+    """The hot path of an operation's top-level check: a request made like
+    one that passed before passes again with a type test and a set lookup
+    per member, and no checker runs.
+
+    Members whose checker looks only at the JSON type (plain strings,
+    booleans) are type-tested; AttributeValue maps without limits have
+    their values type-tested (``tallydb.values`` checks their contents);
+    constrained strings and integers (TableName, enums, Limit) and maps of
+    strings (ExpressionAttributeNames) pass when the same value passed
+    before. Anything else, a member this does not know how to pass, or a
+    missing required member sends the request through the full check,
+    which alone words refusals; a request it passes is remembered.
+    """
+
+    __slots__ = ("members", "required", "seen", "ways")
+
+    def __init__(self, top: _Structure, required: tuple[str, ...]) -> None:
+        self.members = top.members
+        self.required = required
+        self.seen: set[Any] = set()
+        self.ways: dict[str, tuple[int, type[Any]]] = {}
+        for name, (_, _, node) in top.members.items():
+            if node.trivial:
+                self.ways[name] = (_TYPE_ONLY, node.kind)
+            elif type(node) is _String or type(node) is _TableName:
+                self.ways[name] = (_SEEN, str)
+            elif type(node) is _Number and node.integral:
+                self.ways[name] = (_SEEN, int)
+            elif type(node) is _Map and node.low is None and node.high is None:
+                if node.simple and type(node.value) is _AttributeValue:
+                    self.ways[name] = (_VALUE_MAP, dict)
+                elif type(node.key) is _String and type(node.value) is _String:
+                    self.ways[name] = (_SEEN_MAP, dict)
+
+    def passes(self, request: dict[str, Any]) -> bool:
+        ways, seen = self.ways, self.seen
+        for name, item in request.items():
+            if item is None:
+                continue
+            way = ways.get(name)
+            if way is None:
+                if name in self.members:
+                    return False
+                continue  # unknown members are ignored, as DynamoDB ignores them
+            how, kind = way
+            if type(item) is not kind:
+                return False
+            if how == _SEEN:
+                if (name, item) not in seen:
+                    return False
+            elif how == _VALUE_MAP:
+                for value in item.values():
+                    if type(value) is not dict and value is not None:
+                        return False
+            elif how == _SEEN_MAP:
+                try:
+                    if (name, tuple(item.items())) not in seen:
+                        return False
+                except TypeError:  # a value that is not a string
+                    return False
+        return all(request.get(name) is not None for name in self.required)
+
+    def remember(self, request: dict[str, Any]) -> None:
+        """Note the members of a request the full check passed."""
+        seen = self.seen
+        if len(seen) >= _QUICK_MEMORY:
+            seen.clear()
+        for name, item in request.items():
+            way = self.ways.get(name)
+            if way is None or type(item) is not way[1]:
+                continue
+            if way[0] == _SEEN:
+                seen.add((name, item))
+            elif way[0] == _SEEN_MAP and all(type(v) is str for v in item.values()):
+                seen.add((name, tuple(item.items())))
 
 
 def check_request(operation: str, request: dict[str, Any]) -> None:
