@@ -52,12 +52,21 @@ class KeySchema:
 
     def encode(self, key: Item) -> tuple[bytes, bytes]:
         """(hash bytes, range bytes) of a validated key or of a whole item."""
-        hk = encode_key_value(key[self.hash_name])
-        rk = b"" if self.range_name is None else encode_key_value(key[self.range_name])
+        hk = _encode(key[self.hash_name])
+        rk = b"" if self.range_name is None else _encode(key[self.range_name])
         return hk, rk
 
     def key_of(self, item: Item) -> Item:
         return {name: item[name] for name, _ in self.attributes}
+
+
+def _encode(value: Any) -> bytes:
+    """``encode_key_value``, with a string without NUL bytes (the everyday
+    key) encoded here: its UTF-8 bytes and the terminator."""
+    text = value.get("S")
+    if text is not None and "\x00" not in text:
+        return text.encode() + b"\x00\x00"  # type: ignore[no-any-return]
+    return encode_key_value(value)
 
 
 class Table:

@@ -93,8 +93,11 @@ class BoundUpdate:
     def check_key_unchanged(self, key_names: Iterable[str]) -> None:
         """Refuse an update that touches a key attribute (checked in key
         schema order, as DynamoDB reports the hash key first)."""
+        heads = self._plan.heads
+        if isinstance(key_names, (frozenset, set)) and heads.isdisjoint(key_names):
+            return
         for name in key_names:
-            if name in self._plan.heads:
+            if name in heads:
                 raise ValidationException(key_attribute_updated(name))
 
     @property

@@ -208,6 +208,10 @@ def _is_int(text: str) -> bool:
 def add_numbers(a: str, b: str) -> str:
     """``a + b`` exactly, canonical; ValidationException when DynamoDB could not
     store the result (UpdateExpression ``+`` and the ADD action)."""
+    if a.isdigit() and b.isdigit() and a.isascii() and b.isascii():  # counters
+        text = str(int(a) + int(b))
+        if len(text) <= MAX_DIGITS:
+            return text
     if _is_int(a) and _is_int(b):
         total = int(a) + int(b)
         text = str(total)
