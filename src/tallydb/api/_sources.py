@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tallydb.api._indexes import GLOBAL, NESTED_INDEX_KEY, Index
+from tallydb.api._pages import page_response, read_page
 from tallydb.api._read_exprs import ReadExpressions
+from tallydb.api._select import Output
 from tallydb.api._tables import KeySchema, Table
-from tallydb.api._units import consumed, read_units
+from tallydb.api._units import consumed, read_units, wants_capacity
 from tallydb.errors import ValidationException
 from tallydb.storage import Transaction
 from tallydb.values import Item, item_size
@@ -149,3 +151,24 @@ def check_index_key_paths(nested: frozenset[str], table: Table) -> None:
             for name in index.key_names:
                 if name in nested:
                     raise ValidationException(NESTED_INDEX_KEY.format(name))
+
+
+def answer_page(txn: Transaction, request: dict[str, Any], source: Source,
+                exprs: ReadExpressions, output: Output, items: Iterator[Item]
+                ) -> dict[str, Any]:
+    """Read one page of ``items`` (in key order, from ``source``) and answer
+    it as Query and Scan do: Items, Count, ScannedCount, LastEvaluatedKey and
+    the read capacity the page used."""
+    fetch = source.fetcher(txn, request, exprs)
+    page = read_page(
+        items if fetch is None else fetch(items),
+        limit=request.get("Limit"),
+        keep=exprs.keep,
+        project=output.project,
+        key_of=source.key_of,
+        count_only=output.count_only,
+    )
+    response = page_response(page, count_only=output.count_only)
+    if wants_capacity(request):
+        response["ConsumedCapacity"] = source.capacity(page.read_bytes, request)
+    return response

@@ -18,12 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.api._key_conditions import plan
-from tallydb.api._pages import page_response, read_page
 from tallydb.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
 from tallydb.api._select import plan_output
-from tallydb.api._sources import check_index_key_paths, source_of
+from tallydb.api._sources import answer_page, check_index_key_paths, source_of
 from tallydb.api._tables import get_table
-from tallydb.api._units import wants_capacity
 from tallydb.storage import Transaction
 from tallydb.values import encode_key_value
 
@@ -56,16 +54,4 @@ def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         forward=request.get("ScanIndexForward", True) is not False,
     )
     items = (item for _, _, item in rows)
-    fetch = source.fetcher(txn, request, exprs)
-    page = read_page(
-        items if fetch is None else fetch(items),
-        limit=request.get("Limit"),
-        keep=exprs.keep,
-        project=output.project,
-        key_of=source.key_of,
-        count_only=output.count_only,
-    )
-    response = page_response(page, count_only=output.count_only)
-    if wants_capacity(request):
-        response["ConsumedCapacity"] = source.capacity(page.read_bytes, request)
-    return response
+    return answer_page(txn, request, source, exprs, output, items)

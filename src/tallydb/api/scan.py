@@ -14,13 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tallydb.api._pages import page_response, read_page
 from tallydb.api._read_exprs import check_key_paths, read_expressions
 from tallydb.api._segments import WRONG_SEGMENT, checked_segment, segment_of
 from tallydb.api._select import plan_output
-from tallydb.api._sources import Source, check_index_key_paths, source_of
+from tallydb.api._sources import Source, answer_page, check_index_key_paths, source_of
 from tallydb.api._tables import get_table
-from tallydb.api._units import wants_capacity
 from tallydb.errors import ValidationException
 from tallydb.storage import Transaction
 from tallydb.values import Item
@@ -92,16 +90,4 @@ def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         (item for _, _, item in rows) if segments is None
         else _in_segment(rows, *segments)
     )
-    fetch = source.fetcher(txn, request, exprs)
-    page = read_page(
-        items if fetch is None else fetch(items),
-        limit=request.get("Limit"),
-        keep=exprs.keep,
-        project=output.project,
-        key_of=source.key_of,
-        count_only=output.count_only,
-    )
-    response = page_response(page, count_only=output.count_only)
-    if wants_capacity(request):
-        response["ConsumedCapacity"] = source.capacity(page.read_bytes, request)
-    return response
+    return answer_page(txn, request, source, exprs, output, items)
