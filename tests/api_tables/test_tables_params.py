@@ -2,7 +2,8 @@
 
 Texts: dynalite's tests (recorded against DynamoDB); the mixed-parameter and
 EAV-without-expression texts also captured 2026 (nubo-db/dynamodb-conformance,
-us-east-1 wording); "ReturnValues can only be ALL_OLD or NONE": dynalite and 2026 us-east-1 captures.
+us-east-1 wording); "ReturnValues can only be ALL_OLD or NONE": dynalite and 2026
+us-east-1 captures.
 """
 
 from __future__ import annotations

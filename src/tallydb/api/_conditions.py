@@ -3,6 +3,7 @@ legacy ``Expected``) and how a failed one answers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tallydb.errors import ConditionalCheckFailedException
@@ -10,7 +11,7 @@ from tallydb.expressions import BoundCondition, Placeholders, from_expected
 from tallydb.values import Item
 
 
-def condition_of(request: dict[str, Any], placeholders: Placeholders | None
+def condition_of(request: Mapping[str, Any], placeholders: Placeholders | None
                  ) -> BoundCondition | None:
     """The request's ConditionExpression, or its legacy Expected, bound."""
     text = request.get("ConditionExpression")
@@ -22,7 +23,7 @@ def condition_of(request: dict[str, Any], placeholders: Placeholders | None
     return None
 
 
-def check_condition(request: dict[str, Any], condition: BoundCondition | None,
+def check_condition(request: Mapping[str, Any], condition: BoundCondition | None,
                     item: Item | None) -> None:
     """Raise ConditionalCheckFailedException when the condition does not hold,
     carrying the item when ReturnValuesOnConditionCheckFailure is ALL_OLD."""

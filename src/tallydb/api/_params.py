@@ -27,17 +27,27 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tallydb.api._conditions import condition_of
+from tallydb.api._indexes import check_update_paths
+from tallydb.api._tables import Table, get_table
 from tallydb.errors import ValidationException
-from tallydb.expressions import Placeholders
-from tallydb.values import validate_value
+from tallydb.expressions import BoundCondition, BoundUpdate, Placeholders, from_attribute_updates
+from tallydb.expressions.condition import CompiledCondition, compiled_condition
+from tallydb.expressions.messages import ExpressionError
+from tallydb.expressions.update import CompiledUpdate, UpdatePlan, compiled_update
+from tallydb.storage import Transaction
+from tallydb.values import Item, validate_value
+from tallydb.values.attribute_value import plain_key
 from tallydb.values.types import Wording
 
 __all__ = [
     "EXPRESSION_PARAMETERS",
+    "UpdateRequest",
     "bind_placeholders",
     "check_expression_params",
     "check_return_values",
     "placeholders",
+    "update_request",
 ]
 
 #: operation -> (expression parameters, non-expression parameters)
@@ -198,3 +208,182 @@ def check_return_values(operation: str, request: Mapping[str, Any]) -> str:
     if operation in _OLD_ONLY and value not in ("NONE", "ALL_OLD"):
         raise ValidationException(INVALID_RETURN_VALUES)
     return str(value)
+
+
+# --- UpdateItem's request half, decided once per request shape ----------------
+
+
+class UpdateRequest:
+    """What UpdateItem decides before it reads the item: its ReturnValues,
+    its update and condition bound to the request's placeholders, the
+    table, and the key (checked against the schema, and encoded)."""
+
+    __slots__ = ("condition", "hk", "key", "return_values", "rk", "table", "update")
+
+    def __init__(self, return_values: str, update: BoundUpdate | None,
+                 condition: BoundCondition | None, table: Table, key: Item,
+                 hk: bytes, rk: bytes) -> None:
+        self.return_values = return_values
+        self.update = update
+        self.condition = condition
+        self.table = table
+        self.key = key
+        self.hk = hk
+        self.rk = rk
+
+
+def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
+    """UpdateItem's request-level checks, in DynamoDB's order, with its
+    messages (ReturnValues, expression parameters, placeholders, the
+    update, the condition, unused placeholders, the table, the key, key
+    attributes and index keys the update may not touch).
+
+    A request shaped like one that passed before (same table, expressions,
+    attribute names, value placeholders and ReturnValues: what a client
+    sends again and again with other keys and values) skips every check
+    its shape decided; only its values and key are checked. Anything those
+    cannot pass as they are goes through the full checks, which alone word
+    refusals.
+    """
+    get = request.get
+    values = get("ExpressionAttributeValues")
+    try:
+        shape_key: Any = _update_shape_key(request)
+    except TypeError:  # a placeholder map that is not one (refused below)
+        shape_key = None
+    if shape_key is not None:
+        shape = _update_shapes.get(shape_key)
+        if shape is not None:
+            decided = shape.decide(txn, get("Key"), values)
+            if decided is not None:
+                return decided
+    decided = _update_request(txn, request)
+    if shape_key is not None:
+        if len(_update_shapes) >= _SHAPES_REMEMBERED:
+            _update_shapes.clear()
+        _update_shapes[shape_key] = _UpdateShape(request, decided)
+    return decided
+
+
+_SHAPES_REMEMBERED = 1024
+
+
+def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What decides every request-level check of UpdateItem but those on
+    the values and the key; None for a request the shapes do not cover
+    (legacy parameters)."""
+    get = request.get
+    if get("AttributeUpdates") is not None or get("Expected") is not None:
+        return None
+    names = get("ExpressionAttributeNames")
+    values = get("ExpressionAttributeValues")
+    return (
+        get("TableName"), get("UpdateExpression"), get("ConditionExpression"),
+        get("ReturnValues"),
+        None if names is None else tuple(names.items()),
+        None if values is None else tuple(values),
+    )
+
+
+def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
+    """Every check, in order (the path for a request of a new shape)."""
+    return_values = check_return_values("UpdateItem", request)
+    bound = placeholders(request)
+    update: BoundUpdate | None = None
+    if bound is not None and request.get("UpdateExpression") is not None:
+        update = bound.update(request["UpdateExpression"])
+    elif request.get("AttributeUpdates"):
+        update = from_attribute_updates(request["AttributeUpdates"])
+    condition = condition_of(request, bound)
+    if bound is not None:
+        bound.check_unused()
+    table = get_table(txn, request["TableName"])
+    keys = table.keys
+    key = keys.validate_key(request["Key"])
+    if update is not None:
+        update.check_key_unchanged(keys.names)
+        if table.indexes:
+            check_update_paths(table.indexes, update.nested_heads, update.assigned_type)
+    hk, rk = keys.encode(key)
+    return UpdateRequest(return_values, update, condition, table, key, hk, rk)
+
+
+class _UpdateShape:
+    """A request shape whose value-independent checks passed: its compiled
+    expressions and their plans, for the next request of that shape."""
+
+    __slots__ = ("condition", "condition_plan", "names", "return_values", "schema", "table",
+                 "table_name", "update", "update_plan")
+
+    def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
+        names = request.get("ExpressionAttributeNames") or {}
+        self.names: Mapping[str, str] = names
+        self.table = decided.table
+        self.table_name = decided.table.name
+        self.schema = decided.table.keys.attributes
+        self.return_values = decided.return_values
+        text = request.get("UpdateExpression")
+        self.update: CompiledUpdate | None = None
+        self.update_plan: UpdatePlan | None = None
+        if text is not None:
+            self.update = compiled_update(text)
+            self.update_plan = self.update.plan(names)
+        text = request.get("ConditionExpression")
+        self.condition: CompiledCondition | None = None
+        if text is not None:
+            self.condition = compiled_condition(text)
+            self.condition_plan = self.condition.plan(names)
+
+    def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None
+               ) -> UpdateRequest | None:
+        """The request decided the quick way, or None for the full checks."""
+        table = self.table
+        if txn.table(self.table_name) is not table.record:
+            return None  # the table was deleted or changed since
+        if values is not None:
+            for value in values.values():
+                try:
+                    if validate_value(value) is not value:
+                        return None  # not canonical as sent: the full path copies it
+                except ValidationException:
+                    return None
+        else:
+            values = _NO_VALUES
+        if not plain_key(key, self.schema):
+            return None
+        update: BoundUpdate | None = None
+        condition: BoundCondition | None = None
+        compiled = self.update
+        if compiled is not None:
+            # CompiledUpdate.bind's checks on the values' types (the rest
+            # depends on the shape alone, and passed).
+            for keyword, ref in compiled.action_operands:
+                kind = next(iter(values[ref]))
+                if not ((kind == "N" and keyword == "ADD") or kind in _SET_TYPES):
+                    return None
+            if compiled.function_checks:
+                try:
+                    update = compiled.bind(self.names, values)
+                except ExpressionError:
+                    return None
+            else:
+                assert self.update_plan is not None  # planned with the compiled update
+                update = BoundUpdate(self.update_plan, values)
+        if self.condition is not None:
+            try:
+                self.condition.check(self.names, values)
+            except ExpressionError:
+                return None
+            condition = BoundCondition(self.condition_plan, values)
+        if update is not None and table.indexes:
+            try:
+                check_update_paths(table.indexes, update.nested_heads, update.assigned_type)
+            except ValidationException:
+                return None
+        hk, rk = table.keys.encode(key)
+        return UpdateRequest(self.return_values, update, condition, table, key, hk, rk)
+
+
+_update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}
+_NO_VALUES: Mapping[str, Any] = {}
+_SET_TYPES = frozenset({"SS", "NS", "BS"})

@@ -318,7 +318,7 @@ def validate_key(
     A missing, extra or mistyped attribute is "The provided key element does
     not match the schema"; an empty string or binary names the attribute.
     """
-    if _plain_key(key, schema):
+    if plain_key(key, schema):
         return key  # type: ignore[no-any-return]  # as the checks below would
     checked = validate_item(key, wording=wording)
     if len(checked) != len(schema):
@@ -331,7 +331,7 @@ def validate_key(
     return checked
 
 
-def _plain_key(key: Any, schema: Sequence[tuple[str, str]]) -> bool:
+def plain_key(key: Any, schema: Sequence[tuple[str, str]]) -> bool:
     """True when ``key`` is exactly the schema's attributes, each a canonical
     S or N of its declared type, non-empty and short enough for any key
     (S: at most 256 code points, 1,024 UTF-8 bytes): the everyday key, which

@@ -1,0 +1,239 @@
+"""api/_params.update_request: UpdateItem's request half, decided once per shape.
+
+A request shaped like one that passed (same table, expressions, names, value
+placeholders, ReturnValues) skips the checks its shape decided. Every case
+here is run twice, once with nothing remembered and once right after a good
+request of the same shape, and must come out the same: the same decision, or
+the same DynamoDB error. The errors themselves are pinned by the UpdateItem
+tests (tests/api_reads, tests/test_errors.py); this file pins that the hot
+path never changes one.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tallydb.api import Engine, _params
+from tallydb.api._params import update_request
+from tallydb.errors import DynamoDBError
+from tallydb.storage import Store
+
+TABLE = "counters"
+GSI_TABLE = "ranked"
+KEY = {"PK": {"S": "user#1"}, "SK": {"S": "song#1"}}
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    engine = Engine(Store(None))
+    engine.call("CreateTable", {
+        "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"},
+                                 {"AttributeName": "SK", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                      {"AttributeName": "SK", "KeyType": "RANGE"}],
+    })
+    engine.call("CreateTable", {
+        "TableName": GSI_TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"},
+                                 {"AttributeName": "board", "AttributeType": "S"},
+                                 {"AttributeName": "score", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+        "GlobalSecondaryIndexes": [{
+            "IndexName": "top", "Projection": {"ProjectionType": "KEYS_ONLY"},
+            "KeySchema": [{"AttributeName": "board", "KeyType": "HASH"},
+                          {"AttributeName": "score", "KeyType": "RANGE"}]}],
+    })
+    yield engine
+    engine.close()
+
+
+def counter(**changes: Any) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "TableName": TABLE, "Key": copy.deepcopy(KEY),
+        "UpdateExpression": "ADD play_count :one",
+        "ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW",
+    }
+    request.update(changes)
+    return {k: v for k, v in request.items() if v is not None}
+
+
+SAMPLE_ITEMS: list[dict[str, Any]] = [
+    {}, {"play_count": {"N": "41"}}, {"v": {"N": "3"}, "l": {"L": [{"S": "a"}]}},
+    {"s": {"S": "abc"}, "tags": {"SS": ["x", "y"]}, "v": {"N": "7"}},
+]
+
+
+def outcome(engine: Engine, request: dict[str, Any]) -> Any:
+    """What update_request decides, in comparable form, or the error."""
+    try:
+        with engine.store.transaction() as txn:
+            decided = update_request(txn, copy.deepcopy(request))
+    except DynamoDBError as error:
+        return "refused", type(error).__name__, error.message
+    applied: list[Any] = []
+    for item in SAMPLE_ITEMS:
+        base = {**item, **decided.key}
+        try:
+            applied.append(decided.update.apply(base) if decided.update else base)
+        except DynamoDBError as error:
+            applied.append((type(error).__name__, error.message))
+    holds = [decided.condition.holds(item) if decided.condition else None
+             for item in SAMPLE_ITEMS]
+    return (decided.return_values, decided.table.name, decided.key, decided.hk, decided.rk,
+            applied, holds)
+
+
+def both_ways(engine: Engine, good: dict[str, Any], request: dict[str, Any]) -> Any:
+    """``request``'s outcome with nothing remembered and after ``good``."""
+    _params._update_shapes.clear()
+    cold = outcome(engine, request)
+    _params._update_shapes.clear()
+    assert outcome(engine, good)[0] != "refused"
+    assert _params._update_shapes, "the good request's shape is remembered"
+    warm = outcome(engine, request)
+    assert warm == cold
+    return warm
+
+
+# (good request of a shape, a request of the same shape that must come out the same)
+SAME_SHAPE: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("the same request", counter(), counter()),
+    ("another key", counter(), counter(Key={"PK": {"S": "u2"}, "SK": {"S": "é" * 300}})),
+    ("a number to canonicalise", counter(),
+     counter(ExpressionAttributeValues={":one": {"N": "+01.50"}})),
+    ("a number that is not one", counter(),
+     counter(ExpressionAttributeValues={":one": {"N": "1x"}})),
+    ("a number out of range", counter(),
+     counter(ExpressionAttributeValues={":one": {"N": "1e126"}})),
+    ("two datatypes", counter(),
+     counter(ExpressionAttributeValues={":one": {"N": "1", "S": "a"}})),
+    ("an empty value", counter(), counter(ExpressionAttributeValues={":one": {}})),
+    ("a value that is not a map", counter(), counter(ExpressionAttributeValues={":one": "1"})),
+    ("ADD with a string", counter(), counter(ExpressionAttributeValues={":one": {"S": "a"}})),
+    ("ADD with a set", counter(), counter(ExpressionAttributeValues={":one": {"NS": ["2", "1"]}})),
+    ("ADD with a duplicate set", counter(),
+     counter(ExpressionAttributeValues={":one": {"NS": ["1", "1.0"]}})),
+    ("an empty key string", counter(), counter(Key={"PK": {"S": ""}, "SK": {"S": "a"}})),
+    ("a key of the wrong type", counter(), counter(Key={"PK": {"N": "1"}, "SK": {"S": "a"}})),
+    ("a key without its range", counter(), counter(Key={"PK": {"S": "a"}})),
+    ("a key with one more", counter(),
+     counter(Key={**KEY, "x": {"S": "a"}})),
+    ("a key with a bad value", counter(), counter(Key={"PK": {"S": "a"}, "SK": {"N": "x"}})),
+    ("a key too long", counter(), counter(Key={"PK": {"S": "a" * 2049}, "SK": {"S": "a"}})),
+    ("a range key too long", counter(),
+     counter(Key={"PK": {"S": "a"}, "SK": {"S": "ü" * 600}})),
+    ("a key that is not a map", counter(), counter(Key=["PK"])),
+    ("a list_append of a string",
+     counter(UpdateExpression="SET l = list_append(l, :v)",
+             ExpressionAttributeValues={":v": {"L": [{"S": "b"}]}}),
+     counter(UpdateExpression="SET l = list_append(l, :v)",
+             ExpressionAttributeValues={":v": {"S": "b"}})),
+    ("arithmetic on a string",
+     counter(UpdateExpression="SET v = v + :v", ExpressionAttributeValues={":v": {"N": "2"}}),
+     counter(UpdateExpression="SET v = v + :v", ExpressionAttributeValues={":v": {"S": "2"}})),
+    ("a condition that holds or not",
+     counter(ConditionExpression="v = :cur", UpdateExpression="SET v = :next",
+             ExpressionAttributeValues={":cur": {"N": "3"}, ":next": {"N": "4"}}),
+     counter(ConditionExpression="v = :cur", UpdateExpression="SET v = :next",
+             ExpressionAttributeValues={":cur": {"N": "7"}, ":next": {"N": "8"}})),
+    ("BETWEEN out of order",
+     counter(ConditionExpression="v BETWEEN :a AND :b",
+             ExpressionAttributeValues={":one": {"N": "1"}, ":a": {"N": "1"}, ":b": {"N": "9"}}),
+     counter(ConditionExpression="v BETWEEN :a AND :b",
+             ExpressionAttributeValues={":one": {"N": "1"}, ":a": {"N": "9"}, ":b": {"N": "1"}})),
+    ("begins_with on a number",
+     counter(ConditionExpression="begins_with(s, :p)",
+             ExpressionAttributeValues={":one": {"N": "1"}, ":p": {"S": "a"}}),
+     counter(ConditionExpression="begins_with(s, :p)",
+             ExpressionAttributeValues={":one": {"N": "1"}, ":p": {"N": "1"}})),
+    ("names",
+     counter(UpdateExpression="ADD #n :one", ExpressionAttributeNames={"#n": "play_count"}),
+     counter(UpdateExpression="ADD #n :one", ExpressionAttributeNames={"#n": "play_count"},
+             Key={"PK": {"S": "b"}, "SK": {"S": "c"}})),
+    ("ALL_OLD", counter(ReturnValues="ALL_OLD"), counter(ReturnValues="ALL_OLD")),
+]
+
+
+@pytest.mark.parametrize(("good", "request_"), [(g, r) for _, g, r in SAME_SHAPE],
+                         ids=[name for name, _, _ in SAME_SHAPE])
+def test_a_request_of_a_remembered_shape_comes_out_as_with_every_check(
+    engine: Engine, good: dict[str, Any], request_: dict[str, Any]
+) -> None:
+    both_ways(engine, good, request_)
+
+
+# Requests of other shapes than the good one: each decided by the full checks.
+OTHER_SHAPES: list[tuple[str, dict[str, Any]]] = [
+    ("an unused value", counter(ExpressionAttributeValues={":one": {"N": "1"},
+                                                           ":two": {"N": "2"}})),
+    ("an undefined value", counter(ExpressionAttributeValues={":two": {"N": "2"}})),
+    ("an unused name", counter(ExpressionAttributeNames={"#n": "x"})),
+    ("the key updated", counter(UpdateExpression="SET PK = :one")),
+    ("legacy and expressions mixed", counter(AttributeUpdates={"a": {"Action": "DELETE"}})),
+    ("legacy", counter(UpdateExpression=None, ExpressionAttributeValues=None,
+                       AttributeUpdates={"a": {"Value": {"N": "1"}, "Action": "ADD"}})),
+    ("no update", counter(UpdateExpression=None, ExpressionAttributeValues=None)),
+    ("another table", counter(TableName=GSI_TABLE, Key={"id": {"N": "1"}})),
+    ("a table that does not exist", counter(TableName="nothing")),
+    ("ReturnValues for PutItem only", counter(ReturnValues="UPDATED_OLD")),
+    ("a syntax error", counter(UpdateExpression="ADD ADD")),
+]
+
+
+@pytest.mark.parametrize("request_", [r for _, r in OTHER_SHAPES],
+                         ids=[name for name, _ in OTHER_SHAPES])
+def test_requests_of_other_shapes_are_decided_in_full(
+    engine: Engine, request_: dict[str, Any]
+) -> None:
+    both_ways(engine, counter(), request_)
+    # And once remembered themselves (those that passed), again the same.
+    _params._update_shapes.clear()
+    first = outcome(engine, request_)
+    assert outcome(engine, request_) == first
+
+
+def test_an_index_key_given_a_value_of_the_wrong_type(engine: Engine) -> None:
+    good = {"TableName": GSI_TABLE, "Key": {"id": {"N": "1"}},
+            "UpdateExpression": "SET score = :s", "ExpressionAttributeValues": {":s": {"N": "5"}}}
+    bad = {**good, "ExpressionAttributeValues": {":s": {"S": "5"}}}
+    assert both_ways(engine, good, bad) == (
+        "refused", "ValidationException",
+        "One or more parameter values were invalid: Type mismatch for Index Key score "
+        "Expected: N Actual: S IndexName: top")
+    canonical = {**good, "Key": {"id": {"N": "007"}}}
+    assert both_ways(engine, good, canonical)[2] == {"id": {"N": "7"}}
+
+
+def test_a_table_made_again_is_not_decided_from_the_old_one(engine: Engine) -> None:
+    _params._update_shapes.clear()
+    request = counter()
+    first = outcome(engine, request)
+    engine.call("DeleteTable", {"TableName": TABLE})
+    assert outcome(engine, request) == (
+        "refused", "ResourceNotFoundException", "Requested resource not found")
+    engine.call("CreateTable", {
+        "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+    })
+    assert outcome(engine, request) == (
+        "refused", "ValidationException", "The provided key element does not match the schema")
+    assert outcome(engine, counter(Key={"PK": {"S": "a"}}))[3] != first[3]
+
+
+def test_a_remembered_shape_decides_the_next_request_without_the_full_checks(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _params._update_shapes.clear()
+    outcome(engine, counter())
+    full: list[Any] = []
+    monkeypatch.setattr(_params, "_update_request",
+                        lambda txn, request: full.append(request))
+    decided = outcome(engine, counter(Key={"PK": {"S": "b"}, "SK": {"S": "c"}}))
+    assert not full and decided[2] == {"PK": {"S": "b"}, "SK": {"S": "c"}}
+    assert decided[5][1] == {"PK": {"S": "b"}, "SK": {"S": "c"}, "play_count": {"N": "42"}}
