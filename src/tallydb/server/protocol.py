@@ -29,7 +29,7 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
 SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
 
-_TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _PREFLIGHT = range(6)
+_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _PREFLIGHT = range(7)
 _WANTED = {
     b"expect": _EXPECT,
     b"x-amz-target": _TARGET,
@@ -39,6 +39,17 @@ _WANTED = {
     b"access-control-request-headers": _PREFLIGHT,
     b"access-control-request-method": _PREFLIGHT,
 }
+#: Header names as clients spell them, to what they are: one dict lookup per
+#: header instead of lowercasing it (clients send the same few names).
+_KINDS: dict[bytes, int] = {}
+
+
+def _kind(name: bytes) -> int:
+    kind = _WANTED.get(name.lower(), _OTHER)
+    if len(_KINDS) < 1024:
+        _KINDS[name] = kind
+    return kind
+
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
 
 
@@ -139,11 +150,15 @@ class Connection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:
         # Called for every header of every request: keep the miss path short.
-        which = _WANTED.get(name.lower())
+        which = _KINDS.get(name)
+        if which is None:
+            which = _kind(name)
+        if which == _OTHER and not self.keep_headers:
+            return
         ex = self.ex
         if ex is None:
             return
-        if which is not None:
+        if which != _OTHER:
             if which == _TARGET:
                 ex.target = value
             elif which == _CONTENT_TYPE:
