@@ -636,6 +636,7 @@ class _Compiler:
 
 _model: Any = None
 _checkers: dict[str, Callable[[dict[str, Any]], None]] = {}
+_quick: dict[str, _Quick] = {}
 _nodes: dict[str, _Structure] = {}
 
 
@@ -663,13 +664,12 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
         required = [name for name in required if name != "TableName"]
     top.required = tuple(required)
     _nodes[operation] = top
-    quick = _Quick(top, (*required, "TableName") if table_operation else tuple(required))
+    quick = _quick[operation] = _Quick(
+        top, (*required, "TableName") if table_operation else tuple(required))
 
     def check(request: dict[str, Any]) -> None:
         if type(request) is not dict:
             raise top.type_error(request)
-        if quick.passes(request):
-            return
         found = top.check(request)
         if table_operation and request.get("TableName") is None:
             raise ValidationException(TABLE_NAME_REQUIRED)
@@ -706,35 +706,42 @@ class _Quick:
 
     def __init__(self, top: _Structure, required: tuple[str, ...]) -> None:
         self.members = top.members
-        self.required = required
+        self.required = len(required)
         self.seen: set[Any] = set()
-        self.ways: dict[str, tuple[int, type[Any]]] = {}
+        #: member -> (how it passes, its JSON type, 1 if it is required)
+        self.ways: dict[str, tuple[int, type[Any], int]] = {}
         for name, (_, _, node) in top.members.items():
+            need = int(name in required)
             if node.trivial:
-                self.ways[name] = (_TYPE_ONLY, node.kind)
+                self.ways[name] = (_TYPE_ONLY, node.kind, need)
             elif type(node) is _String or type(node) is _TableName:
-                self.ways[name] = (_SEEN, str)
+                self.ways[name] = (_SEEN, str, need)
             elif type(node) is _Number and node.integral:
-                self.ways[name] = (_SEEN, int)
+                self.ways[name] = (_SEEN, int, need)
             elif type(node) is _Map and node.low is None and node.high is None:
                 if node.simple and type(node.value) is _AttributeValue:
-                    self.ways[name] = (_VALUE_MAP, dict)
+                    self.ways[name] = (_VALUE_MAP, dict, need)
                 elif type(node.key) is _String and type(node.value) is _String:
-                    self.ways[name] = (_SEEN_MAP, dict)
+                    self.ways[name] = (_SEEN_MAP, dict, need)
 
     def passes(self, request: dict[str, Any]) -> bool:
         ways, seen = self.ways, self.seen
+        required = 0  # required members present (a required member no way
+        # passes keeps this short of the count: the full check decides)
         for name, item in request.items():
-            if item is None:
-                continue
             way = ways.get(name)
             if way is None:
-                if name in self.members:
+                if item is not None and name in self.members:
                     return False
                 continue  # unknown members are ignored, as DynamoDB ignores them
-            how, kind = way
+            how, kind, need = way
             if type(item) is not kind:
+                if item is None:
+                    continue  # a JSON null counts as absent
                 return False
+            required += need
+            if how == _TYPE_ONLY:
+                continue
             if how == _SEEN:
                 if (name, item) not in seen:
                     return False
@@ -742,13 +749,13 @@ class _Quick:
                 for value in item.values():
                     if type(value) is not dict and value is not None:
                         return False
-            elif how == _SEEN_MAP:
+            else:
                 try:
                     if (name, tuple(item.items())) not in seen:
                         return False
                 except TypeError:  # a value that is not a string
                     return False
-        return all(request.get(name) is not None for name in self.required)
+        return required == self.required
 
     def remember(self, request: dict[str, Any]) -> None:
         """Note the members of a request the full check passed."""
@@ -769,6 +776,9 @@ def check_request(operation: str, request: dict[str, Any]) -> None:
     """Raise DynamoDB's SerializationException or ValidationException for a
     request whose members have the wrong JSON type or break a constraint of
     the operation's input shape. Returns None for a request that passes."""
+    quick = _quick.get(operation)
+    if quick is not None and type(request) is dict and quick.passes(request):
+        return
     checker = _checkers.get(operation)
     if checker is None:
         checker = _checkers[operation] = _compile(operation)
