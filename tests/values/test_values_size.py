@@ -8,12 +8,20 @@ sizes and formats".
 
 from __future__ import annotations
 
+import base64
+from typing import Any
+
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from values_strategies import canonical, number_values
 
 from tallydb.errors import ValidationException
 from tallydb.values import (
     MAX_ITEM_SIZE,
     attribute_size,
+    check_item_fits,
     check_item_size,
     item_size,
     normalize_number,
@@ -119,3 +127,41 @@ def test_updateitems_wording() -> None:
     with pytest.raises(ValidationException) as caught:
         check_item_size({"p": {"S": "x" * MAX_ITEM_SIZE}}, update=True)
     assert caught.value.message == m.UPDATED_ITEM_TOO_LARGE
+
+
+# --- the quick gate: an item's JSON is never shorter than its size ---------------
+
+_text = st.text(max_size=8)
+_binary = st.binary(max_size=8).map(lambda raw: base64.b64encode(raw).decode())
+_number = number_values().map(canonical)
+_scalars = st.one_of(
+    _text.map(lambda t: {"S": t}), _number.map(lambda n: {"N": n}),
+    _binary.map(lambda b: {"B": b}), st.booleans().map(lambda b: {"BOOL": b}),
+    st.just({"NULL": True}),
+    st.lists(_text, min_size=1, max_size=3, unique=True).map(lambda m: {"SS": m}),
+    st.lists(_number, min_size=1, max_size=3, unique=True).map(lambda m: {"NS": m}),
+    st.lists(_binary, min_size=1, max_size=3, unique=True).map(lambda m: {"BS": m}),
+)
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(lambda items: {"L": items}),
+    st.dictionaries(_text, inner, max_size=3).map(lambda members: {"M": members}),
+), max_leaves=8)
+
+
+@given(st.dictionaries(_text, _values, max_size=4))
+def test_an_items_json_is_never_shorter_than_its_size(item: dict[str, Any]) -> None:
+    assert len(orjson.dumps(item)) >= item_size(item)
+
+
+def test_check_item_fits_counts_only_what_its_json_cannot_settle() -> None:
+    small = {"k": {"S": "a"}, "n": {"N": "1"}}
+    check_item_fits(small, orjson.dumps(small), update=True)
+    exact = {"k": {"S": "x" * (MAX_ITEM_SIZE - 1)}}  # 409,600 bytes, 409,609 of JSON
+    check_item_fits(exact, orjson.dumps(exact))
+    over = {"k": {"S": "x" * MAX_ITEM_SIZE}}
+    with pytest.raises(ValidationException) as excinfo:
+        check_item_fits(over, orjson.dumps(over), update=True)
+    assert excinfo.value.message == m.UPDATED_ITEM_TOO_LARGE
+    with pytest.raises(ValidationException) as excinfo:
+        check_item_fits(over, orjson.dumps(over))
+    assert excinfo.value.message == m.ITEM_TOO_LARGE

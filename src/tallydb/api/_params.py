@@ -38,6 +38,7 @@ from tallydb.expressions.update import CompiledUpdate, UpdatePlan, compiled_upda
 from tallydb.storage import Transaction
 from tallydb.values import Item, validate_value
 from tallydb.values.attribute_value import plain_key
+from tallydb.values.number import is_canonical
 from tallydb.values.types import Wording
 
 __all__ = [
@@ -342,6 +343,13 @@ class _UpdateShape:
             return None  # the table was deleted or changed since
         if values is not None:
             for value in values.values():
+                if type(value) is dict and len(value) == 1:  # the everyday S and N
+                    payload = value.get("N")
+                    if payload is not None:
+                        if type(payload) is str and is_canonical(payload):
+                            continue
+                    elif type(value.get("S")) is str:
+                        continue
                 try:
                     if validate_value(value) is not value:
                         return None  # not canonical as sent: the full path copies it

@@ -33,6 +33,7 @@ from tallydb.values.number import (
 from tallydb.values.size import (
     MAX_ITEM_SIZE,
     attribute_size,
+    check_item_fits,
     check_item_size,
     item_size,
     number_size,
@@ -51,6 +52,7 @@ __all__ = [
     "add_numbers",
     "attribute_size",
     "base64_length",
+    "check_item_fits",
     "check_item_size",
     "compare_numbers",
     "compare_values",

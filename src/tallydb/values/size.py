@@ -98,6 +98,16 @@ def item_size(item: Item) -> int:
     return total
 
 
+def check_item_fits(item: Item, encoded: bytes, *, update: bool = False) -> None:
+    """Raise as :func:`check_item_size` does for an item over 400 KB, given
+    the item's JSON (``encoded``, as it is about to be stored): an item's
+    JSON is never shorter than its DynamoDB size (names and strings are
+    quoted, every value sits in a ``{"T": ...}`` wrapper, Binaries are
+    base64), so an item whose JSON fits needs no counting."""
+    if len(encoded) > MAX_ITEM_SIZE:
+        check_item_size(item, update=update)
+
+
 def check_item_size(item: Item, *, update: bool = False) -> int:
     """Return the item's size; raise DynamoDB's ValidationException when it is
     over 400 KB. ``update=True`` gives UpdateItem's wording ("Item size to
