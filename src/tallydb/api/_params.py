@@ -37,7 +37,6 @@ from tallydb.expressions.messages import ExpressionError
 from tallydb.expressions.update import CompiledUpdate, UpdatePlan, compiled_update
 from tallydb.storage import Transaction
 from tallydb.values import Item, validate_value
-from tallydb.values.attribute_value import plain_key
 from tallydb.values.number import is_canonical
 from tallydb.values.types import Wording
 
@@ -313,7 +312,7 @@ class _UpdateShape:
     """A request shape whose value-independent checks passed: its compiled
     expressions and their plans, for the next request of that shape."""
 
-    __slots__ = ("condition", "condition_plan", "names", "return_values", "schema", "table",
+    __slots__ = ("condition", "condition_plan", "keys", "names", "return_values", "table",
                  "table_name", "update", "update_plan")
 
     def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
@@ -321,7 +320,7 @@ class _UpdateShape:
         self.names: Mapping[str, str] = names
         self.table = decided.table
         self.table_name = decided.table.name
-        self.schema = decided.table.keys.attributes
+        self.keys = decided.table.keys
         self.return_values = decided.return_values
         text = request.get("UpdateExpression")
         self.update: CompiledUpdate | None = None
@@ -357,7 +356,8 @@ class _UpdateShape:
                     return None
         else:
             values = _NO_VALUES
-        if not plain_key(key, self.schema):
+        encoded = self.keys.encode_plain(key)
+        if encoded is None:
             return None
         update: BoundUpdate | None = None
         condition: BoundCondition | None = None
@@ -388,8 +388,7 @@ class _UpdateShape:
                 check_update_paths(table.indexes, update.nested_heads, update.assigned_type)
             except ValidationException:
                 return None
-        hk, rk = table.keys.encode(key)
-        return UpdateRequest(self.return_values, update, condition, table, key, hk, rk)
+        return UpdateRequest(self.return_values, update, condition, table, key, *encoded)
 
 
 _update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}

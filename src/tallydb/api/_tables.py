@@ -10,7 +10,7 @@ from tallydb.api._indexes import GLOBAL, LOCAL, Index, build_indexes
 from tallydb.errors import ResourceNotFoundException
 from tallydb.storage import TableRecord, Transaction
 from tallydb.values import Item
-from tallydb.values.attribute_value import validate_item_key, validate_key
+from tallydb.values.attribute_value import plain_key, validate_item_key, validate_key
 from tallydb.values.key import encode_key_value
 
 REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
@@ -55,6 +55,15 @@ class KeySchema:
         hk = _encode(key[self.hash_name])
         rk = b"" if self.range_name is None else _encode(key[self.range_name])
         return hk, rk
+
+    def encode_plain(self, key: Any) -> tuple[bytes, bytes] | None:
+        """``encode(key)`` for a request's ``Key`` that :func:`validate_key`
+        would accept exactly as it is (``plain_key``: the schema's
+        attributes, canonical S or N, non-empty, short); None for any other,
+        which the full checks must see."""
+        if not plain_key(key, self.attributes):
+            return None
+        return self.encode(key)
 
     def key_of(self, item: Item) -> Item:
         return {name: item[name] for name, _ in self.attributes}

@@ -100,6 +100,9 @@ class Step:
 
     __slots__ = ("path",)
 
+    #: Whether ``evaluate`` computes anything (SET); the others skip the call.
+    computes = False
+
     def __init__(self, path: Resolved) -> None:
         self.path = path
 
@@ -114,6 +117,8 @@ class Step:
 
 class SetStep(Step):
     __slots__ = ("getter",)
+
+    computes = True
 
     def __init__(self, path: Resolved, getter: Getter) -> None:
         super().__init__(path)
@@ -167,6 +172,11 @@ class AddStep(Step):
         value = self.constant if self.constant is not None else values[self.ref]
         if existing is None:
             return value
+        number = value.get("N")
+        if number is not None:
+            have = existing.get("N")
+            if have is not None:
+                return {"N": add_numbers(have, number)}
         kind = _type(value)
         if kind not in existing:
             raise ValidationException(LEGACY_TYPE_MISMATCH if self.legacy
@@ -266,7 +276,8 @@ def apply_flat(flat: Sequence[tuple[str, Step]], item: Item, values: Values) -> 
     out = dict(item)
     if len(flat) == 1:
         name, step = flat[0]
-        new = step.leaf(item.get(name), step.evaluate(item, values), values)
+        new = step.leaf(item.get(name),
+                        step.evaluate(item, values) if step.computes else None, values)
         if new is REMOVE:
             del out[name]
         elif new is not KEEP:
