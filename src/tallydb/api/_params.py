@@ -97,6 +97,9 @@ def check_expression_params(
     expression. Returns whether the request uses expressions at all."""
     get = request.get
     used = [p for p in expression_params if get(p) is not None]
+    if not used and get("ExpressionAttributeNames") is None and (
+            get("ExpressionAttributeValues") is None):
+        return False  # a request without expressions: nothing to refuse here
     if used and "ProjectionExpression" not in expression_params:
         # The common case: an item write with expressions and nothing to refuse.
         for p in legacy_params:
