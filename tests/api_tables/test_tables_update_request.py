@@ -95,6 +95,7 @@ def both_ways(engine: Engine, good: dict[str, Any], request: dict[str, Any]) -> 
     _params._update_shapes.clear()
     assert outcome(engine, good)[0] != "refused"
     assert _params._update_shapes, "the good request's shape is remembered"
+    assert outcome(engine, good)[0] != "refused"  # and decided the quick way, remembered
     warm = outcome(engine, request)
     assert warm == cold
     return warm
@@ -237,3 +238,28 @@ def test_a_remembered_shape_decides_the_next_request_without_the_full_checks(
     decided = outcome(engine, counter(Key={"PK": {"S": "b"}, "SK": {"S": "c"}}))
     assert not full and decided[2] == {"PK": {"S": "b"}, "SK": {"S": "c"}}
     assert decided[5][1] == {"PK": {"S": "b"}, "SK": {"S": "c"}, "play_count": {"N": "42"}}
+
+
+def test_the_same_request_again_gets_the_same_decision_and_nothing_equal_but_different(
+    engine: Engine
+) -> None:
+    _params._update_shapes.clear()
+    with engine.store.transaction() as txn:
+        update_request(txn, counter())  # a new shape: every check
+        first = update_request(txn, counter())  # decided the quick way
+        again = update_request(txn, counter())
+        assert again is first  # equal dicts of strings: the same request
+        other = update_request(txn, counter(Key={"PK": {"S": "b"}, "SK": {"S": "c"}}))
+        assert other is not first and other.key == {"PK": {"S": "b"}, "SK": {"S": "c"}}
+    # A value that compares equal to a remembered one but is not a string
+    # (True == 1 in Python) is still checked in full.
+    for good, bad in [
+        (counter(UpdateExpression="SET f = :f", ExpressionAttributeValues={":f": {"N": "1"}}),
+         counter(UpdateExpression="SET f = :f", ExpressionAttributeValues={":f": {"N": 1}})),
+        (counter(UpdateExpression="SET f = :f", ExpressionAttributeValues={":f": {"BOOL": True}}),
+         counter(UpdateExpression="SET f = :f", ExpressionAttributeValues={":f": {"BOOL": 1}})),
+    ]:
+        _params._update_shapes.clear()
+        outcome(engine, good)
+        outcome(engine, good)
+        assert outcome(engine, bad)[0] == "refused"

@@ -315,8 +315,8 @@ class _UpdateShape:
     """A request shape whose value-independent checks passed: its compiled
     expressions and their plans, for the next request of that shape."""
 
-    __slots__ = ("condition", "condition_plan", "keys", "names", "return_values", "table",
-                 "table_name", "update", "update_plan")
+    __slots__ = ("condition", "condition_plan", "keys", "last", "last_key", "last_values",
+                 "names", "return_values", "table", "table_name", "update", "update_plan")
 
     def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
         names = request.get("ExpressionAttributeNames") or {}
@@ -336,6 +336,13 @@ class _UpdateShape:
         if text is not None:
             self.condition = compiled_condition(text)
             self.condition_plan = self.condition.plan(names)
+        # The last request decided the quick way whose key and values are all
+        # S or N strings, and its decision: a hot counter's next request is
+        # equal to it (equal dicts of strings are the same request), and
+        # gets the same decision without a check.
+        self.last: UpdateRequest | None = None
+        self.last_key: Any = None
+        self.last_values: Any = None
 
     def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None
                ) -> UpdateRequest | None:
@@ -343,6 +350,10 @@ class _UpdateShape:
         table = self.table
         if txn.table(self.table_name) is not table.record:
             return None  # the table was deleted or changed since
+        if self.last is not None and key == self.last_key and values == self.last_values:
+            return self.last
+        sent = values
+        strings = True  # every value an S or N string (the key is, once encoded)
         if values is not None:
             for value in values.values():
                 if type(value) is dict and len(value) == 1:  # the everyday S and N
@@ -352,6 +363,7 @@ class _UpdateShape:
                             continue
                     elif type(value.get("S")) is str:
                         continue
+                strings = False
                 try:
                     if validate_value(value) is not value:
                         return None  # not canonical as sent: the full path copies it
@@ -391,7 +403,10 @@ class _UpdateShape:
                 check_update_paths(table.indexes, update.nested_heads, update.assigned_type)
             except ValidationException:
                 return None
-        return UpdateRequest(self.return_values, update, condition, table, key, *encoded)
+        decided = UpdateRequest(self.return_values, update, condition, table, key, *encoded)
+        if strings:
+            self.last, self.last_key, self.last_values = decided, key, sent
+        return decided
 
 
 _update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}
