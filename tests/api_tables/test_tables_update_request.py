@@ -246,7 +246,8 @@ def test_the_same_request_again_gets_the_same_decision_and_nothing_equal_but_dif
     _params._update_shapes.clear()
     with engine.store.transaction() as txn:
         update_request(txn, counter())  # a new shape: every check
-        first = update_request(txn, counter())  # decided the quick way
+        update_request(txn, counter())  # decided the quick way, remembered
+        first = update_request(txn, counter())
         again = update_request(txn, counter())
         assert again is first  # equal dicts of strings: the same request
         other = update_request(txn, counter(Key={"PK": {"S": "b"}, "SK": {"S": "c"}}))
@@ -263,3 +264,25 @@ def test_the_same_request_again_gets_the_same_decision_and_nothing_equal_but_dif
         outcome(engine, good)
         outcome(engine, good)
         assert outcome(engine, bad)[0] == "refused"
+
+
+def test_a_caller_changing_its_dicts_afterwards_changes_nothing_remembered(
+    engine: Engine
+) -> None:
+    _params._update_shapes.clear()
+    request = counter(UpdateExpression="ADD #n :one", ExpressionAttributeNames={"#n": "n"})
+    with engine.store.transaction() as txn:
+        update_request(txn, request)
+        update_request(txn, request)  # remembered: this very key and value
+        request["Key"]["PK"]["S"] = "changed"
+        request["ExpressionAttributeValues"][":one"]["N"] = "5"
+        request["ExpressionAttributeNames"]["#n"] = "m"
+        fresh = counter(UpdateExpression="ADD #n :one", ExpressionAttributeNames={"#n": "n"})
+        decided = update_request(txn, fresh)
+        assert decided.key == KEY
+        assert decided.update is not None
+        assert decided.update.apply(dict(KEY)) == {**KEY, "n": {"N": "1"}}
+        again = update_request(txn, request)
+        assert again.key["PK"] == {"S": "changed"}
+        assert again.update is not None
+        assert again.update.apply({}) == {"m": {"N": "5"}}

@@ -316,10 +316,12 @@ class _UpdateShape:
     expressions and their plans, for the next request of that shape."""
 
     __slots__ = ("condition", "condition_plan", "keys", "last", "last_key", "last_values",
-                 "names", "return_values", "table", "table_name", "update", "update_plan")
+                 "misses", "names", "return_values", "table", "table_name", "update",
+                 "update_plan")
 
     def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
-        names = request.get("ExpressionAttributeNames") or {}
+        # A copy: a caller may change its dicts once the request is answered.
+        names = dict(request.get("ExpressionAttributeNames") or {})
         self.names: Mapping[str, str] = names
         self.table = decided.table
         self.table_name = decided.table.name
@@ -337,12 +339,14 @@ class _UpdateShape:
             self.condition = compiled_condition(text)
             self.condition_plan = self.condition.plan(names)
         # The last request decided the quick way whose key and values are all
-        # S or N strings, and its decision: a hot counter's next request is
-        # equal to it (equal dicts of strings are the same request), and
-        # gets the same decision without a check.
+        # S or N strings (copies: a caller may change its dicts afterwards),
+        # and its decision: a hot counter's next request is equal to it
+        # (equal dicts of strings are the same request), and gets the same
+        # decision without a check.
         self.last: UpdateRequest | None = None
         self.last_key: Any = None
         self.last_values: Any = None
+        self.misses = 0  # requests since the last one equal to the remembered one
 
     def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None
                ) -> UpdateRequest | None:
@@ -351,6 +355,7 @@ class _UpdateShape:
         if txn.table(self.table_name) is not table.record:
             return None  # the table was deleted or changed since
         if self.last is not None and key == self.last_key and values == self.last_values:
+            self.misses = 0
             return self.last
         sent = values
         strings = True  # every value an S or N string (the key is, once encoded)
@@ -405,8 +410,31 @@ class _UpdateShape:
                 return None
         decided = UpdateRequest(self.return_values, update, condition, table, key, *encoded)
         if strings:
-            self.last, self.last_key, self.last_values = decided, key, sent
+            # Remembering copies the request; when requests keep differing
+            # (keys at random), copy only now and then.
+            self.misses += 1
+            if self.misses <= 2 or self.misses % 32 == 0:
+                self._remember(decided, key, sent)
         return decided
+
+    def _remember(self, decided: UpdateRequest, key: Item, values: Any) -> None:
+        """Keep ``decided`` for the next equal request, over copies of the
+        key and values (dicts of S/N strings) that nobody else holds."""
+        key = {name: dict(value) for name, value in key.items()}
+        if values is not None:
+            values = {ref: dict(value) for ref, value in values.items()}
+            bound = values
+        else:
+            bound = _NO_VALUES
+        update = decided.update
+        if update is not None:
+            update = update.with_values(bound)
+        condition = decided.condition
+        if condition is not None:
+            condition = BoundCondition(self.condition_plan, bound)
+        self.last = UpdateRequest(decided.return_values, update, condition, decided.table, key,
+                                  decided.hk, decided.rk)
+        self.last_key, self.last_values = key, values
 
 
 _update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}

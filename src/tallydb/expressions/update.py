@@ -90,6 +90,10 @@ class BoundUpdate:
             return apply_flat(plan.flat, item, self._values)
         return apply_steps(plan.steps, plan.trie, item, self._values)
 
+    def with_values(self, values: Mapping[str, AttributeValue]) -> BoundUpdate:
+        """The same update over other values (of the same types)."""
+        return BoundUpdate(self._plan, values)
+
     def check_key_unchanged(self, key_names: Iterable[str]) -> None:
         """Refuse an update that touches a key attribute (checked in key
         schema order, as DynamoDB reports the hash key first)."""
