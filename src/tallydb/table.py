@@ -184,13 +184,8 @@ class TableBase:
         values: Mapping[str, Any] | None,
         return_values: ReturnValues,
     ) -> Plan[Item | None]:
-        request: dict[str, Any] = {"TableName": self.name, "Item": item_to_wire(item)}
-        request.update(build_request([("ConditionExpression", condition)], names, values))
-        if return_values != "NONE":
-            request["ReturnValues"] = return_values
-        response = yield Call("PutItem", request)
-        attributes = response.get("Attributes")
-        return None if attributes is None else item_from_wire(attributes)
+        return (yield from self._p_conditional_write(
+            "PutItem", {"Item": item_to_wire(item)}, condition, names, values, return_values))
 
     def _p_update(
         self,
@@ -233,11 +228,25 @@ class TableBase:
         values: Mapping[str, Any] | None,
         return_values: ReturnValues,
     ) -> Plan[Item | None]:
-        request: dict[str, Any] = {"TableName": self.name, "Key": item_to_wire(key)}
+        return (yield from self._p_conditional_write(
+            "DeleteItem", {"Key": item_to_wire(key)}, condition, names, values, return_values))
+
+    def _p_conditional_write(
+        self,
+        operation: str,
+        target: dict[str, Any],
+        condition: ConditionArg,
+        names: Mapping[str, str] | None,
+        values: Mapping[str, Any] | None,
+        return_values: ReturnValues,
+    ) -> Plan[Item | None]:
+        """PutItem or DeleteItem of ``target`` (its Item or Key), under an
+        optional condition; the old item when ReturnValues asks for it."""
+        request: dict[str, Any] = {"TableName": self.name, **target}
         request.update(build_request([("ConditionExpression", condition)], names, values))
         if return_values != "NONE":
             request["ReturnValues"] = return_values
-        response = yield Call("DeleteItem", request)
+        response = yield Call(operation, request)
         attributes = response.get("Attributes")
         return None if attributes is None else item_from_wire(attributes)
 
