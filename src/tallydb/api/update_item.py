@@ -9,42 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.api._conditions import check_condition, condition_of
-from tallydb.api._indexes import check_index_keys, check_update_paths, write_item
-from tallydb.api._params import check_return_values, placeholders
-from tallydb.api._tables import get_table
+from tallydb.api._conditions import check_condition
+from tallydb.api._indexes import check_index_keys, write_item
+from tallydb.api._params import update_request
 from tallydb.api._units import consumed, wants_capacity, write_units
-from tallydb.expressions import BoundUpdate, from_attribute_updates
+from tallydb.expressions import BoundUpdate
 from tallydb.storage import Transaction
 from tallydb.values import Item
 from tallydb.values.size import check_item_size, item_size
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    return_values = check_return_values("UpdateItem", request)
-    bound = placeholders(request)
-    update: BoundUpdate | None = None
-    if bound is not None and request.get("UpdateExpression") is not None:
-        update = bound.update(request["UpdateExpression"])
-    elif request.get("AttributeUpdates"):
-        update = from_attribute_updates(request["AttributeUpdates"])
-    condition = condition_of(request, bound)
-    if bound is not None:
-        bound.check_unused()
-
-    table = get_table(txn, request["TableName"])
-    keys = table.keys
-    key = keys.validate_key(request["Key"])
+    decided = update_request(txn, request)  # every request-level check, in DynamoDB's order
+    update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
-    if update is not None:
-        update.check_key_unchanged(keys.names)
-        if indexes:
-            check_update_paths(indexes, update.nested_heads, update.assigned_type)
-    hk, rk = keys.encode(key)
     old = txn.get_item(table.record, hk, rk)
-    check_condition(request, condition, old)
+    check_condition(request, decided.condition, old)
 
-    base = old if old is not None else key
+    base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
     size = check_item_size(new, update=True)
     if indexes and update is not None:
@@ -53,7 +35,7 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
 
     response: dict[str, Any] = {}
-    attributes = _returned(return_values, update, old, new)
+    attributes = _returned(decided.return_values, update, old, new)
     if attributes:
         response["Attributes"] = attributes
     if wants_capacity(request):
