@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tallydb.api import Engine
+from tallydb.api import Engine, SpoiledBatchError
 from tallydb.errors import ConditionalCheckFailedException
 from tallydb.storage import Store, StoreInUseError
 
@@ -83,3 +83,117 @@ def test_a_savepoint_undoes_its_own_writes_only(tmp_path: Path) -> None:
     assert [i["PK"]["S"] for i in items] == ["kept"]
     assert engine.call("ListTables", {})["TableNames"] == ["tally"]
     engine.close()
+
+
+# -- the write-back of a group commit -------------------------------------------
+
+
+def _update(pk: str) -> dict[str, object]:
+    return {"TableName": "tally", "Key": {"PK": {"S": pk}}, "UpdateExpression": "ADD n :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"}
+
+
+def _on_disk(tmp_path: Path) -> dict[str, str]:
+    """Every item's n, as a fresh store reads it back from disk."""
+    engine = Engine(Store(tmp_path))
+    try:
+        items = engine.call("Scan", {"TableName": "tally"})["Items"]
+    finally:
+        engine.close()
+    return {i["PK"]["S"]: i.get("n", {}).get("N", "-") for i in items}
+
+
+def test_a_kept_write_is_read_back_before_it_reaches_sqlite(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    with engine.store.transaction(write_back=True) as txn:
+        record = txn.table("tally")
+        assert record is not None
+        txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "1"}})
+        txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "2"}})
+        assert txn.get_item(record, b"a") == {"PK": {"S": "a"}, "n": {"N": "2"}}
+        txn.put_item(record, b"b", b"", {"PK": {"S": "b"}})
+        txn.delete_item(record, b"b")
+        assert txn.get_item(record, b"b") is None
+        assert txn.count_items(record)[0] == 1  # reads of many rows see kept writes
+        txn.put_item(record, b"c", b"", {"PK": {"S": "c"}})
+        assert [hk for hk, _, _ in txn.items(record)] == [b"a", b"c"]
+    engine.close()
+    assert _on_disk(tmp_path) == {"a": "2", "c": "-"}
+
+
+def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("PutItem", _put("x", 1))
+    with pytest.raises(RuntimeError), engine.store.transaction(write_back=True) as txn:
+        record = txn.table("tally")
+        assert record is not None
+        txn.put_item(record, b"a", b"", {"PK": {"S": "a"}})
+        txn.delete_item(record, b"x")
+        raise RuntimeError("a bug mid-batch")
+    with engine.store.transaction(write_back=True) as txn:  # nothing kept leaks into the next
+        pass
+    engine.close()
+    assert _on_disk(tmp_path) == {"x": "1"}
+
+
+def test_a_savepoint_after_kept_writes_undoes_only_its_own(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    with engine.store.transaction(write_back=True) as txn:
+        record = txn.table("tally")
+        assert record is not None
+        txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}})
+        with pytest.raises(RuntimeError), txn.savepoint():
+            txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}, "n": {"N": "9"}})
+            txn.put_item(record, b"undone", b"", {"PK": {"S": "undone"}})
+            raise RuntimeError("an operation failing after it wrote")
+        assert txn.get_item(record, b"kept") == {"PK": {"S": "kept"}}
+        assert txn.get_item(record, b"undone") is None
+    engine.close()
+    assert _on_disk(tmp_path) == {"kept": "-"}
+
+
+def test_a_hot_counter_in_one_batch_counts_every_increment(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    with engine.batch() as call:
+        answers = [call("UpdateItem", _update("hot"))["Attributes"]["n"]["N"] for _ in range(100)]
+        call("UpdateItem", _update("other"))
+        with pytest.raises(ConditionalCheckFailedException):
+            call("UpdateItem", {**_update("hot"), "ConditionExpression": "n < :one"})
+        call("DeleteItem", {"TableName": "tally", "Key": {"PK": {"S": "other"}}})
+        call("UpdateItem", _update("hot"))
+    assert answers == [str(n) for n in range(1, 101)]
+    engine.close()
+    assert _on_disk(tmp_path) == {"hot": "101"}
+
+
+def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Path) -> None:
+    """Put/Update/DeleteItem run without a savepoint because they raise every
+    client error before writing; should one ever fail after writing, the batch
+    must not commit half of it. (The failure is injected after a real write.)"""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("PutItem", _put("x", 1))
+    real = engine._run
+
+    def update_fails_after_writing(txn: object, operation: str, request: dict[str, object]
+                                   ) -> object:
+        response = real(txn, operation, request)  # type: ignore[arg-type]
+        if operation == "UpdateItem":
+            raise ConditionalCheckFailedException()
+        return response
+
+    engine._run = update_fails_after_writing  # type: ignore[assignment]
+    with pytest.raises(SpoiledBatchError), engine.batch() as call:
+        call("PutItem", _put("a", 1))
+        with pytest.raises(ConditionalCheckFailedException):
+            call("UpdateItem", _update("x"))
+        call("PutItem", _put("b", 1))
+    engine._run = real
+    assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": "x"}}})["Item"][
+        "n"] == {"N": "1"}  # the store is usable and nothing of the batch was committed
+    engine.close()
+    assert _on_disk(tmp_path) == {"x": "1"}

@@ -21,7 +21,9 @@ from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
 from tallydb.storage import Store, Transaction
 
-__all__ = ["OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits", "run"]
+__all__ = [
+    "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits", "SpoiledBatchError", "run",
+]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -50,6 +52,15 @@ READ_ONLY = frozenset({
     "DescribeTable", "ListTables", "DescribeTimeToLive",
 })
 
+#: Operations that raise every client error before their one write (of an
+#: item and its index entries): a batch runs them without a savepoint too.
+WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
+
+
+class SpoiledBatchError(RuntimeError):
+    """An operation of a batch failed after it had written: the batch's
+    transaction is rolled back whole, since nothing else can undo that write."""
+
 
 class Engine:
     """All of tallydb's DynamoDB behaviour over one store.
@@ -75,16 +86,38 @@ class Engine:
 
     @contextmanager
     def batch(self) -> Iterator[Callable[[str, Request], Response]]:
-        runner = self._run
+        """Run many requests in one transaction with the store's write-back on.
 
-        def call(txn: Transaction, operation: str, request: Request) -> Response:
+        A failed write must leave the batch's other writes whole: most
+        operations run in a savepoint; the WRITE_LAST ones need none, and if
+        one ever fails after writing the whole batch is rolled back
+        (``SpoiledBatchError`` when the block ends) rather than committed
+        with half an operation in it.
+        """
+        runner = self._run
+        store = self.store
+        spoiled: list[BaseException] = []
+
+        def call(operation: str, request: Request) -> Response:
             if operation in READ_ONLY:
                 return runner(txn, operation, request)
+            if operation in WRITE_LAST:
+                writes = store.writes
+                try:
+                    return runner(txn, operation, request)
+                except BaseException as error:
+                    if store.writes != writes:
+                        spoiled.append(error)
+                    raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
                 return runner(txn, operation, request)
 
-        with self.store.transaction() as txn:
-            yield lambda operation, request: call(txn, operation, request)
+        with store.transaction(write_back=True) as txn:
+            yield call
+            if spoiled:
+                raise SpoiledBatchError(
+                    "an operation failed after writing; the batch is rolled back"
+                ) from spoiled[0]
 
     def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
         """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is

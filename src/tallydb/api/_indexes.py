@@ -263,13 +263,16 @@ def write_item(
     rk: bytes,
     old: Item | None,
     new: Item | None,
+    encoded: bytes | None = None,
 ) -> IndexUnits | None:
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
     write units each secondary index consumed (None for a table without
-    indexes)."""
+    indexes). ``encoded``: ``new``'s JSON, when the caller has it already."""
     if new is None:
         txn.delete_item(record, hk, rk)
+    elif encoded is not None:
+        txn.put_encoded(record, hk, rk, encoded)
     else:
         txn.put_item(record, hk, rk, new)
     if not indexes:

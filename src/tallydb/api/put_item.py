@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from tallydb.api._conditions import check_condition, condition_of
 from tallydb.api._indexes import check_index_keys, write_item
 from tallydb.api._params import check_return_values, placeholders
@@ -11,7 +13,7 @@ from tallydb.api._tables import get_table
 from tallydb.api._units import consumed, wants_capacity, write_units
 from tallydb.storage import Transaction
 from tallydb.values import validate_item
-from tallydb.values.size import check_item_size, item_size
+from tallydb.values.size import check_item_fits, item_size
 
 
 def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -23,19 +25,20 @@ def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         bound.check_unused()
     table = get_table(txn, request["TableName"])
     table.keys.check_item_key(item)
-    size = check_item_size(item)
+    encoded = orjson.dumps(item)
+    check_item_fits(item, encoded)
     indexes = table.indexes
     if indexes:
         check_index_keys(indexes, item)
     hk, rk = table.keys.encode(item)
     old = txn.get_item(table.record, hk, rk)
     check_condition(request, condition, old)
-    index_units = write_item(txn, table.record, indexes, hk, rk, old, item)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, item, encoded)
     response: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(max(size, item_size(old) if old is not None else 0))
+        units = write_units(max(item_size(item), item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from tallydb.api._conditions import check_condition
 from tallydb.api._indexes import check_index_keys, write_item
 from tallydb.api._params import update_request
@@ -16,7 +18,7 @@ from tallydb.api._units import consumed, wants_capacity, write_units
 from tallydb.expressions import BoundUpdate
 from tallydb.storage import Transaction
 from tallydb.values import Item
-from tallydb.values.size import check_item_size, item_size
+from tallydb.values.size import check_item_fits, item_size
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -28,18 +30,19 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
 
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
-    size = check_item_size(new, update=True)
+    encoded = orjson.dumps(new)
+    check_item_fits(new, encoded, update=True)
     if indexes and update is not None:
         written = {str(path[0]) for path in update.updated_paths}
         check_index_keys(indexes, new, names=written, update=True)
-    index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
 
     response: dict[str, Any] = {}
     attributes = _returned(decided.return_values, update, old, new)
     if attributes:
         response["Attributes"] = attributes
     if wants_capacity(request):
-        units = write_units(max(size, item_size(old) if old is not None else 0))
+        units = write_units(max(item_size(new), item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response
