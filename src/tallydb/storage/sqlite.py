@@ -134,6 +134,18 @@ class Store:
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
         self.writes = 0
+        self._txn = Transaction(self)  # holds no state of its own: one serves every scope
+
+    def _catalog(self, name: str, record: TableRecord | None) -> None:
+        """Put (or, given None, remove) a table in the cached catalog. The
+        dict is replaced, never changed in place, so a transaction keeps the
+        one it started with for a rollback without copying it."""
+        tables = dict(self._tables)
+        if record is None:
+            del tables[name]
+        else:
+            tables[name] = record
+        self._tables = tables
 
     def _write_pending(self) -> None:
         """Write every kept item write to SQLite (one statement per table
@@ -215,7 +227,7 @@ class _Scope:
         self._outer = store._depth == 0
         store._depth += 1
         if self._outer:
-            self._tables_before = dict(store._tables)
+            self._tables_before = store._tables
             try:
                 store._conn.execute("BEGIN IMMEDIATE")
             except BaseException:
@@ -224,7 +236,7 @@ class _Scope:
                 raise
             if self._write_back:
                 store._pending = {}
-        return Transaction(store)
+        return store._txn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: object) -> None:
@@ -264,7 +276,7 @@ class _Savepoint:
         store = self._store
         store._write_pending()
         self._pending, store._pending = store._pending, None
-        self._tables_before = dict(store._tables)
+        self._tables_before = store._tables
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -322,7 +334,7 @@ class Transaction:
             (name, record.id, orjson.dumps(description)),
         )
         self._conn.execute(_ITEMS_TABLE.format(record.items_table))
-        self._store._tables[name] = record
+        self._store._catalog(name, record)
         return record
 
     def update_table(self, record: TableRecord) -> None:
@@ -330,7 +342,7 @@ class Transaction:
             "UPDATE catalog SET description = ? WHERE name = ?",
             (orjson.dumps(record.description), record.name),
         )
-        self._store._tables[record.name] = record
+        self._store._catalog(record.name, record)
 
     def delete_table(self, record: TableRecord) -> None:
         self._store._write_pending()
@@ -339,7 +351,7 @@ class Transaction:
         for index in record.indexes:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
-        del self._store._tables[record.name]
+        self._store._catalog(record.name, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
         """Add an empty index table to ``record``'s table; the new record
@@ -352,7 +364,7 @@ class Transaction:
         )
         updated = replace(record, indexes={**record.indexes, index: index_id})
         self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
-        self._store._tables[record.name] = updated
+        self._store._catalog(record.name, updated)
         return updated
 
     def drop_index(self, record: TableRecord, index: str) -> TableRecord:
@@ -363,7 +375,7 @@ class Transaction:
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
         updated = replace(
             record, indexes={k: v for k, v in record.indexes.items() if k != index})
-        self._store._tables[record.name] = updated
+        self._store._catalog(record.name, updated)
         return updated
 
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
