@@ -10,6 +10,9 @@
 -- modes (BENCH_MODE) and their variables (BENCH_<NAME>)
 --   static  target, body                 the same request every time (fastest wrk path)
 --   random  target, tpl, n               tpl with %d replaced by a random 0..n-1
+--   keys    target, tpl, n               as random, but each request is built when
+--                                        sent (no pool of n prebuilt requests: for
+--                                        n in the millions, bench/growth.py)
 --   mix     target, tpl, n, target2, body2, every
 --                                        every `every`-th request is target2/body2,
 --                                        the others are tpl with a random 0..n-1
@@ -46,6 +49,8 @@ local mode = env("mode")
 -- state of this thread (each wrk thread has its own Lua state)
 local pool        -- random/mix: prebuilt requests
 local pool_n
+local keys_tpl    -- keys: the body template and the headers (wrk.format
+local keys_headers -- sets Content-Length in them on every call)
 local extra       -- mix: the every-th request
 local every
 local sent = 0
@@ -83,6 +88,12 @@ function init(_)
          extra = build(env("target2"), env("body2"))
          every = tonumber(env("every"))
       end
+   elseif mode == "keys" then
+      keys_tpl = env("tpl")
+      pool_n = tonumber(env("n"))
+      keys_headers = {}
+      for k, v in pairs(headers) do keys_headers[k] = v end
+      keys_headers["X-Amz-Target"] = "DynamoDB_20120810." .. env("target")
    elseif mode == "cas" then
       get_req = build("GetItem", env("get"))
       upd_tpl = env("upd")
@@ -93,6 +104,11 @@ end
 
 local function random_request()
    return pool[math.random(pool_n)]
+end
+
+local function keys_request()
+   return wrk.format("POST", "/", keys_headers,
+                     string.format(keys_tpl, math.random(pool_n) - 1))
 end
 
 local function mix_request()
@@ -139,6 +155,8 @@ end
 -- path (one prebuilt request, no Lua per request).
 if mode == "random" then
    request = random_request
+elseif mode == "keys" then
+   request = keys_request
 elseif mode == "mix" then
    request = mix_request
 elseif mode == "cas" then
