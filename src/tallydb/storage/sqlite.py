@@ -123,6 +123,10 @@ class Store:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
         self._conn.execute("PRAGMA temp_store=MEMORY")
+        # 32 MB of page cache (SQLite's default is 2 MB): random updates over
+        # a million items read fewer pages back from the OS (about 10% less
+        # CPU per update, bench/growth.py); it fills only as pages are read.
+        self._conn.execute("PRAGMA cache_size=-32768")
         self._conn.executescript(_SCHEMA)
         indexes: dict[int, dict[str, int]] = {}
         for table_id, index_name, index_id in self._conn.execute(
