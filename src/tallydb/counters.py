@@ -393,7 +393,18 @@ class CounterBase:
             response = yield Call("UpdateItem", self._add_request(delta))
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
-        value: Number = _dig(item_from_wire(response.get("Attributes") or {}), self.path.elements)
+        return self._added(response)
+
+    def _added(self, response: Mapping[str, Any]) -> Number:
+        """The new value, from an add's ``UPDATED_NEW`` answer; only the
+        counter's own attribute is converted when it is a top-level one."""
+        attributes = response.get("Attributes") or {}
+        elements = self.path.elements
+        wire = attributes.get(elements[0]) if len(elements) == 1 else None
+        if wire is not None:
+            value: Number = from_wire(wire)
+            return value
+        value = _dig(item_from_wire(attributes), elements)
         return value
 
     def _add_request(self, delta: Delta) -> dict[str, Any]:
@@ -512,8 +523,16 @@ class Counter(CounterBase):
         Raises :class:`~tallydb.exceptions.CounterLimitError` if a bound
         would be crossed (nothing changes).
         """
-        result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
-        return result
+        if idempotency_key is not None:
+            result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
+            return result
+        # _p_add's one request, sent without running a plan (as Transport.run
+        # would send it: the transport's ``call``, errors as it raises them).
+        try:
+            response = self.table.transport.call("UpdateItem", self._add_request(delta))
+        except ConditionalCheckFailedException as e:
+            raise self._limit_error(delta)(e.message or "") from None
+        return self._added(response)
 
     def value(self) -> Number:
         """The current value (a strongly consistent read); 0 if never set."""
