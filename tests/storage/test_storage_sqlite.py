@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tallydb.api import Engine, SpoiledBatchError
-from tallydb.errors import ConditionalCheckFailedException
+from tallydb.errors import ConditionalCheckFailedException, TransactionCanceledException
 from tallydb.storage import Store, StoreInUseError
 
 TABLE = {
@@ -197,3 +197,29 @@ def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Pat
         "n"] == {"N": "1"}  # the store is usable and nothing of the batch was committed
     engine.close()
     assert _on_disk(tmp_path) == {"x": "1"}
+
+
+def test_savepointed_and_paged_operations_see_the_kept_writes(tmp_path: Path) -> None:
+    """Kept writes are written out before a savepoint (a transaction) and a
+    Scan, so both see them, and a transaction that fails undoes only itself."""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+
+    def transact(expected: str) -> dict[str, object]:
+        return {"TransactItems": [{"Update": {
+            **{k: v for k, v in _update("hot").items() if k != "ReturnValues"},
+            "ConditionExpression": "n = :seen",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":seen": {"N": expected}}}}]}
+
+    with engine.batch() as call:
+        for _ in range(3):
+            call("UpdateItem", _update("hot"))
+        call("TransactWriteItems", transact("3"))  # saw n = 3, made it 4
+        with pytest.raises(TransactionCanceledException):
+            call("TransactWriteItems", transact("3"))
+        assert call("UpdateItem", _update("hot"))["Attributes"]["n"] == {"N": "5"}
+        call("UpdateItem", _update("other"))
+        assert call("Scan", {"TableName": "tally"})["Count"] == 2
+        assert call("DescribeTable", {"TableName": "tally"})["Table"]["ItemCount"] == 2
+    engine.close()
+    assert _on_disk(tmp_path) == {"hot": "5", "other": "1"}
