@@ -180,9 +180,19 @@ def item_from_wire(wire: Mapping[str, Wire]) -> Item:
 # makes a fresh copy, so neither side ever holds the other's dicts.
 
 _CONTAINERS = (dict, list)
-#: Where a serialized request or response may hold a Binary value (or an
-#: attribute named B or BS): only then is a copy made value by value.
-_BLOB_KEYS = (b'"B":', b'"BS":')
+_CAPITAL_B = ord("B")
+
+
+def _may_hold_blobs(text: bytes) -> bool:
+    """Whether a serialized request or response may hold a Binary value (or
+    an attribute named B or BS): only then is a copy made value by value.
+
+    The item operations' member names (but the rare ``SizeEstimateRangeGB``)
+    have no capital B, so most texts hold none at all; looking for that one
+    byte first (an ``int``, which ``bytes`` finds with memchr) costs about a
+    twentieth of looking for the two keys.
+    """
+    return _CAPITAL_B in text and (b'"B":' in text or b'"BS":' in text)
 
 
 def _b64(value: Any) -> Any:
@@ -200,7 +210,7 @@ def json_shape(value: Any) -> Any:
         text = orjson.dumps(value)
     except TypeError:  # bytes, or anything else JSON has no form for
         return _json_shape(value)
-    if _BLOB_KEYS[0] in text or _BLOB_KEYS[1] in text:  # a str Blob is sent encoded
+    if _may_hold_blobs(text):  # a str Blob is sent encoded
         return _json_shape(value)
     return orjson.loads(text)
 
@@ -227,7 +237,7 @@ def python_shape(value: Any) -> Any:
         text = orjson.dumps(value)
     except TypeError:
         return _python_shape(value)
-    if _BLOB_KEYS[0] in text or _BLOB_KEYS[1] in text:
+    if _may_hold_blobs(text):
         return _python_shape(value)
     return orjson.loads(text)
 
