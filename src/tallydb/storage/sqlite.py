@@ -120,6 +120,10 @@ class Store:
         # One process owns the file (``_own``), so SQLite need not take and
         # drop its file locks around every transaction.
         self._conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        # 1 KB pages for a new database (an existing one keeps its own): a
+        # commit appends every page it changed to the WAL, and a counter's
+        # change is a few bytes on one page.
+        self._conn.execute("PRAGMA page_size=1024")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
         self._conn.execute("PRAGMA temp_store=MEMORY")
