@@ -11,7 +11,7 @@ import pytest
 
 from tallydb.api import Engine, SpoiledBatchError
 from tallydb.errors import ConditionalCheckFailedException, TransactionCanceledException
-from tallydb.storage import Store, StoreInUseError
+from tallydb.storage import Store, StoreInUseError, TableRecord
 
 TABLE = {
     "TableName": "tally",
@@ -103,12 +103,19 @@ def _on_disk(tmp_path: Path) -> dict[str, str]:
     return {i["PK"]["S"]: i.get("n", {}).get("N", "-") for i in items}
 
 
+def _tally(engine: Engine) -> TableRecord:
+    """The catalog's record of the tally table."""
+    with engine.store.transaction() as txn:
+        record = txn.table("tally")
+    assert record is not None
+    return record
+
+
 def test_a_kept_write_is_read_back_before_it_reaches_sqlite(tmp_path: Path) -> None:
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
+    record = _tally(engine)
     with engine.store.transaction(write_back=True) as txn:
-        record = txn.table("tally")
-        assert record is not None
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "1"}})
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "2"}})
         assert txn.get_item(record, b"a") == {"PK": {"S": "a"}, "n": {"N": "2"}}
@@ -126,9 +133,8 @@ def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
     engine.call("PutItem", _put("x", 1))
+    record = _tally(engine)
     with pytest.raises(RuntimeError), engine.store.transaction(write_back=True) as txn:
-        record = txn.table("tally")
-        assert record is not None
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}})
         txn.delete_item(record, b"x")
         raise RuntimeError("a bug mid-batch")
@@ -141,9 +147,8 @@ def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
 def test_a_savepoint_after_kept_writes_undoes_only_its_own(tmp_path: Path) -> None:
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
+    record = _tally(engine)
     with engine.store.transaction(write_back=True) as txn:
-        record = txn.table("tally")
-        assert record is not None
         txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}})
         with pytest.raises(RuntimeError), txn.savepoint():
             txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}, "n": {"N": "9"}})
