@@ -1,0 +1,107 @@
+"""The server's own Python cost per request, sockets excluded.
+
+64 ``Connection``s of a real ``Server`` (router, batcher, engine on a temp
+data directory) are each fed one hot-key ``UpdateItem`` request, then the
+batcher flushes, as one event-loop turn does under 64 connections. Prints
+CPU µs per request (best of 7) and the garbage collector's pauses, with and
+without ``gc.freeze()`` of what start-up loaded (``--freeze``).
+
+    .venv/bin/python -m bench.server_path [--freeze] [--turns N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import tempfile
+import time
+from typing import Any
+
+import uvloop
+
+from tallydb.api import Engine
+from tallydb.server.app import Server
+from tallydb.server.protocol import Connection
+from tallydb.storage import Store
+
+BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"hot"}},"UpdateExpression":'
+        b'"ADD play_count :one","ExpressionAttributeValues":{":one":{"N":"1"}}}')
+REQUEST = (
+    b"POST / HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nContent-Type: application/x-amz-json-1.0\r\n"
+    b"X-Amz-Target: DynamoDB_20120810.UpdateItem\r\nX-Amz-Date: 20260101T000000Z\r\n"
+    b"Authorization: AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
+    b"SignedHeaders=host, Signature=00\r\nContent-Length: %d\r\n\r\n%s"
+) % (len(BODY), BODY)
+CONNECTIONS = 64
+
+
+class _Sink:
+    """A transport that drops what is written (the sockets are not measured)."""
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.server_path")
+    parser.add_argument("--freeze", action="store_true", help="gc.freeze() before measuring")
+    parser.add_argument("--turns", type=int, default=200, help="turns per timed run")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as data:
+        engine = Engine(Store(data))
+        engine.call("CreateTable", {
+            "TableName": "counters", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        server = Server(engine, uvloop.new_event_loop())
+        connections = []
+        for _ in range(CONNECTIONS):
+            connection = Connection(server)
+            connection.connection_made(_Sink())  # type: ignore[arg-type]
+            connections.append(connection)
+
+        def turn() -> None:
+            for connection in connections:
+                connection.data_received(REQUEST)
+            server.batcher.flush()
+
+        for _ in range(50):
+            turn()  # the request shape is learnt, the model loaded
+        if args.freeze:
+            gc.collect()
+            gc.freeze()
+
+        pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        started = [0.0]
+
+        def timed(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                pauses[info["generation"]].append((time.perf_counter() - started[0]) * 1000)
+
+        gc.callbacks.append(timed)
+        runs = []
+        for _ in range(7):
+            begin = time.thread_time()
+            for _ in range(args.turns):
+                turn()
+            runs.append((time.thread_time() - begin) / args.turns / CONNECTIONS * 1e6)
+        gc.callbacks.remove(timed)
+        engine.close()
+
+    print(f"CPU µs per request, best of 7: {min(runs):.1f} (freeze: {args.freeze})")
+    for generation, times in pauses.items():
+        worst = max(times) if times else 0.0
+        print(f"gc generation {generation}: {len(times)} collections, longest {worst:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
