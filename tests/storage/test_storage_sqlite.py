@@ -115,7 +115,7 @@ def test_a_kept_write_is_read_back_before_it_reaches_sqlite(tmp_path: Path) -> N
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
     record = _tally(engine)
-    with engine.store.transaction(write_back=True) as txn:
+    with engine.store.transaction() as txn:
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "1"}})
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}, "n": {"N": "2"}})
         assert txn.get_item(record, b"a") == {"PK": {"S": "a"}, "n": {"N": "2"}}
@@ -134,11 +134,11 @@ def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
     engine.call("CreateTable", TABLE)
     engine.call("PutItem", _put("x", 1))
     record = _tally(engine)
-    with pytest.raises(RuntimeError), engine.store.transaction(write_back=True) as txn:
+    with pytest.raises(RuntimeError), engine.store.transaction() as txn:
         txn.put_item(record, b"a", b"", {"PK": {"S": "a"}})
         txn.delete_item(record, b"x")
         raise RuntimeError("a bug mid-batch")
-    with engine.store.transaction(write_back=True) as txn:  # nothing kept leaks into the next
+    with engine.store.transaction() as txn:  # nothing kept leaks into the next
         pass
     engine.close()
     assert _on_disk(tmp_path) == {"x": "1"}
@@ -148,7 +148,7 @@ def test_a_savepoint_after_kept_writes_undoes_only_its_own(tmp_path: Path) -> No
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
     record = _tally(engine)
-    with engine.store.transaction(write_back=True) as txn:
+    with engine.store.transaction() as txn:
         txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}})
         with pytest.raises(RuntimeError), txn.savepoint():
             txn.put_item(record, b"kept", b"", {"PK": {"S": "kept"}, "n": {"N": "9"}})

@@ -86,7 +86,7 @@ class Engine:
 
     @contextmanager
     def batch(self) -> Iterator[Callable[[str, Request], Response]]:
-        """Run many requests in one transaction with the store's write-back on.
+        """Run many requests in one transaction (one commit).
 
         A failed write must leave the batch's other writes whole: most
         operations run in a savepoint; the WRITE_LAST ones need none, and if
@@ -112,7 +112,7 @@ class Engine:
             with txn.savepoint():  # a failed write leaves the batch's others whole
                 return runner(txn, operation, request)
 
-        with store.transaction(write_back=True) as txn:
+        with store.transaction() as txn:
             yield call
             if spoiled:
                 raise SpoiledBatchError(

@@ -1,12 +1,19 @@
-"""The embedded store: SQLite in WAL mode, one connection, one writer."""
+"""The embedded store: SQLite in WAL mode, one connection, one writer.
+
+Item writes commit to the item log (``item_log.py``) and are kept in memory
+(the *overlay*) until they are written into SQLite in bulk; everything else
+(the catalog, client tokens, and any transaction that also changes those)
+commits to SQLite directly. See ``Store.transaction``.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import functools
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -14,7 +21,13 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
+from tallydb.storage.item_log import HEADER_SIZE, ItemLog
+
 Item = dict[str, Any]
+#: One row of an items table: (SQLite table, hk, rk).
+RowKey = tuple[str, bytes, bytes]
+
+log_errors = logging.getLogger("tallydb.storage")
 
 
 class Sync(StrEnum):
@@ -83,7 +96,18 @@ CREATE TABLE IF NOT EXISTS client_tokens (
     replay BLOB NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS client_tokens_created ON client_tokens(created);
+CREATE TABLE IF NOT EXISTS item_log_applied (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    lsn INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
 """
+
+#: The overlay is written into SQLite once it holds this many rows, or the
+#: item log this many bytes: bounds memory, the pause of one bulk write, and
+#: the replay at the next start.
+OVERLAY_ROWS = 1024
+LOG_BYTES = 4 * 1024 * 1024
 
 #: An items table (a table's, or one index's): rows in (hk, rk) order.
 _ITEMS_TABLE = (
@@ -161,12 +185,22 @@ class Store:
                 table_id, name, orjson.loads(description), indexes.get(table_id, {}))
         self._depth = 0
         self._closed = False
-        #: Item writes kept for the write-back (None: writes go straight to
-        #: SQLite): by (SQLite table, hk, rk), the row's JSON or None (deleted).
-        self._pending: dict[tuple[str, bytes, bytes], bytes | None] | None = None
+        #: Committed item writes not yet in SQLite (durable in the item log),
+        #: by (SQLite table, hk, rk): the row's JSON, or None (deleted).
+        self._overlay: dict[RowKey, bytes | None] = {}
+        #: The open transaction's item writes, kept the same way until it
+        #: commits (None inside a savepoint: writes go straight to SQLite).
+        self._pending: dict[RowKey, bytes | None] | None = None
+        #: The open transaction has begun SQLite's; the overlay is written into it.
+        self._in_sqlite = False
+        self._overlay_written = False
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
         self.writes = 0
+        self._log = (None if path is None else
+                     ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
+        self._applied = self._replay()  # the last LSN SQLite holds
+        self._lsn = self._applied  # the last LSN committed
         self._txn = Transaction(self)  # holds no state of its own: one serves every scope
 
     def _catalog(self, name: str, record: TableRecord | None) -> None:
@@ -180,48 +214,149 @@ class Store:
             tables[name] = record
         self._tables = tables
 
-    def _write_pending(self) -> None:
-        """Write every kept item write to SQLite (one statement per table
-        and kind) and keep nothing."""
-        pending = self._pending
+    def _replay(self) -> int:
+        """Write the item log's records after SQLite's last into SQLite, in
+        one transaction, and start the log afresh; the LSN SQLite then holds."""
+        conn = self._conn
+        applied: int = conn.execute("SELECT lsn FROM item_log_applied").fetchone()[0]
+        log = self._log
+        if log is None:
+            return applied
+        lsn = applied
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for record_lsn, rows in log.records():
+                if record_lsn != lsn + 1:
+                    # In SQLite already (a crash came between the commit
+                    # that took them and the log's reset), or not this history's.
+                    break
+                _write_rows(conn, rows)
+                lsn = record_lsn
+            conn.execute("UPDATE item_log_applied SET lsn = ?", (lsn,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        log.reset()
+        return lsn
+
+    def _sync_items(self) -> None:
+        """Make SQLite hold every item write so far (the overlay, then what
+        the open transaction kept), beginning its transaction only if there
+        is something to write: before a read of many rows."""
+        if self._in_sqlite:
+            if not self._overlay_written:
+                _write_rows(self._conn, self._overlay)
+                self._overlay_written = True
+            pending = self._pending
+            if pending:
+                _write_rows(self._conn, pending)
+                pending.clear()
+        elif self._overlay or self._pending:
+            self._begin_sqlite()
+
+    def _begin_sqlite(self) -> None:
+        """Before anything that writes SQLite itself (a catalog change, a
+        client token, a savepoint): the open transaction commits to SQLite,
+        with every item write so far."""
+        if not self._in_sqlite:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._in_sqlite = True
+        self._sync_items()
+
+    def _commit(self) -> None:
+        """Commit the open transaction: to SQLite if it began SQLite's, else
+        its item writes as one record of the item log, into the overlay."""
+        if self._in_sqlite:
+            self._sync_items()
+            self._commit_sqlite()
+            return
+        pending, self._pending = self._pending, None
         if not pending:
             return
-        puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
-        deletes: dict[str, list[tuple[bytes, bytes]]] = {}
-        for (source, hk, rk), blob in pending.items():
-            if blob is None:
-                deletes.setdefault(source, []).append((hk, rk))
-            else:
-                puts.setdefault(source, []).append((hk, rk, blob))
-        pending.clear()
-        conn = self._conn
-        for source, rows in deletes.items():
-            conn.executemany(_row_sql(source).delete, rows)
-        for source, entries in puts.items():
-            conn.executemany(_row_sql(source).put, entries)
+        log = self._log
+        if log is not None:
+            log.append(self._lsn + 1, pending)
+        self._lsn += 1
+        self._overlay.update(pending)
+        if len(self._overlay) >= OVERLAY_ROWS or (log is not None and log.size >= LOG_BYTES):
+            # Committed already (in the log): a failure to write the overlay
+            # into SQLite leaves it where it is, to be tried again later.
+            try:
+                self._begin_sqlite()
+                self._commit_sqlite()
+            except Exception:
+                log_errors.exception("writing the item overlay into SQLite failed")
+                self._rollback()
 
-    def transaction(self, write_back: bool = False) -> _Scope:
+    def _commit_sqlite(self) -> None:
+        """COMMIT SQLite's transaction (which holds the overlay); the overlay
+        and the item log are then empty."""
+        if self._lsn != self._applied:
+            self._conn.execute("UPDATE item_log_applied SET lsn = ?", (self._lsn,))
+        self._conn.execute("COMMIT")
+        self._in_sqlite = False
+        self._overlay_written = False
+        self._overlay = {}
+        self._applied = self._lsn
+        log = self._log
+        if log is not None and log.size > HEADER_SIZE:
+            log.reset()
+
+    def _rollback(self) -> None:
+        """Undo the open transaction; the overlay (committed) stays."""
+        self._pending = None
+        if self._in_sqlite:
+            self._in_sqlite = False
+            self._overlay_written = False
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+
+    def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
 
         Re-entrant: a transaction opened inside another joins it. (A class,
         not a generator context manager: it is entered on every request.)
 
-        ``write_back`` (for a group commit of many operations): item writes
-        are kept in memory, read back from there, and written to SQLite once
-        per row just before COMMIT, so a hot counter incremented by every
-        request of the group costs one row write, not one per request. Reads
-        of many rows (``items``, ``count_items``), savepoints and catalog
-        changes write what is kept first.
+        Item writes are kept in memory and read back from there. A
+        transaction that wrote nothing but items commits them as one record
+        of the item log, into the overlay; one that also changed the catalog
+        or a client token, took a savepoint, or read many rows (``items``,
+        ``count_items``) commits everything to SQLite, overlay included. A
+        server runs a whole group commit in one transaction, so a hot counter
+        incremented by every request of the group is one row of one record.
         """
-        return _Scope(self, write_back)
+        return _Scope(self)
 
     def close(self) -> None:
         with self._lock:
             if not self._closed:
+                if self._overlay:
+                    with self.transaction():
+                        self._begin_sqlite()
                 self._closed = True
                 self._conn.close()
+                if self._log is not None:
+                    self._log.close()
                 if self._owner is not None:
                     self._owner.close()
+
+
+def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -> None:
+    """Write item rows into SQLite: one statement per SQLite table and kind."""
+    if not rows:
+        return
+    puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
+    deletes: dict[str, list[tuple[bytes, bytes]]] = {}
+    for (source, hk, rk), blob in rows.items():
+        if blob is None:
+            deletes.setdefault(source, []).append((hk, rk))
+        else:
+            puts.setdefault(source, []).append((hk, rk, blob))
+    for source, keys in deletes.items():
+        conn.executemany(_row_sql(source).delete, keys)
+    for source, entries in puts.items():
+        conn.executemany(_row_sql(source).put, entries)
 
 
 class StoreInUseError(RuntimeError):
@@ -244,11 +379,10 @@ def _own(directory: Path) -> IO[bytes]:
 class _Scope:
     """One entry into the writer (see ``Store.transaction``)."""
 
-    __slots__ = ("_outer", "_store", "_tables_before", "_write_back")
+    __slots__ = ("_outer", "_store", "_tables_before")
 
-    def __init__(self, store: Store, write_back: bool) -> None:
+    def __init__(self, store: Store) -> None:
         self._store = store
-        self._write_back = write_back
 
     def __enter__(self) -> Transaction:
         store = self._store
@@ -260,14 +394,7 @@ class _Scope:
         store._depth += 1
         if self._outer:
             self._tables_before = store._tables
-            try:
-                store._conn.execute("BEGIN IMMEDIATE")
-            except BaseException:
-                store._depth -= 1
-                store._lock.release()
-                raise
-            if self._write_back:
-                store._pending = {}
+            store._pending = {}
         return store._txn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -278,14 +405,11 @@ class _Scope:
                 committed = False
                 try:
                     if kind is None:
-                        store._write_pending()
-                        store._conn.execute("COMMIT")
+                        store._commit()
                         committed = True
                 finally:
-                    store._pending = None
                     if not committed:
-                        if store._conn.in_transaction:
-                            store._conn.execute("ROLLBACK")
+                        store._rollback()
                         store._tables = self._tables_before
         finally:
             store._depth -= 1
@@ -295,8 +419,8 @@ class _Scope:
 class _Savepoint:
     """One operation inside a shared transaction: undone alone if it fails.
 
-    The write-back is written out first and suspended inside: what the
-    operation writes goes to SQLite, where ROLLBACK TO can undo it.
+    The transaction commits to SQLite from here on; what the operation
+    writes goes straight to SQLite, where ROLLBACK TO can undo it.
     """
 
     __slots__ = ("_pending", "_store", "_tables_before")
@@ -306,7 +430,7 @@ class _Savepoint:
 
     def __enter__(self) -> None:
         store = self._store
-        store._write_pending()
+        store._begin_sqlite()
         self._pending, store._pending = store._pending, None
         self._tables_before = store._tables
         store._conn.execute("SAVEPOINT operation")
@@ -349,6 +473,7 @@ class Transaction:
         return sorted(self._store._tables.values(), key=lambda t: t.name)
 
     def _next(self, sequence: str) -> int:
+        self._store._begin_sqlite()
         row = self._conn.execute(
             "SELECT value FROM sequence WHERE name = ?", (sequence,)).fetchone()
         value = (row[0] if row else 0) + 1
@@ -360,7 +485,7 @@ class Transaction:
         return int(value)
 
     def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
-        record = TableRecord(self._next("table"), name, description)
+        record = TableRecord(self._next("table"), name, description)  # SQLite's, begun
         self._conn.execute(
             "INSERT INTO catalog(name, id, description) VALUES (?, ?, ?)",
             (name, record.id, orjson.dumps(description)),
@@ -370,6 +495,7 @@ class Transaction:
         return record
 
     def update_table(self, record: TableRecord) -> None:
+        self._store._begin_sqlite()
         self._conn.execute(
             "UPDATE catalog SET description = ? WHERE name = ?",
             (orjson.dumps(record.description), record.name),
@@ -377,7 +503,7 @@ class Transaction:
         self._store._catalog(record.name, record)
 
     def delete_table(self, record: TableRecord) -> None:
-        self._store._write_pending()
+        self._store._begin_sqlite()
         self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.name,))
         self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
         for index in record.indexes:
@@ -388,7 +514,6 @@ class Transaction:
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
         """Add an empty index table to ``record``'s table; the new record
         (the catalog already holds it)."""
-        self._store._write_pending()
         index_id = self._next("index")
         self._conn.execute(
             "INSERT INTO index_catalog(table_id, name, id) VALUES (?, ?, ?)",
@@ -401,7 +526,7 @@ class Transaction:
 
     def drop_index(self, record: TableRecord, index: str) -> TableRecord:
         """Remove an index table; the new record (the catalog already holds it)."""
-        self._store._write_pending()
+        self._store._begin_sqlite()
         self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
@@ -413,7 +538,7 @@ class Transaction:
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
         """(ItemCount, bytes of stored item JSON) of the table or of one of
         its indexes: DescribeTable's figures."""
-        self._store._write_pending()
+        self._store._sync_items()
         source = record.items_table if index is None else record.index_table(index)
         row = self._conn.execute(
             f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}"
@@ -423,9 +548,15 @@ class Transaction:
     # -- items -------------------------------------------------------------
 
     def get_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> Item | None:
-        pending = self._store._pending
+        store = self._store
+        row_key = (record.items_table, hk, rk)
+        pending = store._pending
         if pending is not None:
-            blob = pending.get((record.items_table, hk, rk), _UNWRITTEN)
+            blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
+        if not store._overlay_written:  # else SQLite holds the overlay, and newer writes
+            blob = store._overlay.get(row_key, _UNWRITTEN)
             if blob is not _UNWRITTEN:
                 return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
         row = self._conn.execute(
@@ -452,8 +583,8 @@ class Transaction:
         self._write(record.index_table(index), hk, rk, None)
 
     def _write(self, source: str, hk: bytes, rk: bytes, blob: bytes | None) -> None:
-        """Put (``blob``) or delete (None) one row of an items table, kept
-        for the write-back when it is on."""
+        """Put (``blob``) or delete (None) one row of an items table: kept
+        until the transaction commits (inside a savepoint: written to SQLite)."""
         store = self._store
         store.writes += 1
         pending = store._pending
@@ -492,7 +623,7 @@ class Transaction:
         if after is not None:
             where.append("(hk, rk) > (?, ?)" if forward else "(hk, rk) < (?, ?)")
             args.extend(after)
-        self._store._write_pending()
+        self._store._sync_items()
         order = "ASC" if forward else "DESC"
         source = record.items_table if index is None else record.index_table(index)
         sql = f"SELECT hk, rk, item FROM {source}"
@@ -512,6 +643,7 @@ class Transaction:
         return None if row is None else (bytes(row[0]), float(row[1]), bytes(row[2]))
 
     def put_token(self, token: str, digest: bytes, created: float, replay: bytes) -> None:
+        self._store._begin_sqlite()
         self._conn.execute(
             "INSERT OR REPLACE INTO client_tokens(token, digest, created, replay) "
             "VALUES (?, ?, ?, ?)",
@@ -519,4 +651,5 @@ class Transaction:
         )
 
     def forget_tokens_before(self, created: float) -> None:
+        self._store._begin_sqlite()
         self._conn.execute("DELETE FROM client_tokens WHERE created < ?", (created,))

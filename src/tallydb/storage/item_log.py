@@ -1,0 +1,143 @@
+"""The item log: committed item writes not yet in SQLite, one record each.
+
+A transaction that wrote only items (every UpdateItem, PutItem, DeleteItem,
+and a server's whole group commit of them) commits by appending one record
+to this file: one ``write`` instead of a SQLite COMMIT, which costs several
+times more (a WAL frame per changed page, the WAL index, the B-tree upsert).
+The store keeps those rows in memory and writes them into SQLite now and
+then (``Store`` decides when); each SQLite commit records the last log
+sequence number (LSN) it holds, and the log is then started afresh. At open,
+records after that LSN are replayed into SQLite.
+
+The file is a header (magic, and a random id for this life of the file)
+followed by records::
+
+    length u32 | crc32 u32 | lsn u64 | rows
+
+each row ``source-len u16 | hk-len u32 | rk-len u32 | blob-len u32 | source | hk | rk | blob``,
+with blob-len ``DELETED`` for a deletion. The CRC covers the LSN and the rows
+and is seeded with the header, so a record left over from an earlier life of
+the file never passes as one of this life's. Replay takes records in LSN
+order from the one after SQLite's and stops at the first torn, corrupt or
+out-of-sequence record: what it keeps is always a prefix of the commits.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+#: One row of a record: (SQLite table, hk, rk) -> the item's JSON, or None (deleted).
+Rows = Mapping[tuple[str, bytes, bytes], bytes | None]
+
+MAGIC = b"TALLYLOG"
+HEADER_SIZE = 16
+DELETED = 0xFFFFFFFF
+_RECORD = struct.Struct("<IIQ")  # length of what follows the crc, crc, lsn
+_ROW = struct.Struct("<HIII")
+_LSN = struct.Struct("<Q")
+
+
+class ItemLog:
+    """The log file of one data directory (the store owns the directory)."""
+
+    def __init__(self, path: Path, fsync: bool) -> None:
+        self.path = path
+        self.fsync = fsync
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.size = os.fstat(self._fd).st_size
+        self._seed = 0
+        header = os.pread(self._fd, HEADER_SIZE, 0)
+        if len(header) == HEADER_SIZE and header.startswith(MAGIC):
+            self._seed = zlib.crc32(header)
+        else:
+            self.size = 0  # no header (new, or torn while being started): nothing in it
+
+    def records(self) -> Iterator[tuple[int, dict[tuple[str, bytes, bytes], bytes | None]]]:
+        """(lsn, rows) of every whole record in file order, up to the first bad one."""
+        if self.size < HEADER_SIZE:
+            return
+        data = os.pread(self._fd, self.size, 0)
+        at = HEADER_SIZE
+        end = len(data)
+        while at + _RECORD.size <= end:
+            length, crc, lsn = _RECORD.unpack_from(data, at)
+            body_end = at + 8 + length
+            if length < _LSN.size or body_end > end:
+                return
+            if zlib.crc32(data[at + 8 : body_end], self._seed) != crc:
+                return
+            rows = _decode_rows(data, at + 8 + _LSN.size, body_end)
+            if rows is None:
+                return
+            yield lsn, rows
+            at = body_end
+
+    def append(self, lsn: int, rows: Rows) -> None:
+        """Write one record (and, with ``fsync``, make it durable); a
+        failure leaves the file as it was before the call."""
+        if self.size == 0:
+            self.reset()
+        body = _LSN.pack(lsn) + _encode_rows(rows)
+        record = struct.pack("<II", len(body), zlib.crc32(body, self._seed)) + body
+        try:
+            written = os.pwrite(self._fd, record, self.size)
+            if written != len(record):
+                raise OSError(f"short write to the item log ({written} of {len(record)} bytes)")
+            if self.fsync:
+                os.fdatasync(self._fd)
+        except BaseException:
+            os.ftruncate(self._fd, self.size)  # no torn record for later appends to hide behind
+            raise
+        self.size += len(record)
+
+    def reset(self) -> None:
+        """Start a new life of the file: everything in it is in SQLite now."""
+        header = MAGIC + os.urandom(HEADER_SIZE - len(MAGIC))
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, header, 0)
+        self._seed = zlib.crc32(header)
+        self.size = HEADER_SIZE
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _encode_rows(rows: Rows) -> bytes:
+    parts: list[bytes] = []
+    append = parts.append
+    pack = _ROW.pack
+    for (source, hk, rk), blob in rows.items():
+        name = source.encode()
+        if blob is None:
+            append(pack(len(name), len(hk), len(rk), DELETED))
+            append(name + hk + rk)
+        else:
+            append(pack(len(name), len(hk), len(rk), len(blob)))
+            append(name + hk + rk + blob)
+    return b"".join(parts)
+
+
+def _decode_rows(data: bytes, at: int, end: int
+                 ) -> dict[tuple[str, bytes, bytes], bytes | None] | None:
+    """The rows of one record's body; None if they do not fit it exactly."""
+    rows: dict[tuple[str, bytes, bytes], bytes | None] = {}
+    unpack = _ROW.unpack_from
+    while at < end:
+        if at + _ROW.size > end:
+            return None
+        name_len, hk_len, rk_len, blob_len = unpack(data, at)
+        at += _ROW.size
+        keys_end = at + name_len + hk_len + rk_len
+        blob_end = keys_end + (0 if blob_len == DELETED else blob_len)
+        if blob_end > end:
+            return None
+        source = data[at : at + name_len].decode()
+        hk = data[at + name_len : at + name_len + hk_len]
+        rk = data[at + name_len + hk_len : keys_end]
+        rows[source, hk, rk] = None if blob_len == DELETED else data[keys_end:blob_end]
+        at = blob_end
+    return rows

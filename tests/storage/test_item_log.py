@@ -1,0 +1,197 @@
+"""The item log: item writes committed by one append, replayed at the next open.
+
+A store killed without closing (the process gone, nothing flushed) must come
+back with every committed write; a torn or foreign tail must cost only what
+follows it; records SQLite already holds must never be applied twice.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tallydb.api import Engine
+from tallydb.storage import Store
+from tallydb.storage import sqlite as store_module
+from tallydb.storage.item_log import HEADER_SIZE, ItemLog
+
+TABLE = {
+    "TableName": "tally",
+    "BillingMode": "PAY_PER_REQUEST",
+    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+    "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+}
+
+
+def _add(pk: str, n: int = 1) -> dict[str, object]:
+    return {"TableName": "tally", "Key": {"PK": {"S": pk}}, "UpdateExpression": "ADD n :n",
+            "ExpressionAttributeValues": {":n": {"N": str(n)}}, "ReturnValues": "UPDATED_NEW"}
+
+
+def _values(path: Path) -> dict[str, str]:
+    """Every item's n as a fresh store reads it (replaying the log)."""
+    engine = Engine(Store(path))
+    try:
+        items = engine.call("Scan", {"TableName": "tally"})["Items"]
+    finally:
+        engine.close()
+    return {i["PK"]["S"]: i["n"]["N"] for i in items}
+
+
+def _killed_after(path: Path, script: str) -> None:
+    """Run ``script`` with ``engine`` open on ``path``, then end the process
+    at once (``os._exit``: no close, no flush), as ``kill -9`` would."""
+    code = textwrap.dedent(f"""
+        import os
+        from tallydb.api import Engine
+        from tallydb.storage import Store
+        engine = Engine(Store({str(path)!r}))
+    """) + textwrap.dedent(script) + "\nos._exit(0)\n"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_committed_item_writes_survive_a_process_that_never_closed(tmp_path: Path) -> None:
+    _killed_after(tmp_path, f"""
+        engine.call("CreateTable", {TABLE!r})
+        for i in range(500):
+            engine.call("UpdateItem", {_add("hot")!r})
+        with engine.batch() as call:
+            for i in range(64):
+                call("UpdateItem", {_add("hot")!r})
+            call("UpdateItem", {_add("cold", 7)!r})
+        assert os.path.getsize({str(tmp_path / "tallydb.itemlog")!r}) > 0
+    """)
+    assert _values(tmp_path) == {"hot": "564", "cold": "7"}
+    assert _values(tmp_path) == {"hot": "564", "cold": "7"}  # replayed once, not twice
+
+
+def test_a_torn_last_record_costs_that_record_only(tmp_path: Path) -> None:
+    _killed_after(tmp_path, f"""
+        engine.call("CreateTable", {TABLE!r})
+        for i in range(10):
+            engine.call("UpdateItem", {_add("hot")!r})
+    """)
+    log = tmp_path / "tallydb.itemlog"
+    with open(log, "r+b") as f:  # the last record cut short, as a crash mid-write leaves it
+        f.truncate(os.path.getsize(log) - 3)
+    assert _values(tmp_path) == {"hot": "9"}
+
+
+def test_a_corrupt_record_ends_the_replay_there(tmp_path: Path) -> None:
+    _killed_after(tmp_path, f"""
+        engine.call("CreateTable", {TABLE!r})
+        for i in range(10):
+            engine.call("UpdateItem", {_add("hot")!r})
+    """)
+    log = tmp_path / "tallydb.itemlog"
+    assert len(_read(log)) == 10
+    data = bytearray(log.read_bytes())
+    data[_record_offsets(data)[6] + 20] ^= 0xFF  # a flipped bit in the 7th record
+    log.write_bytes(bytes(data))
+    assert _values(tmp_path) == {"hot": "6"}
+
+
+def test_records_sqlite_holds_already_are_not_applied_again(tmp_path: Path) -> None:
+    """A crash between the SQLite commit that took the overlay and the log's
+    reset leaves records SQLite has: replaying them would undo later writes."""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("UpdateItem", _add("hot"))
+    engine.call("UpdateItem", _add("hot"))
+    stale = tmp_path / "stale.itemlog"
+    shutil.copy(tmp_path / "tallydb.itemlog", stale)  # records of n = 1 and n = 2
+    engine.close()  # the overlay into SQLite (n = 2), the log reset
+    engine = Engine(Store(tmp_path))
+    engine.call("UpdateItem", _add("hot", 10))  # n = 12, through a new log
+    engine.close()
+    shutil.copy(stale, tmp_path / "tallydb.itemlog")
+    assert _values(tmp_path) == {"hot": "12"}
+
+
+def test_records_after_a_gap_are_not_this_history(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("UpdateItem", _add("hot"))
+    engine.close()
+    table, hk = _hot_row(tmp_path)
+    log = ItemLog(tmp_path / "tallydb.itemlog", fsync=False)
+    log.append(5, {(table, hk, b""): b'{"PK":{"S":"hot"},"n":{"N":"99"}}'})
+    log.close()
+    assert _values(tmp_path) == {"hot": "1"}
+
+
+def test_the_overlay_goes_into_sqlite_in_bulk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    """Past OVERLAY_ROWS rows the overlay is written into SQLite and the log
+    starts afresh; reads see the same items before and after."""
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS", 8)
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    log = tmp_path / "tallydb.itemlog"
+    sizes = []
+    for i in range(20):
+        engine.call("UpdateItem", _add(f"k{i}", i))
+        sizes.append(os.path.getsize(log))
+        assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": f"k{i}"}}}
+                           )["Item"]["n"] == {"N": str(i)}
+    assert sizes[7] == HEADER_SIZE and sizes[15] == HEADER_SIZE  # reset at 8 and 16 rows
+    assert sizes[6] > sizes[0] > HEADER_SIZE
+    assert engine.call("Scan", {"TableName": "tally"})["Count"] == 20
+    engine.close()
+    assert _values(tmp_path) == {f"k{i}": str(i) for i in range(20)}
+
+
+def test_a_rolled_back_transaction_leaves_the_committed_overlay(tmp_path: Path) -> None:
+    """A transaction that wrote the overlay into SQLite and then failed rolls
+    SQLite back: the overlay's writes, committed before, must stay."""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("UpdateItem", _add("hot", 3))  # in the overlay
+    with pytest.raises(RuntimeError), engine.store.transaction() as txn:
+        record = txn.table("tally")
+        assert record is not None
+        assert len(list(txn.items(record))) == 1  # the overlay into SQLite's transaction
+        txn.create_table("other", dict(TABLE, TableName="other"))
+        raise RuntimeError("a bug mid-transaction")
+    assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": "hot"}}}
+                       )["Item"]["n"] == {"N": "3"}
+    assert engine.call("ListTables", {})["TableNames"] == ["tally"]
+    engine.close()
+    assert _values(tmp_path) == {"hot": "3"}
+
+
+def _read(log_path: Path) -> list[tuple[int, object]]:
+    log = ItemLog(log_path, fsync=False)
+    try:
+        return list(log.records())
+    finally:
+        log.close()
+
+
+def _record_offsets(data: bytes) -> list[int]:
+    """Where each record of a log file starts (each begins with its length)."""
+    offsets = []
+    at = HEADER_SIZE
+    while at < len(data):
+        offsets.append(at)
+        at += 8 + int.from_bytes(data[at : at + 4], "little")
+    return offsets
+
+
+def _hot_row(path: Path) -> tuple[str, bytes]:
+    """The SQLite table and encoded hash key of the item "hot"."""
+    store = Store(path)
+    try:
+        with store.transaction() as txn:
+            record = txn.table("tally")
+            assert record is not None
+            [(hk, _, _)] = txn.items(record)
+            return record.items_table, hk
+    finally:
+        store.close()
