@@ -223,15 +223,17 @@ class Store:
         if log is None:
             return applied
         lsn = applied
+        latest: dict[RowKey, bytes | None] = {}  # each row's last write, in LSN order
+        for record_lsn, rows in log.records():
+            if record_lsn != lsn + 1:
+                # In SQLite already (a crash came between the commit that
+                # took them and the log's reset), or not this history's.
+                break
+            latest.update(rows)
+            lsn = record_lsn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for record_lsn, rows in log.records():
-                if record_lsn != lsn + 1:
-                    # In SQLite already (a crash came between the commit
-                    # that took them and the log's reset), or not this history's.
-                    break
-                _write_rows(conn, rows)
-                lsn = record_lsn
+            _write_rows(conn, latest)
             conn.execute("UPDATE item_log_applied SET lsn = ?", (lsn,))
             conn.execute("COMMIT")
         except BaseException:
