@@ -81,8 +81,9 @@ class ItemLog:
         failure leaves the file as it was before the call."""
         if self.size == 0:
             self.reset()
-        body = _LSN.pack(lsn) + _encode_rows(rows)
-        record = struct.pack("<II", len(body), zlib.crc32(body, self._seed)) + body
+        payload = _encode_rows(rows)
+        crc = zlib.crc32(payload, zlib.crc32(_LSN.pack(lsn), self._seed))
+        record = _RECORD.pack(_LSN.size + len(payload), crc, lsn) + payload
         try:
             written = os.pwrite(self._fd, record, self.size)
             if written != len(record):
@@ -107,18 +108,15 @@ class ItemLog:
 
 
 def _encode_rows(rows: Rows) -> bytes:
-    parts: list[bytes] = []
-    append = parts.append
     pack = _ROW.pack
+    parts = []
     for (source, hk, rk), blob in rows.items():
         name = source.encode()
         if blob is None:
-            append(pack(len(name), len(hk), len(rk), DELETED))
-            append(name + hk + rk)
+            parts.append(pack(len(name), len(hk), len(rk), DELETED) + name + hk + rk)
         else:
-            append(pack(len(name), len(hk), len(rk), len(blob)))
-            append(name + hk + rk + blob)
-    return b"".join(parts)
+            parts.append(pack(len(name), len(hk), len(rk), len(blob)) + name + hk + rk + blob)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _decode_rows(data: bytes, at: int, end: int
