@@ -114,6 +114,24 @@ def test_records_sqlite_holds_already_are_not_applied_again(tmp_path: Path) -> N
     assert _values(tmp_path) == {"hot": "12"}
 
 
+def test_appends_after_a_failed_reset_are_replayed_past_the_old_records(tmp_path: Path) -> None:
+    """Should the log fail to start afresh after a SQLite commit, later
+    records follow ones SQLite already holds: those are skipped, not a stop."""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.call("UpdateItem", _add("hot"))
+    engine.call("UpdateItem", _add("hot"))
+    old = tmp_path / "old.itemlog"
+    shutil.copy(tmp_path / "tallydb.itemlog", old)  # LSNs 1 and 2
+    engine.close()  # SQLite holds LSN 2
+    table, hk = _hot_row(tmp_path)
+    shutil.copy(old, tmp_path / "tallydb.itemlog")  # as if the reset had failed
+    log = ItemLog(tmp_path / "tallydb.itemlog", fsync=False)
+    log.append(3, {(table, hk, b""): b'{"PK":{"S":"hot"},"n":{"N":"50"}}'})
+    log.close()
+    assert _values(tmp_path) == {"hot": "50"}
+
+
 def test_records_after_a_gap_are_not_this_history(tmp_path: Path) -> None:
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)

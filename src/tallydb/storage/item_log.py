@@ -18,8 +18,9 @@ each row ``source-len u16 | hk-len u32 | rk-len u32 | blob-len u32 | source | hk
 with blob-len ``DELETED`` for a deletion. The CRC covers the LSN and the rows
 and is seeded with the header, so a record left over from an earlier life of
 the file never passes as one of this life's. Replay takes records in LSN
-order from the one after SQLite's and stops at the first torn, corrupt or
-out-of-sequence record: what it keeps is always a prefix of the commits.
+order from the one after SQLite's (skipping those SQLite holds, should a
+reset have failed) and stops at the first torn, corrupt or out-of-sequence
+record: what it keeps is always a prefix of the commits.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ class ItemLog:
         """Start a new life of the file: everything in it is in SQLite now."""
         header = MAGIC + os.urandom(HEADER_SIZE - len(MAGIC))
         os.ftruncate(self._fd, 0)
+        self.size = 0  # should the header fail to be written, the next append starts over
         os.pwrite(self._fd, header, 0)
         self._seed = zlib.crc32(header)
         self.size = HEADER_SIZE

@@ -225,10 +225,10 @@ class Store:
         lsn = applied
         latest: dict[RowKey, bytes | None] = {}  # each row's last write, in LSN order
         for record_lsn, rows in log.records():
+            if record_lsn <= applied:
+                continue  # SQLite holds it: the log was not reset after that commit
             if record_lsn != lsn + 1:
-                # In SQLite already (a crash came between the commit that
-                # took them and the log's reset), or not this history's.
-                break
+                break  # a gap: what follows is not this history's
             latest.update(rows)
             lsn = record_lsn
         conn.execute("BEGIN IMMEDIATE")
@@ -303,7 +303,11 @@ class Store:
         self._applied = self._lsn
         log = self._log
         if log is not None and log.size > HEADER_SIZE:
-            log.reset()
+            try:
+                log.reset()
+            except OSError:
+                # Committed all the same: the replay skips what SQLite holds.
+                log_errors.exception("starting the item log afresh failed")
 
     def _rollback(self) -> None:
         """Undo the open transaction; the overlay (committed) stays."""
