@@ -369,3 +369,10 @@ def test_the_shape_key_sees_every_member_of_the_model() -> None:
     # A member botocore's model gains must join the shape key (or the
     # members left to the per-request checks), else no shape is remembered.
     assert _params._covers_the_model()
+
+
+def test_every_shape_member_is_in_the_shape_key() -> None:
+    request = counter()
+    key = _params._update_shape_key(request)
+    for member in _params._SHAPE_MEMBERS:
+        assert _params._update_shape_key({**request, member: "other"}) != key, member

@@ -299,8 +299,9 @@ def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
     the values and the key; None for a request the shapes do not cover
     (legacy parameters, anything but a JSON object where one belongs).
 
-    Equal keys mean equal members, value for value: every member it holds
-    is valid only as a string, and a string equals nothing but a string."""
+    Equal keys mean equal members, value for value: ``_SHAPE_MEMBERS`` (got
+    one by one: quicker than a loop) are valid only as strings, and a
+    string equals nothing but a string."""
     if type(request) is not dict:
         return None
     get = request.get
@@ -316,7 +317,10 @@ def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
         if type(values) is not dict:
             return None
         values = tuple(values)
-    return (*map(get, _SHAPE_MEMBERS), names, values)
+    return (get("TableName"), get("UpdateExpression"), get("ConditionExpression"),
+            get("ReturnValues"), get("ReturnConsumedCapacity"),
+            get("ReturnItemCollectionMetrics"), get("ReturnValuesOnConditionCheckFailure"),
+            get("ConditionalOperator"), names, values)
 
 
 def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
