@@ -1,7 +1,8 @@
 """api/_params.update_request: UpdateItem's request half, decided once per shape.
 
 A request shaped like one that passed (same table, expressions, names, value
-placeholders, ReturnValues) skips the checks its shape decided. Every case
+placeholders, ReturnValues and every other member botocore's model checks)
+skips the checks its shape decided, the model's (``check_request``) too. Every case
 here is run twice, once with nothing remembered and once right after a good
 request of the same shape, and must come out the same: the same decision, or
 the same DynamoDB error. The errors themselves are pinned by the UpdateItem
@@ -286,3 +287,92 @@ def test_a_caller_changing_its_dicts_afterwards_changes_nothing_remembered(
         assert again.key["PK"] == {"S": "changed"}
         assert again.update is not None
         assert again.update.apply({}) == {"m": {"N": "5"}}
+
+
+# The model's check (``check_request``) is skipped for a remembered shape:
+# a request that differs from a good one only in a member the model checks
+# gets the model's answer, exactly as with nothing remembered.
+ENUM = "failed to satisfy constraint: Member must satisfy enum value set"
+MODEL_CHECKED: list[tuple[str, dict[str, Any], str, str]] = [
+    ("ReturnConsumedCapacity", counter(ReturnConsumedCapacity="ALL"), "ValidationException",
+     f"1 validation error detected: Value 'ALL' at 'returnConsumedCapacity' {ENUM}: "
+     "[INDEXES, TOTAL, NONE]"),
+    ("ReturnItemCollectionMetrics", counter(ReturnItemCollectionMetrics="ALL"),
+     "ValidationException",
+     f"1 validation error detected: Value 'ALL' at 'returnItemCollectionMetrics' {ENUM}: "
+     "[SIZE, NONE]"),
+    ("ReturnValuesOnConditionCheckFailure",
+     counter(ReturnValuesOnConditionCheckFailure="UPDATED_NEW"), "ValidationException",
+     "1 validation error detected: Value 'UPDATED_NEW' at "
+     f"'returnValuesOnConditionCheckFailure' {ENUM}: [ALL_OLD, NONE]"),
+    ("ConditionalOperator", counter(ConditionalOperator="XOR"), "ValidationException",
+     f"1 validation error detected: Value 'XOR' at 'conditionalOperator' {ENUM}: [OR, AND]"),
+    ("ReturnValues", counter(ReturnValues="SOME"), "ValidationException",
+     f"1 validation error detected: Value 'SOME' at 'returnValues' {ENUM}: "
+     "[ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]"),
+    ("a table name's pattern", counter(TableName="a b"), "ValidationException",
+     "1 validation error detected: Value 'a b' at 'tableName' failed to satisfy constraint: "
+     "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"),
+    ("a table name's type", counter(TableName=5), "SerializationException",
+     "NUMBER_VALUE cannot be converted to String"),
+    ("an expression's type", counter(UpdateExpression=1), "SerializationException",
+     "NUMBER_VALUE cannot be converted to String"),
+    ("a value that is a list", counter(ExpressionAttributeValues={":one": [1]}),
+     "SerializationException",
+     "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.AttributeValue"),
+    ("values that are a list", counter(ExpressionAttributeValues=[":one"]),
+     "SerializationException", "Unrecognized collection type java.util.Map<java.lang.String, "
+     "com.amazonaws.dynamodb.v20120810.AttributeValue>"),
+    ("a key value that is a list", counter(Key={"PK": ["x"], "SK": {"S": "a"}}),
+     "SerializationException",
+     "Unrecognized collection type class com.amazonaws.dynamodb.v20120810.AttributeValue"),
+    ("a key value that is a string", counter(Key={"PK": "x", "SK": {"S": "a"}}),
+     "SerializationException", "Unexpected value type in payload"),
+    ("no key", counter(Key=None), "ValidationException",
+     "1 validation error detected: Value null at 'key' failed to satisfy constraint: "
+     "Member must not be null"),
+]
+
+
+@pytest.mark.parametrize(("request_", "kind", "message"),
+                         [(r, k, m) for _, r, k, m in MODEL_CHECKED],
+                         ids=[name for name, _, _, _ in MODEL_CHECKED])
+def test_a_remembered_shape_still_gets_the_models_answer(
+    engine: Engine, request_: dict[str, Any], kind: str, message: str
+) -> None:
+    assert both_ways(engine, counter(), request_) == ("refused", kind, message)
+    # The same through the engine, which leaves UpdateItem's model check to it.
+    _params._update_shapes.clear()
+    engine.call("UpdateItem", counter())
+    engine.call("UpdateItem", counter())
+    with pytest.raises(DynamoDBError) as raised:
+        engine.call("UpdateItem", copy.deepcopy(request_))
+    assert (type(raised.value).__name__, raised.value.message) == (kind, message)
+
+
+def test_names_the_model_refuses_are_refused_after_a_remembered_shape(engine: Engine) -> None:
+    good = counter(UpdateExpression="ADD #n :one", ExpressionAttributeNames={"#n": "n"})
+    for names, message in [
+        ({"#n": ["n"]}, "Unrecognized collection type class java.lang.String"),
+        (["#n"], "Unrecognized collection type java.util.Map<java.lang.String, "
+                 "java.lang.String>"),
+    ]:
+        bad = {**good, "ExpressionAttributeNames": names}
+        assert both_ways(engine, good, bad) == ("refused", "SerializationException", message)
+
+
+def test_unknown_members_are_ignored_as_the_model_ignores_them(engine: Engine) -> None:
+    assert both_ways(engine, counter(), counter(Unknown={"x": [1]}))[0] == "UPDATED_NEW"
+
+
+def test_the_shape_key_sees_every_member_of_the_model() -> None:
+    # A member botocore's model gains must join the shape key (or the
+    # members left to the per-request checks), else no shape is remembered.
+    assert _params._covers_the_model()
+
+
+def test_every_shape_member_is_in_the_shape_key() -> None:
+    request = counter()
+    key = _params._update_shape_key(request)
+    for member in _params._SHAPE_MEMBERS:
+        assert _params._update_shape_key({**request, member: "other"}) != key, member

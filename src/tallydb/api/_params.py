@@ -23,14 +23,16 @@ name them (dynalite validations/*.js).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tallydb.api._conditions import condition_of
 from tallydb.api._indexes import check_update_paths
+from tallydb.api._shapes import check_request, model_members
 from tallydb.api._tables import Table, get_table
-from tallydb.errors import ValidationException
+from tallydb.errors import DynamoDBError, ValidationException
 from tallydb.expressions import BoundCondition, BoundUpdate, Placeholders, from_attribute_updates
 from tallydb.expressions.condition import CompiledCondition, compiled_condition
 from tallydb.expressions.messages import ExpressionError
@@ -237,31 +239,32 @@ class UpdateRequest:
 
 def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
     """UpdateItem's request-level checks, in DynamoDB's order, with its
-    messages (ReturnValues, expression parameters, placeholders, the
-    update, the condition, unused placeholders, the table, the key, key
-    attributes and index keys the update may not touch).
+    messages: first the request's shape against the service model
+    (``check_request``), then ReturnValues, expression parameters,
+    placeholders, the update, the condition, unused placeholders, the
+    table, the key, key attributes and index keys the update may not touch.
 
     A request shaped like one that passed before (same table, expressions,
-    attribute names, value placeholders and ReturnValues: what a client
-    sends again and again with other keys and values) skips every check
-    its shape decided; only its values and key are checked. Anything those
-    cannot pass as they are goes through the full checks, which alone word
-    refusals.
+    attribute names, value placeholders and every other member the model
+    checks: what a client sends again and again with other keys and values)
+    skips every check its shape decided, the model's included; only its
+    values and key are checked. Anything those cannot pass as they are goes
+    through the full checks, which alone word refusals.
     """
-    get = request.get
-    values = get("ExpressionAttributeValues")
-    try:
-        shape_key: Any = _update_shape_key(request)
-    except TypeError:  # a placeholder map that is not one (refused below)
-        shape_key = None
+    shape_key = _update_shape_key(request)
     if shape_key is not None:
-        shape = _update_shapes.get(shape_key)
+        try:
+            shape = _update_shapes.get(shape_key)
+        except TypeError:  # a name that is not a string (refused below)
+            shape = shape_key = None
         if shape is not None:
-            decided = shape.decide(txn, get("Key"), values)
+            decided = shape.decide(txn, request.get("Key"),
+                                   request.get("ExpressionAttributeValues"))
             if decided is not None:
                 return decided
+    check_request("UpdateItem", request)  # type: ignore[arg-type]
     decided = _update_request(txn, request)
-    if shape_key is not None:
+    if shape_key is not None and _covers_the_model():
         if len(_update_shapes) >= _SHAPES_REMEMBERED:
             _update_shapes.clear()
         _update_shapes[shape_key] = _UpdateShape(request, decided)
@@ -270,22 +273,54 @@ def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReques
 
 _SHAPES_REMEMBERED = 1024
 
+#: UpdateItem's members whose every check depends on their value alone
+#: (strings: plain, enums, the table name; a JSON null counts as absent, as
+#: ``get`` has it). With the placeholder maps they make a request's shape.
+_SHAPE_MEMBERS = (
+    "TableName", "UpdateExpression", "ConditionExpression", "ReturnValues",
+    "ReturnConsumedCapacity", "ReturnItemCollectionMetrics",
+    "ReturnValuesOnConditionCheckFailure", "ConditionalOperator",
+)
+#: The model's other members: Key and the values are checked on every
+#: request (``_UpdateShape.decide``); the legacy maps are not remembered.
+_UNSHAPED_MEMBERS = ("Key", "ExpressionAttributeValues", "ExpressionAttributeNames",
+                     "AttributeUpdates", "Expected")
+
+
+@functools.cache
+def _covers_the_model() -> bool:
+    """Whether the shape key sees every member of botocore's UpdateItem
+    input (a newer model may add one: then no shape is remembered)."""
+    return set(model_members("UpdateItem")) <= {*_SHAPE_MEMBERS, *_UNSHAPED_MEMBERS}
+
 
 def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """What decides every request-level check of UpdateItem but those on
     the values and the key; None for a request the shapes do not cover
-    (legacy parameters)."""
+    (legacy parameters, anything but a JSON object where one belongs).
+
+    Equal keys mean equal members, value for value: ``_SHAPE_MEMBERS`` (got
+    one by one: quicker than a loop) are valid only as strings, and a
+    string equals nothing but a string."""
+    if type(request) is not dict:
+        return None
     get = request.get
     if get("AttributeUpdates") is not None or get("Expected") is not None:
         return None
     names = get("ExpressionAttributeNames")
     values = get("ExpressionAttributeValues")
-    return (
-        get("TableName"), get("UpdateExpression"), get("ConditionExpression"),
-        get("ReturnValues"),
-        None if names is None else tuple(names.items()),
-        None if values is None else tuple(values),
-    )
+    if names is not None:
+        if type(names) is not dict:
+            return None
+        names = tuple(names.items())
+    if values is not None:
+        if type(values) is not dict:
+            return None
+        values = tuple(values)
+    return (get("TableName"), get("UpdateExpression"), get("ConditionExpression"),
+            get("ReturnValues"), get("ReturnConsumedCapacity"),
+            get("ReturnItemCollectionMetrics"), get("ReturnValuesOnConditionCheckFailure"),
+            get("ConditionalOperator"), names, values)
 
 
 def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
@@ -372,7 +407,7 @@ class _UpdateShape:
                 try:
                     if validate_value(value) is not value:
                         return None  # not canonical as sent: the full path copies it
-                except ValidationException:
+                except DynamoDBError:  # not an AttributeValue: the full path words it
                     return None
         else:
             values = _NO_VALUES

@@ -54,6 +54,7 @@ __all__ = [
     "MAX_REPORTED",
     "check_request",
     "constraint_error",
+    "model_members",
     "render_value",
     "violation",
 ]
@@ -783,6 +784,14 @@ def check_request(operation: str, request: dict[str, Any]) -> None:
     if checker is None:
         checker = _checkers[operation] = _compile(operation)
     checker(request)
+
+
+def model_members(operation: str) -> tuple[str, ...]:
+    """The top-level members of ``operation``'s input in botocore's model."""
+    if operation not in _checkers:
+        _checkers[operation] = _compile(operation)
+    node = _nodes.get(operation)
+    return tuple(node.members) if node is not None else ()
 
 
 def render_value(operation: str, path: tuple[str, ...], value: Any) -> str:

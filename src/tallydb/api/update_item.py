@@ -26,7 +26,8 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
     old = txn.get_item(table.record, hk, rk)
-    check_condition(request, decided.condition, old)
+    if decided.condition is not None:
+        check_condition(request, decided.condition, old)
 
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
@@ -38,9 +39,10 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
 
     response: dict[str, Any] = {}
-    attributes = _returned(decided.return_values, update, old, new)
-    if attributes:
-        response["Attributes"] = attributes
+    if decided.return_values != "NONE":
+        attributes = _returned(decided.return_values, update, old, new)
+        if attributes:
+            response["Attributes"] = attributes
     if wants_capacity(request):
         units = write_units(max(item_size(new), item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
@@ -55,7 +57,7 @@ def _returned(mode: str, update: BoundUpdate | None, old: Item | None, new: Item
         return new
     if mode == "ALL_OLD":
         return old
-    if update is None or mode == "NONE":
+    if update is None:
         return None
     if mode == "UPDATED_NEW":
         return update.updated_view(new)

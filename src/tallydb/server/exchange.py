@@ -14,10 +14,10 @@ class Exchange:
     response bytes the connection writes once the batch has committed."""
 
     __slots__ = (
-        "authorization",
         "body",
         "close",
         "conn",
+        "connection",
         "content_type",
         "extra",
         "headers",
@@ -37,8 +37,8 @@ class Exchange:
         self.method = b""
         self.target: bytes | None = None
         self.content_type: bytes | None = None
-        self.authorization: bytes | None = None
         self.origin: bytes | None = None
+        self.connection = False  # a Connection (or Proxy-Connection) header came
         # every header, in order, only when a signature has to be checked
         self.headers: list[tuple[bytes, bytes]] | None = None
         self.body: bytes = b""

@@ -51,7 +51,14 @@ def refresh_date() -> None:
     if now != _date_second:
         _date_second = now
         _tail = b"\r\nDate: " + formatdate(now, usegmt=True).encode() + b"\r\nContent-Length: "
+        _ends.clear()
 
+
+#: A short body's end of the response (crc, Date, length, body) as
+#: ``_end`` renders it: the same few bodies (``{}`` above all) come again
+#: and again within a second.
+_ends: dict[bytes, bytes] = {}
+_SHORT_BODY = 64
 
 refresh_date()
 
@@ -82,14 +89,20 @@ def render(
 ) -> bytes:
     """One complete response; ``extra`` is already-formatted header lines."""
     head = _heads.get((status, content_type, extra)) or _head(status, content_type, extra)
-    return b"%s%012d\r\nx-amz-crc32: %d%s%d\r\n\r\n%s" % (
-        head,
-        next(_id_counter) % 10**12,
-        zlib.crc32(body),
-        _tail,
-        len(body),
-        body,
-    )
+    end = _ends.get(body) if len(body) <= _SHORT_BODY else None
+    if end is None:
+        end = _end(body)
+    return b"%s%012d%s" % (head, next(_id_counter) % 10**12, end)
+
+
+def _end(body: bytes) -> bytes:
+    """Everything after the request id's counter."""
+    end = b"\r\nx-amz-crc32: %d%s%d\r\n\r\n%s" % (zlib.crc32(body), _tail, len(body), body)
+    if len(body) <= _SHORT_BODY:
+        if len(_ends) >= 256:
+            _ends.clear()
+        _ends[body] = end
+    return end
 
 
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"

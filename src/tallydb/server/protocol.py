@@ -26,12 +26,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("tallydb.server")
 
 MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
+_MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
 MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
 SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
 
-_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _PREFLIGHT = range(7)
+(_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
+ _PREFLIGHT) = range(8)
 _WANTED = {
     b"expect": _EXPECT,
+    # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
+    b"connection": _CONNECTION,
+    b"proxy-connection": _CONNECTION,
     b"x-amz-target": _TARGET,
     b"content-type": _CONTENT_TYPE,
     b"content-length": _CONTENT_LENGTH,
@@ -164,12 +169,14 @@ class Connection(asyncio.Protocol):
             elif which == _CONTENT_TYPE:
                 ex.content_type = value
             elif which == _CONTENT_LENGTH:
-                if value.isdigit() and int(value) > MAX_BODY:
+                if len(value) >= _MAX_BODY_DIGITS and value.isdigit() and int(value) > MAX_BODY:
                     self._too_large()
             elif which == _ORIGIN:
                 ex.origin = value
             elif which == _EXPECT:
                 self.expect_continue = value.lower() == b"100-continue"
+            elif which == _CONNECTION:
+                ex.connection = True
             elif not self.keep_headers:  # CORS preflight's questions
                 if ex.headers is None:
                     ex.headers = []
@@ -203,7 +210,8 @@ class Connection(asyncio.Protocol):
             ex.extra = http.CLOSE
             ex.close = True
             self.stopped = True
-        elif parser.get_http_version() == "1.0":
+        elif ex.connection and parser.get_http_version() == "1.0":
+            # (without a Connection header, only HTTP/1.1 keeps alive)
             ex.extra = http.KEEP_ALIVE
         try:
             self.router.route(ex)
