@@ -65,7 +65,15 @@ from types import MappingProxyType
 from typing import Any
 
 from tallydb.conditions import Condition, Path
-from tallydb.convert import Number, from_wire, item_from_wire, item_to_wire, to_wire
+from tallydb.convert import (
+    Number,
+    from_wire,
+    item_from_wire,
+    item_to_wire,
+    json_shape,
+    python_shape,
+    to_wire,
+)
 from tallydb.errors import (
     ConditionalCheckFailedException,
     TransactionCanceledException,
@@ -285,6 +293,17 @@ def _reason_message(reasons: list[dict[str, Any]], index: int) -> str:
     return "The conditional request failed"
 
 
+class _AddRequest:
+    """A counter's kept UpdateItem for one delta: in boto3's shape
+    (``request``) and in DynamoDB's JSON (``wire``); never changed."""
+
+    __slots__ = ("request", "wire")
+
+    def __init__(self, request: dict[str, Any], wire: dict[str, Any]) -> None:
+        self.request = request
+        self.wire = wire
+
+
 class CounterBase:
     """What sync and async counters share: configuration and plans."""
 
@@ -311,7 +330,7 @@ class CounterBase:
         if minimum is not None and maximum is not None and minimum > maximum:
             raise ValueError(f"minimum {minimum} is above maximum {maximum}")
         #: The UpdateItem request of ``add(delta)``, by delta (see _add_request).
-        self._add_requests: dict[tuple[type, str], dict[str, Any]] = {}
+        self._add_requests: dict[tuple[type, str], _AddRequest] = {}
         self.table = table
         self.key: Mapping[str, Any] = MappingProxyType(dict(key))
         self.path = Path.of(attribute)
@@ -389,36 +408,41 @@ class CounterBase:
             )
             assert result is not None
             return result
+        kept = self._add_request(delta)
         try:
-            response = yield Call("UpdateItem", self._add_request(delta))
+            response = yield Call("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         return self._added(response)
 
     def _added(self, response: Mapping[str, Any]) -> Number:
-        """The new value, from an add's ``UPDATED_NEW`` answer; only the
-        counter's own attribute is converted when it is a top-level one."""
+        """The new value, from an add's ``UPDATED_NEW`` answer, in boto3's
+        shape or DynamoDB's JSON (:meth:`~tallydb.transport.Transport.call_wire`):
+        only the counter's own attribute is converted when it is a top-level
+        one (a Number reads the same in both)."""
         attributes = response.get("Attributes") or {}
         elements = self.path.elements
         wire = attributes.get(elements[0]) if len(elements) == 1 else None
         if wire is not None:
             value: Number = from_wire(wire)
             return value
-        value = _dig(item_from_wire(attributes), elements)
+        value = _dig(item_from_wire(python_shape(attributes)), elements)
         return value
 
-    def _add_request(self, delta: Delta) -> dict[str, Any]:
+    def _add_request(self, delta: Delta) -> _AddRequest:
         """The UpdateItem of ``add(delta)``: ``ADD path :delta``, with the
-        bounds' condition, ``ReturnValues=UPDATED_NEW``.
+        bounds' condition, ``ReturnValues=UPDATED_NEW``; in boto3's shape
+        and in DynamoDB's JSON (see :meth:`~tallydb.transport.Transport.call_wire`).
 
         Rendered once per delta and kept (most code adds the same one or two
-        deltas over and over): each call gets a fresh top-level dict; the
-        nested parts are shared and never changed, by the toolkit or by a
-        transport (the embedded one copies what it hands the engine).
+        deltas over and over), and sent as it is every time: nothing changes
+        it, not the toolkit, not a transport (a boto3 client is handed a
+        fresh dict of keyword arguments; the embedded engine never changes a
+        request, ``tests/test_engine_requests.py``).
         """
         cache_key = (delta.__class__, repr(delta))
-        request = self._add_requests.get(cache_key)
-        if request is None:
+        kept = self._add_requests.get(cache_key)
+        if kept is None:
             request = self.table._update_request(
                 self.key,
                 Update().add(self.path, delta),
@@ -427,9 +451,10 @@ class CounterBase:
                 None,
                 "UPDATED_NEW",
             )
+            kept = _AddRequest(request, json_shape(request))
             if len(self._add_requests) < ADD_REQUESTS_KEPT:
-                self._add_requests[cache_key] = request
-        return dict(request)
+                self._add_requests[cache_key] = kept
+        return kept
 
     def _p_read(self) -> Plan[Number | None]:
         item = yield from self.table._p_get(self.key, True, [self.path])
@@ -527,9 +552,12 @@ class Counter(CounterBase):
             result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
-        # would send it: the transport's ``call``, errors as it raises them).
+        # would send it: the transport's ``call_wire``, errors as it raises them).
+        kept = self._add_requests.get((delta.__class__, repr(delta)))
+        if kept is None:
+            kept = self._add_request(delta)
         try:
-            response = self.table.transport.call("UpdateItem", self._add_request(delta))
+            response = self.table.transport.call_wire("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         return self._added(response)

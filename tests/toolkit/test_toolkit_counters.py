@@ -21,12 +21,20 @@ class Recorder:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         transport = db.transport
         original = transport.call
+        original_wire = transport.call_wire
 
         def call(operation: str, request: dict[str, Any]) -> dict[str, Any]:
             self.calls.append((operation, request))
             return original(operation, request)
 
+        def call_wire(
+            operation: str, request: dict[str, Any], wire: dict[str, Any]
+        ) -> dict[str, Any]:
+            self.calls.append((operation, request))
+            return original_wire(operation, request, wire)
+
         transport.call = call  # type: ignore[method-assign]
+        transport.call_wire = call_wire  # type: ignore[method-assign]
 
     def operations(self) -> list[str]:
         return [op for op, _ in self.calls]
