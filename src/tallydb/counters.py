@@ -67,6 +67,7 @@ from typing import Any
 from tallydb.conditions import Condition, Path
 from tallydb.convert import (
     Number,
+    _number_from_text,
     from_wire,
     item_from_wire,
     item_to_wire,
@@ -92,6 +93,8 @@ VALUE_ATTRIBUTE = "tallydb_value"
 DEDUPE_TAG = "tallydb#idempotency#"
 #: How many deltas' add requests a counter keeps rendered.
 ADD_REQUESTS_KEPT = 16
+#: The attributes of an answer that has none.
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 #: How often an idempotent add is retried when DynamoDB cancels its
 #: transaction for a conflict with another in-flight transaction.
 TRANSACTION_ATTEMPTS = 12
@@ -295,13 +298,23 @@ def _reason_message(reasons: list[dict[str, Any]], index: int) -> str:
 
 class _AddRequest:
     """A counter's kept UpdateItem for one delta: in boto3's shape
-    (``request``) and in DynamoDB's JSON (``wire``); never changed."""
+    (``request``) and in DynamoDB's JSON (``wire``), never changed; and
+    ``name``, the counter's attribute when it is a top-level one (the key of
+    its new value in the answer), else None."""
 
-    __slots__ = ("request", "wire")
+    __slots__ = ("name", "request", "wire")
 
-    def __init__(self, request: dict[str, Any], wire: dict[str, Any]) -> None:
+    def __init__(self, request: dict[str, Any], wire: dict[str, Any], name: str | None) -> None:
         self.request = request
         self.wire = wire
+        self.name = name
+
+
+def _delta_key(delta: Delta) -> Any:
+    """What a kept add request is found by: an ``int`` delta itself (most
+    adds), any other by its type and repr (``1.0`` and ``Decimal("1.0")``
+    render apart from ``1``)."""
+    return delta if delta.__class__ is int else (delta.__class__, repr(delta))
 
 
 class CounterBase:
@@ -330,7 +343,7 @@ class CounterBase:
         if minimum is not None and maximum is not None and minimum > maximum:
             raise ValueError(f"minimum {minimum} is above maximum {maximum}")
         #: The UpdateItem request of ``add(delta)``, by delta (see _add_request).
-        self._add_requests: dict[tuple[type, str], _AddRequest] = {}
+        self._add_requests: dict[Any, _AddRequest] = {}
         self.table = table
         self.key: Mapping[str, Any] = MappingProxyType(dict(key))
         self.path = Path.of(attribute)
@@ -440,7 +453,7 @@ class CounterBase:
         fresh dict of keyword arguments; the embedded engine never changes a
         request, ``tests/test_engine_requests.py``).
         """
-        cache_key = (delta.__class__, repr(delta))
+        cache_key = _delta_key(delta)
         kept = self._add_requests.get(cache_key)
         if kept is None:
             request = self.table._update_request(
@@ -451,7 +464,9 @@ class CounterBase:
                 None,
                 "UPDATED_NEW",
             )
-            kept = _AddRequest(request, json_shape(request))
+            (name, *rest) = self.path.elements
+            top = name if not rest and isinstance(name, str) else None
+            kept = _AddRequest(request, json_shape(request), top)
             if len(self._add_requests) < ADD_REQUESTS_KEPT:
                 self._add_requests[cache_key] = kept
         return kept
@@ -553,13 +568,22 @@ class Counter(CounterBase):
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
         # would send it: the transport's ``call_wire``, errors as it raises them).
-        kept = self._add_requests.get((delta.__class__, repr(delta)))
+        kept = self._add_requests.get(
+            delta if delta.__class__ is int else (delta.__class__, repr(delta))
+        )  # _delta_key, inline
         if kept is None:
             kept = self._add_request(delta)
         try:
             response = self.table.transport.call_wire("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
+        # _added's everyday case, inline: a top-level counter's new Number.
+        if kept.name is not None:
+            wire = (response.get("Attributes") or _NOTHING).get(kept.name)
+            if wire is not None:
+                text = wire.get("N")
+                if text.__class__ is str:
+                    return _number_from_text(text)
         return self._added(response)
 
     def value(self) -> Number:

@@ -57,6 +57,29 @@ def test_add_is_one_update_item(db: tallydb.Database, videos: tallydb.Table) -> 
     assert "ConditionExpression" not in request
 
 
+def test_each_delta_is_sent_as_written(db: tallydb.Database, videos: tallydb.Table) -> None:
+    """A counter keeps one request per delta: equal deltas of other types
+    (``1``, ``1.0``, ``Decimal("1.0")``, ``True``) are not mixed up, and the
+    answer comes back as an ``int`` when whole, negative or not."""
+    plays = tallydb.Counter(videos, KEY, "play_count")
+    recorder = Recorder(db)
+    assert plays.add(1) == 1
+    assert plays.add(1.0) == 2
+    assert plays.add(Decimal("1.0")) == 3
+    assert plays.add(Decimal("1")) == 4
+    assert plays.add(1) == 5
+    assert plays.add(-7) == -2 and type(plays.add(-1)) is int
+    with pytest.raises(tallydb.DynamoDBError):
+        plays.add(True)  # a BOOL, which ADD refuses
+    assert plays.add(0.25) == Decimal("-2.75")
+    sent = [request["ExpressionAttributeValues"][":v0"] for _, request in recorder.calls]
+    assert sent == [
+        {"N": "1"}, {"N": "1.0"}, {"N": "1.0"}, {"N": "1"}, {"N": "1"}, {"N": "-7"},
+        {"N": "-1"}, {"BOOL": True}, {"N": "0.25"},
+    ]  # fmt: skip
+    assert plays.value() == Decimal("-2.75")
+
+
 def test_value_and_set(videos: tallydb.Table) -> None:
     plays = tallydb.Counter(videos, KEY, "play_count")
     assert plays.value() == 0  # never set
