@@ -24,6 +24,10 @@ Two transports send the requests:
   without botocore or JSON, so an embedded ``Counter.add()`` costs about
   what the engine's UpdateItem costs; responses and errors come back as the
   botocore client would have given them.
+
+A request the toolkit keeps and sends again and again (a counter's add)
+goes by :meth:`Transport.call_wire` with its JSON shape made once: the
+embedded engine is handed that as it is, with no copy either way.
 """
 
 from __future__ import annotations
