@@ -12,8 +12,9 @@ disk, fsync before every commit; ``memory``: no disk), on one fresh store:
   this engine could do;
 * ``engine.call, request copied`` (first store only): the same, handed a
   fresh copy of the request each call (``convert.json_shape``, which the
-  embedded transport makes so that the engine never holds a caller's
-  dicts): how much of ``add()``'s distance from the baseline is that copy;
+  embedded transport makes of a caller's request so that the engine never
+  holds the caller's dicts; a counter's add sends the request it keeps in
+  that shape instead, ``Transport.call_wire``): what that copy costs;
 * ``Counter.add()``: ``tallydb.connect(...)``'s embedded counter, returning
   the new value (each call committed before it returns);
 * ``Counter.add() via boto3``: the same counter on the in-process boto3
@@ -100,21 +101,22 @@ def open_store(store: str) -> Iterator[tallydb.Database]:
 
 
 def add_request(counter: tallydb.Counter) -> dict[str, Any]:
-    """The UpdateItem request ``counter.add()`` sends, in the engine's JSON shape."""
+    """The UpdateItem request ``counter.add()`` sends, in the engine's JSON shape
+    (what it hands ``engine.call``)."""
     sent: list[dict[str, Any]] = []
     transport = counter.table.transport
     assert isinstance(transport, EngineTransport)
-    real = transport.call
+    real = transport.call_wire
 
-    def spy(operation: str, request: dict[str, Any]) -> dict[str, Any]:
-        sent.append(request)
-        return real(operation, request)
+    def spy(operation: str, request: dict[str, Any], wire: dict[str, Any]) -> dict[str, Any]:
+        sent.append(wire)
+        return real(operation, request, wire)
 
-    transport.call = spy  # type: ignore[method-assign]
+    transport.call_wire = spy  # type: ignore[method-assign]
     try:
         counter.add(0)
     finally:
-        del transport.call
+        del transport.call_wire
     request = json.loads(json.dumps(sent[0]))
     assert isinstance(request, dict)
     request["ExpressionAttributeValues"] = {

@@ -78,6 +78,8 @@ def number(value: Decimal) -> Number:
 def _number_from_text(text: str) -> Number:
     """A Number's wire text as ``int`` or ``Decimal``; plain digits (every
     counter) without going through Decimal."""
+    if text.isdigit() and text.isascii():  # the everyday counter
+        return int(text)
     digits = text[1:] if text[:1] == "-" else text
     if digits.isascii() and digits.isdigit():
         return int(text)

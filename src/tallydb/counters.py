@@ -65,7 +65,16 @@ from types import MappingProxyType
 from typing import Any
 
 from tallydb.conditions import Condition, Path
-from tallydb.convert import Number, from_wire, item_from_wire, item_to_wire, to_wire
+from tallydb.convert import (
+    Number,
+    _number_from_text,
+    from_wire,
+    item_from_wire,
+    item_to_wire,
+    json_shape,
+    python_shape,
+    to_wire,
+)
 from tallydb.errors import (
     ConditionalCheckFailedException,
     TransactionCanceledException,
@@ -84,6 +93,8 @@ VALUE_ATTRIBUTE = "tallydb_value"
 DEDUPE_TAG = "tallydb#idempotency#"
 #: How many deltas' add requests a counter keeps rendered.
 ADD_REQUESTS_KEPT = 16
+#: The attributes of an answer that has none.
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 #: How often an idempotent add is retried when DynamoDB cancels its
 #: transaction for a conflict with another in-flight transaction.
 TRANSACTION_ATTEMPTS = 12
@@ -285,6 +296,27 @@ def _reason_message(reasons: list[dict[str, Any]], index: int) -> str:
     return "The conditional request failed"
 
 
+class _AddRequest:
+    """A counter's kept UpdateItem for one delta: in boto3's shape
+    (``request``) and in DynamoDB's JSON (``wire``), never changed; and
+    ``name``, the counter's attribute when it is a top-level one (the key of
+    its new value in the answer), else None."""
+
+    __slots__ = ("name", "request", "wire")
+
+    def __init__(self, request: dict[str, Any], wire: dict[str, Any], name: str | None) -> None:
+        self.request = request
+        self.wire = wire
+        self.name = name
+
+
+def _delta_key(delta: Delta) -> Any:
+    """What a kept add request is found by: an ``int`` delta itself (most
+    adds), any other by its type and repr (``1.0`` and ``Decimal("1.0")``
+    render apart from ``1``)."""
+    return delta if delta.__class__ is int else (delta.__class__, repr(delta))
+
+
 class CounterBase:
     """What sync and async counters share: configuration and plans."""
 
@@ -311,7 +343,7 @@ class CounterBase:
         if minimum is not None and maximum is not None and minimum > maximum:
             raise ValueError(f"minimum {minimum} is above maximum {maximum}")
         #: The UpdateItem request of ``add(delta)``, by delta (see _add_request).
-        self._add_requests: dict[tuple[type, str], dict[str, Any]] = {}
+        self._add_requests: dict[Any, _AddRequest] = {}
         self.table = table
         self.key: Mapping[str, Any] = MappingProxyType(dict(key))
         self.path = Path.of(attribute)
@@ -389,36 +421,41 @@ class CounterBase:
             )
             assert result is not None
             return result
+        kept = self._add_request(delta)
         try:
-            response = yield Call("UpdateItem", self._add_request(delta))
+            response = yield Call("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         return self._added(response)
 
     def _added(self, response: Mapping[str, Any]) -> Number:
-        """The new value, from an add's ``UPDATED_NEW`` answer; only the
-        counter's own attribute is converted when it is a top-level one."""
+        """The new value, from an add's ``UPDATED_NEW`` answer, in boto3's
+        shape or DynamoDB's JSON (:meth:`~tallydb.transport.Transport.call_wire`):
+        only the counter's own attribute is converted when it is a top-level
+        one (a Number reads the same in both)."""
         attributes = response.get("Attributes") or {}
         elements = self.path.elements
         wire = attributes.get(elements[0]) if len(elements) == 1 else None
         if wire is not None:
             value: Number = from_wire(wire)
             return value
-        value = _dig(item_from_wire(attributes), elements)
+        value = _dig(item_from_wire(python_shape(attributes)), elements)
         return value
 
-    def _add_request(self, delta: Delta) -> dict[str, Any]:
+    def _add_request(self, delta: Delta) -> _AddRequest:
         """The UpdateItem of ``add(delta)``: ``ADD path :delta``, with the
-        bounds' condition, ``ReturnValues=UPDATED_NEW``.
+        bounds' condition, ``ReturnValues=UPDATED_NEW``; in boto3's shape
+        and in DynamoDB's JSON (see :meth:`~tallydb.transport.Transport.call_wire`).
 
         Rendered once per delta and kept (most code adds the same one or two
-        deltas over and over): each call gets a fresh top-level dict; the
-        nested parts are shared and never changed, by the toolkit or by a
-        transport (the embedded one copies what it hands the engine).
+        deltas over and over), and sent as it is every time: nothing changes
+        it, not the toolkit, not a transport (a boto3 client is handed a
+        fresh dict of keyword arguments; the embedded engine never changes a
+        request, ``tests/test_engine_requests.py``).
         """
-        cache_key = (delta.__class__, repr(delta))
-        request = self._add_requests.get(cache_key)
-        if request is None:
+        cache_key = _delta_key(delta)
+        kept = self._add_requests.get(cache_key)
+        if kept is None:
             request = self.table._update_request(
                 self.key,
                 Update().add(self.path, delta),
@@ -427,9 +464,12 @@ class CounterBase:
                 None,
                 "UPDATED_NEW",
             )
+            (name, *rest) = self.path.elements
+            top = name if not rest and isinstance(name, str) else None
+            kept = _AddRequest(request, json_shape(request), top)
             if len(self._add_requests) < ADD_REQUESTS_KEPT:
-                self._add_requests[cache_key] = request
-        return dict(request)
+                self._add_requests[cache_key] = kept
+        return kept
 
     def _p_read(self) -> Plan[Number | None]:
         item = yield from self.table._p_get(self.key, True, [self.path])
@@ -527,11 +567,23 @@ class Counter(CounterBase):
             result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
-        # would send it: the transport's ``call``, errors as it raises them).
+        # would send it: the transport's ``call_wire``, errors as it raises them).
+        kept = self._add_requests.get(
+            delta if delta.__class__ is int else (delta.__class__, repr(delta))
+        )  # _delta_key, inline
+        if kept is None:
+            kept = self._add_request(delta)
         try:
-            response = self.table.transport.call("UpdateItem", self._add_request(delta))
+            response = self.table.transport.call_wire("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
+        # _added's everyday case, inline: a top-level counter's new Number.
+        if kept.name is not None:
+            wire = (response.get("Attributes") or _NOTHING).get(kept.name)
+            if wire is not None:
+                text = wire.get("N")
+                if text.__class__ is str:
+                    return _number_from_text(text)
         return self._added(response)
 
     def value(self) -> Number:

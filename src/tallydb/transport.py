@@ -24,6 +24,10 @@ Two transports send the requests:
   without botocore or JSON, so an embedded ``Counter.add()`` costs about
   what the engine's UpdateItem costs; responses and errors come back as the
   botocore client would have given them.
+
+A request the toolkit keeps and sends again and again (a counter's add)
+goes by :meth:`Transport.call_wire` with its JSON shape made once: the
+embedded engine is handed that as it is, with no copy either way.
 """
 
 from __future__ import annotations
@@ -56,10 +60,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Call:
-    """One DynamoDB request: ``Call("UpdateItem", {"TableName": ..., ...})``."""
+    """One DynamoDB request: ``Call("UpdateItem", {"TableName": ..., ...})``.
+
+    ``wire``, when given, is the same request in DynamoDB's JSON shape
+    (``convert.json_shape(request)``), made once by a plan that sends it
+    again and again and that nobody ever changes: the step is sent with
+    :meth:`Transport.call_wire`, and its response is to be read, not kept.
+    """
 
     operation: str
     request: dict[str, Any] = field(default_factory=dict)
+    wire: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +155,23 @@ class Transport:
         """
         raise NotImplementedError
 
+    def call_wire(
+        self, operation: str, request: dict[str, Any], wire: dict[str, Any]
+    ) -> dict[str, Any]:
+        """:meth:`call`, for a request the toolkit keeps and sends many times
+        (a counter's add): ``wire`` is ``request`` in DynamoDB's JSON shape
+        (:func:`~tallydb.convert.json_shape`), and neither is ever changed,
+        by the caller or by the transport.
+
+        A transport that speaks that shape itself (the embedded engine)
+        sends ``wire`` as it is, without a copy, and answers with its own
+        response, also in that shape (Binary values as base64 text): the
+        caller reads what it needs from it and neither keeps nor changes
+        it. The others send ``request`` as :meth:`call` does. Errors are
+        :meth:`call`'s.
+        """
+        return self.call(operation, request)
+
     # -- plans -----------------------------------------------------------------
 
     def run(self, plan: Plan[T]) -> T:
@@ -162,7 +190,10 @@ class Transport:
                 time.sleep(step.seconds)
                 continue
             try:
-                reply = call(step.operation, step.request)
+                if step.wire is None:
+                    reply = call(step.operation, step.request)
+                else:
+                    reply = self.call_wire(step.operation, step.request, step.wire)
             except (DynamoDBError, TransportError) as e:
                 error = e
 
@@ -184,9 +215,14 @@ class Transport:
                 await asyncio.sleep(step.seconds)
                 continue
             try:
-                reply = await loop.run_in_executor(
-                    executor, self.call, step.operation, step.request
-                )
+                if step.wire is None:
+                    reply = await loop.run_in_executor(
+                        executor, self.call, step.operation, step.request
+                    )
+                else:
+                    reply = await loop.run_in_executor(
+                        executor, self.call_wire, step.operation, step.request, step.wire
+                    )
             except (DynamoDBError, TransportError) as e:
                 error = e
 
@@ -235,6 +271,11 @@ class ClientTransport(Transport):
     def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         return client_call(self._client, operation, request)
 
+    def call_wire(
+        self, operation: str, request: dict[str, Any], wire: dict[str, Any]
+    ) -> dict[str, Any]:
+        return client_call(self._client, operation, request)
+
 
 #: The operations :class:`EngineTransport` hands to the engine itself: those
 #: whose requests and responses differ from boto3's only in Binary values.
@@ -269,7 +310,10 @@ class EngineTransport(Transport):
     (:func:`~tallydb.convert.json_shape`, Binary values as base64 text) and
     the response copied back into boto3's (:func:`~tallydb.convert.python_shape`),
     so the engine never holds or changes the caller's dicts, and the caller
-    never holds the engine's. An error is raised as
+    never holds the engine's. :meth:`call_wire` skips both copies for the
+    requests the toolkit itself keeps in that shape (a counter's add):
+    ``engine.call`` never changes a request (``tests/test_engine_requests.py``
+    pins it), so one that nobody changes can be handed over as it is. An error is raised as
     :func:`~tallydb.exceptions.error_from_engine` makes it: the class, code,
     message and extras a botocore client would have raised; and a request
     that botocore would have refused to send (a parameter of the wrong type,
@@ -319,6 +363,19 @@ class EngineTransport(Transport):
             raise error_from_engine(e) from None
         result: dict[str, Any] = python_shape(response)
         return result
+
+    def call_wire(
+        self, operation: str, request: dict[str, Any], wire: dict[str, Any]
+    ) -> dict[str, Any]:
+        if operation not in DIRECT_OPERATIONS:
+            return client_call(self.client, operation, request)
+        try:
+            response: dict[str, Any] = self._engine_call(operation, wire)
+        except DynamoDBError as e:
+            if isinstance(e, _REFUSABLE):
+                self._refuse_as_botocore(operation, request)
+            raise error_from_engine(e) from None
+        return response
 
     def _refuse_as_botocore(self, operation: str, request: dict[str, Any]) -> None:
         """Raise what botocore raises for a request it will not send, if it

@@ -21,12 +21,20 @@ class Recorder:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         transport = db.transport
         original = transport.call
+        original_wire = transport.call_wire
 
         def call(operation: str, request: dict[str, Any]) -> dict[str, Any]:
             self.calls.append((operation, request))
             return original(operation, request)
 
+        def call_wire(
+            operation: str, request: dict[str, Any], wire: dict[str, Any]
+        ) -> dict[str, Any]:
+            self.calls.append((operation, request))
+            return original_wire(operation, request, wire)
+
         transport.call = call  # type: ignore[method-assign]
+        transport.call_wire = call_wire  # type: ignore[method-assign]
 
     def operations(self) -> list[str]:
         return [op for op, _ in self.calls]
@@ -47,6 +55,29 @@ def test_add_is_one_update_item(db: tallydb.Database, videos: tallydb.Table) -> 
     assert request["UpdateExpression"] == "ADD #play_count :v0"
     assert request["ReturnValues"] == "UPDATED_NEW"
     assert "ConditionExpression" not in request
+
+
+def test_each_delta_is_sent_as_written(db: tallydb.Database, videos: tallydb.Table) -> None:
+    """A counter keeps one request per delta: equal deltas of other types
+    (``1``, ``1.0``, ``Decimal("1.0")``, ``True``) are not mixed up, and the
+    answer comes back as an ``int`` when whole, negative or not."""
+    plays = tallydb.Counter(videos, KEY, "play_count")
+    recorder = Recorder(db)
+    assert plays.add(1) == 1
+    assert plays.add(1.0) == 2
+    assert plays.add(Decimal("1.0")) == 3
+    assert plays.add(Decimal("1")) == 4
+    assert plays.add(1) == 5
+    assert plays.add(-7) == -2 and type(plays.add(-1)) is int
+    with pytest.raises(tallydb.DynamoDBError):
+        plays.add(True)  # a BOOL, which ADD refuses
+    assert plays.add(0.25) == Decimal("-2.75")
+    sent = [request["ExpressionAttributeValues"][":v0"] for _, request in recorder.calls]
+    assert sent == [
+        {"N": "1"}, {"N": "1.0"}, {"N": "1.0"}, {"N": "1"}, {"N": "1"}, {"N": "-7"},
+        {"N": "-1"}, {"BOOL": True}, {"N": "0.25"},
+    ]  # fmt: skip
+    assert plays.value() == Decimal("-2.75")
 
 
 def test_value_and_set(videos: tallydb.Table) -> None:

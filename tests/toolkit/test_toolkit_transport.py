@@ -240,3 +240,57 @@ def test_database_client_and_repr() -> None:
         assert db.client is db.client
     with pytest.raises(ValueError, match="sync"):
         tallydb.connect("http://127.0.0.1:9", sync="full")
+
+
+def test_counter_add_hands_the_engine_its_kept_request() -> None:
+    """``Counter.add`` sends the UpdateItem it keeps per delta, already in the
+    engine's JSON shape (Binary as base64 text), with no copy; nothing
+    changes it, so every add sends the same, and a boto3 client on the same
+    engine sees the counter the embedded transport wrote."""
+    with tallydb.connect(in_memory=True) as db:
+        table = db.create_table("tbl", hash_key=("PK", "B"), range_key=("SK", "S"))
+        transport = db.transport
+        assert isinstance(transport, EngineTransport)
+        sent: list[dict[str, Any]] = []
+        engine_call = transport._engine_call
+
+        def spy(operation: str, request: dict[str, Any]) -> dict[str, Any]:
+            sent.append(request)
+            return engine_call(operation, request)
+
+        transport._engine_call = spy
+        plays = tallydb.Counter(table, {"PK": b"\x00\xff", "SK": "s"}, "n")
+        assert plays.add() == 1
+        kept = copy.deepcopy(sent[0])
+        assert kept["Key"] == {"PK": {"B": "AP8="}, "SK": {"S": "s"}}
+        assert [plays.add() for _ in range(3)] == [2, 3, 4]
+        assert plays.add(2) == 6 and plays.add() == 7
+        ones = [sent[i] for i in (0, 1, 2, 3, 5)]
+        assert all(r is ones[0] for r in ones)  # one dict, handed over as it is
+        assert sent[4] is not ones[0]
+        assert ones[0] == kept  # and never changed
+        boto = tallydb.connect(client=inprocess.client(transport.engine))
+        same = tallydb.Counter(boto.table("tbl"), {"PK": b"\x00\xff", "SK": "s"}, "n")
+        assert same.add() == 8 and plays.add() == 9
+
+
+def test_counter_add_refused_as_botocore_refuses_it() -> None:
+    """A counter's request that botocore would not send (a key attribute name
+    that is not a string) is refused with botocore's message by the embedded
+    transport too; and one that botocore sends but DynamoDB refuses (too
+    short a name) with DynamoDB's, either way."""
+    raised: list[tuple[Any, ...]] = []
+    with tallydb.connect(in_memory=True) as db:
+        engine = db.transport.engine  # type: ignore[attr-defined]
+        boto = tallydb.connect(client=inprocess.client(engine))
+        db.create_table("tbl", hash_key=("PK", "S"))
+        for name, key in (("tbl", {1: "k"}), ("ab", {"PK": "k"})):
+            for database in (db, boto):
+                counter = tallydb.Counter(database.table(name), key, "n")
+                with pytest.raises(tallydb.DynamoDBError) as caught:
+                    counter.add()
+                e = caught.value
+                raised.append((type(e), e.code(), e.message, str(e)))
+    assert raised[0] == raised[1] and raised[2] == raised[3]
+    assert "Invalid type for parameter Key" in raised[0][2]
+    assert "Member must have length greater than or equal to 3" in raised[2][2]
