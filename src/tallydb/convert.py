@@ -56,6 +56,7 @@ __all__ = [
     "item_to_wire",
     "json_shape",
     "number",
+    "number_from_text",
     "python_shape",
     "to_wire",
 ]
@@ -75,7 +76,7 @@ def number(value: Decimal) -> Number:
     return value
 
 
-def _number_from_text(text: str) -> Number:
+def number_from_text(text: str) -> Number:
     """A Number's wire text as ``int`` or ``Decimal``; plain digits (every
     counter) without going through Decimal."""
     if text.isdigit() and text.isascii():  # the everyday counter
@@ -142,7 +143,7 @@ def from_wire(wire: Wire) -> Any:
     if kind == "S":
         return value
     if kind == "N":
-        return _number_from_text(value)
+        return number_from_text(value)
     if kind == "B":
         return bytes(value)
     if kind == "BOOL":
@@ -156,7 +157,7 @@ def from_wire(wire: Wire) -> Any:
     if kind == "SS":
         return set(value)
     if kind == "NS":
-        return {_number_from_text(v) for v in value}
+        return {number_from_text(v) for v in value}
     if kind == "BS":
         return {bytes(v) for v in value}
     raise TypeError(f"unknown DynamoDB type {kind!r}")

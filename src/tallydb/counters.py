@@ -67,11 +67,11 @@ from typing import Any
 from tallydb.conditions import Condition, Path
 from tallydb.convert import (
     Number,
-    _number_from_text,
     from_wire,
     item_from_wire,
     item_to_wire,
     json_shape,
+    number_from_text,
     python_shape,
     to_wire,
 )
@@ -583,7 +583,7 @@ class Counter(CounterBase):
             if wire is not None:
                 text = wire.get("N")
                 if text.__class__ is str:
-                    return _number_from_text(text)
+                    return number_from_text(text)
         return self._added(response)
 
     def value(self) -> Number:
