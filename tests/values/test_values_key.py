@@ -12,7 +12,7 @@ import base64
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from values_strategies import canonical, number_values
 
@@ -79,6 +79,7 @@ def test_binaries_round_trip(value: bytes) -> None:
 @given(
     st.lists(st.tuples(binaries, number_values()), min_size=2, max_size=20),
 )
+@example([(b"", Decimal(0)), (b"", Decimal("9.9999999999999999999999999999999999999E+125"))])
 def test_a_hash_key_followed_by_a_range_key_sorts_as_the_pair(
     pairs: list[tuple[bytes, Decimal]],
 ) -> None:

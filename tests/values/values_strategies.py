@@ -29,7 +29,9 @@ def number_values(draw: st.DrawFn, max_digits: int = 38) -> Decimal:
         )
     )
     sign = draw(st.sampled_from([1, -1]))
-    return Decimal(sign * mantissa).scaleb(exponent)
+    # From text, exactly: scaleb would round to the default context's 28
+    # digits (a 38-digit 99...9 became 1E+126, outside DynamoDB's range).
+    return Decimal(f"{sign * mantissa}E{exponent}")
 
 
 def canonical(value: Decimal) -> str:
