@@ -568,11 +568,7 @@ class Counter(CounterBase):
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
         # would send it: the transport's ``call_wire``, errors as it raises them).
-        kept = self._add_requests.get(
-            delta if delta.__class__ is int else (delta.__class__, repr(delta))
-        )  # _delta_key, inline
-        if kept is None:
-            kept = self._add_request(delta)
+        kept = self._add_request(delta)
         try:
             response = self.table.transport.call_wire("UpdateItem", kept.request, kept.wire)
         except ConditionalCheckFailedException as e:

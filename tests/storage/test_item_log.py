@@ -71,12 +71,17 @@ def test_committed_item_writes_survive_a_process_that_never_closed(tmp_path: Pat
     assert _values(tmp_path) == {"hot": "564", "cold": "7"}  # replayed once, not twice
 
 
-def test_a_torn_last_record_costs_that_record_only(tmp_path: Path) -> None:
-    _killed_after(tmp_path, f"""
+def _ten_adds_then_killed(path: Path) -> None:
+    """Ten one-row records (n = 1 .. 10) in the log of a process that never closed."""
+    _killed_after(path, f"""
         engine.call("CreateTable", {TABLE!r})
         for i in range(10):
             engine.call("UpdateItem", {_add("hot")!r})
     """)
+
+
+def test_a_torn_last_record_costs_that_record_only(tmp_path: Path) -> None:
+    _ten_adds_then_killed(tmp_path)
     log = tmp_path / "tallydb.itemlog"
     with open(log, "r+b") as f:  # the last record cut short, as a crash mid-write leaves it
         f.truncate(os.path.getsize(log) - 3)
@@ -84,11 +89,7 @@ def test_a_torn_last_record_costs_that_record_only(tmp_path: Path) -> None:
 
 
 def test_a_corrupt_record_ends_the_replay_there(tmp_path: Path) -> None:
-    _killed_after(tmp_path, f"""
-        engine.call("CreateTable", {TABLE!r})
-        for i in range(10):
-            engine.call("UpdateItem", {_add("hot")!r})
-    """)
+    _ten_adds_then_killed(tmp_path)
     log = tmp_path / "tallydb.itemlog"
     assert len(_read(log)) == 10
     data = bytearray(log.read_bytes())
