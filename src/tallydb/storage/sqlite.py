@@ -1,4 +1,5 @@
-"""The embedded store: SQLite in WAL mode, one connection, one writer.
+"""The embedded store: SQLite in WAL mode, one writer on one connection
+(a second one, on its own thread, copies the WAL back: ``checkpoint.py``).
 
 Item writes commit to the item log (``item_log.py``) and are kept in memory
 (the *overlay*) until they are written into SQLite in bulk; everything else
@@ -21,6 +22,7 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
+from tallydb.storage.checkpoint import Checkpointer
 from tallydb.storage.item_log import HEADER_SIZE, ItemLog
 
 Item = dict[str, Any]
@@ -159,9 +161,6 @@ class Store:
         self._conn = sqlite3.connect(
             self.location, isolation_level=None, check_same_thread=False, cached_statements=512
         )
-        # One process owns the file (``_own``), so SQLite need not take and
-        # drop its file locks around every transaction.
-        self._conn.execute("PRAGMA locking_mode=EXCLUSIVE")
         # 1 KB pages for a new database (an existing one keeps its own): a
         # commit appends every page it changed to the WAL, and a counter's
         # change is a few bytes on one page.
@@ -173,6 +172,8 @@ class Store:
         # a million items read fewer pages back from the OS (about 10% less
         # CPU per update, bench/growth.py); it fills only as pages are read.
         self._conn.execute("PRAGMA cache_size=-32768")
+        # WAL checkpoints run on the checkpointer's thread, not in our commits.
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
         self._conn.executescript(_SCHEMA)
         indexes: dict[int, dict[str, int]] = {}
         for table_id, index_name, index_id in self._conn.execute(
@@ -195,6 +196,10 @@ class Store:
         self._pending: dict[RowKey, bytes | None] | None = None
         #: The open transaction has begun SQLite's; the overlay is written into it.
         self._in_sqlite = False
+        #: The open transaction has begun a SQLite transaction to read in, and
+        #: not written yet: one for all of its reads (a read outside one is a
+        #: transaction of its own, taking and dropping the WAL's locks).
+        self._reading = False
         self._overlay_written = False
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
@@ -204,6 +209,7 @@ class Store:
         self._applied = self._replay()  # the last LSN SQLite holds
         self._lsn = self._applied  # the last LSN committed
         self._txn = Transaction(self)  # holds no state of its own: one serves every scope
+        self._checkpointer = None if path is None else Checkpointer(self.location)
 
     def _catalog(self, name: str, record: TableRecord | None) -> None:
         """Put (or, given None, remove) a table in the cached catalog. The
@@ -258,15 +264,32 @@ class Store:
                 pending.clear()
         elif self._overlay or self._pending:
             self._begin_sqlite()
+        else:
+            self._begin_reading()
 
     def _begin_sqlite(self) -> None:
         """Before anything that writes SQLite itself (a catalog change, a
         client token, a savepoint): the open transaction commits to SQLite,
         with every item write so far."""
         if not self._in_sqlite:
-            self._conn.execute("BEGIN IMMEDIATE")
+            if self._reading:
+                self._reading = False  # its first write makes it a write transaction
+            else:
+                self._conn.execute("BEGIN IMMEDIATE")
             self._in_sqlite = True
         self._sync_items()
+
+    def _begin_reading(self) -> None:
+        """Before a read of SQLite: all of the open transaction's reads share
+        one SQLite transaction, ended when it commits."""
+        if not (self._in_sqlite or self._reading):
+            self._conn.execute("BEGIN")
+            self._reading = True
+
+    def _end_reading(self) -> None:
+        if self._reading:
+            self._reading = False
+            self._conn.execute("COMMIT")
 
     def _commit(self) -> None:
         """Commit the open transaction: to SQLite if it began SQLite's, else
@@ -276,6 +299,9 @@ class Store:
             self._commit_sqlite()
             return
         pending, self._pending = self._pending, None
+        # Before the overlay is written: its write transaction then reads the
+        # newest WAL, which it starts again if the checkpointer has copied it all.
+        self._end_reading()
         if not pending:
             return
         log = self._log
@@ -303,6 +329,12 @@ class Store:
         self._overlay_written = False
         self._overlay = {}
         self._applied = self._lsn
+        checkpointer = self._checkpointer
+        if checkpointer is not None:
+            if checkpointer.restart_due:
+                checkpointer.restart(self._conn)
+            else:
+                checkpointer.wake()
         log = self._log
         if log is not None and log.size > HEADER_SIZE:
             try:
@@ -314,8 +346,8 @@ class Store:
     def _rollback(self) -> None:
         """Undo the open transaction; the overlay (committed) stays."""
         self._pending = None
-        if self._in_sqlite:
-            self._in_sqlite = False
+        if self._in_sqlite or self._reading:
+            self._in_sqlite = self._reading = False
             self._overlay_written = False
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -343,6 +375,8 @@ class Store:
                     with self.transaction():
                         self._begin_sqlite()
                 self._closed = True
+                if self._checkpointer is not None:
+                    self._checkpointer.close()
                 self._conn.close()
                 if self._log is not None:
                     self._log.close()
@@ -567,6 +601,7 @@ class Transaction:
             blob = store._overlay.get(row_key, _UNWRITTEN)
             if blob is not _UNWRITTEN:
                 return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
+        store._begin_reading()
         row = self._conn.execute(
             _row_sql(record.items_table).select, (hk, rk)
         ).fetchone()
@@ -645,6 +680,7 @@ class Transaction:
 
     def get_token(self, token: str) -> tuple[bytes, float, bytes] | None:
         """(digest, created, replay) recorded for ``token``, if any."""
+        self._store._begin_reading()
         row = self._conn.execute(
             "SELECT digest, created, replay FROM client_tokens WHERE token = ?", (token,)
         ).fetchone()
