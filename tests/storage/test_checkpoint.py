@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from tallydb.api import Engine
-from tallydb.storage import Store
-from tallydb.storage import checkpoint
+from tallydb.storage import Store, checkpoint
 from tallydb.storage.checkpoint import Checkpointer
 
 TABLE = {
@@ -58,7 +57,7 @@ def test_a_woken_checkpointer_copies_the_wal_into_the_database_file(tmp_path: Pa
     checkpointer = Checkpointer(str(path))
     try:
         checkpointer.wake()
-        _until(lambda: checkpointer.frames[0] > 0 and checkpointer.frames[1] == checkpointer.frames[0])
+        _until(lambda: 0 < checkpointer.frames[0] == checkpointer.frames[1])
     finally:
         checkpointer.close()
     assert path.stat().st_size >= before + 500 * 1024  # the pages are in the file now
