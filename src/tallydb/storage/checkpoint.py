@@ -10,8 +10,10 @@ second connection runs PASSIVE checkpoints, which never wait for nor block
 the writer or its readers, and SQLite releases the GIL while one runs.
 
 The store wakes the checkpointer after each SQLite commit; a checkpoint
-starts at once, then the next no sooner than ``INTERVAL`` later, which
-bounds the fsyncs to a few a second whatever the write rate.
+starts at once, then the next no sooner than ``INTERVAL`` later. Spacing
+them bounds the fsyncs to a few a second whatever the write rate, and copies
+(and syncs) a page written many times in between once: random updates over
+a million items ran 10 to 20% faster at 0.5 s than at 0.1 s.
 
 A WAL is started again from its beginning only once it has all been copied
 back, which passive checkpoints never achieve under a steady stream of
@@ -31,9 +33,9 @@ import threading
 log_errors = logging.getLogger("tallydb.storage")
 
 #: Seconds between the starts of two checkpoints, at least.
-INTERVAL = 0.1
+INTERVAL = 0.5
 #: WAL frames (pages) from which the writer is asked to restart the WAL.
-RESTART_FRAMES = 16_384
+RESTART_FRAMES = 32_768
 #: Before asking, at most ``TAIL_ROUNDS`` more passive checkpoints (each
 #: copies what was appended during the one before) until no more than this
 #: many frames were appended during the last one.
