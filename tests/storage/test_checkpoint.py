@@ -108,6 +108,7 @@ def test_the_writer_restarts_the_wal_when_asked(
 def test_the_wal_stays_bounded_under_a_steady_stream_of_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(checkpoint, "INTERVAL", 0.1)
     monkeypatch.setattr(checkpoint, "RESTART_FRAMES", 512)
     keys, batches = 20_000, 600
     engine = Engine(Store(tmp_path))
