@@ -1,0 +1,126 @@
+"""Interleaved A/B: one scenario against tallydb built from several commits.
+
+    .venv/bin/python -m bench.ab 73d60b6 HEAD                  # B over 10,000 keys
+    .venv/bin/python -m bench.ab HEAD~1 . --scenario A --reps 6   # . = the working tree
+    .venv/bin/python -m bench.ab HEAD HEAD --keys 1000000          # this machine's noise
+
+This machine's speed drifts by tens of percent over minutes, more than most
+changes are worth, so a change is judged only against a baseline measured
+in the same run. Each revision's `src/` is exported (`git archive`), and one
+`tallydb serve` per revision runs at once, each on its own copy of the same
+data (seeded once, through the first revision's server: `setup_tables`, the
+items `bench.run` uses). Every repetition runs the scenario on each server
+in turn (wrk, pinned like `bench.run`); the table gives medians and each
+revision's ratio to the first, per repetition and overall. The data format
+must be one every revision reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+from bench import procstat
+from bench.dynamo import setup_tables
+from bench.loadgen import run_wrk
+from bench.run import _cpus
+from bench.scenarios import build as build_scenarios
+from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.split("\n")[0])
+    p.add_argument("revs", nargs="+", help="git revisions; '.' is the working tree")
+    p.add_argument("--scenario", default="B", choices=list("ABCE"), help="default B")
+    p.add_argument("--keys", type=int, default=10_000, help="items for B and C (10,000)")
+    p.add_argument("--conns", type=int, default=64, help="wrk connections (64)")
+    p.add_argument("--warmup", type=int, default=2, help="seconds per server before the reps")
+    p.add_argument("--duration", type=int, default=5, help="seconds per measured run")
+    p.add_argument("--reps", type=int, default=5, help="measured runs per server (median)")
+    return p.parse_args(argv)
+
+
+def export_src(rev: str, into: Path) -> Path:
+    """The revision's src/ tree, as a folder to put first on sys.path."""
+    if rev == ".":
+        return REPO / "src"
+    tar = subprocess.run(
+        ["git", "-C", str(REPO), "archive", rev, "src"], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        archive.extractall(into, filter="data")
+    return into / "src"
+
+
+def _spec(name: str, src: Path, data: Path) -> ServerSpec:
+    base = SPECS["tallydb"]
+    start = f"import sys, runpy; sys.path.insert(0, {str(src)!r}); runpy.run_module('tallydb', run_name='__main__')"  # noqa: E501
+
+    def argv(port: int, workdir: Path) -> list[str]:
+        return [PYTHON, "-c", start, "serve", "--host", "127.0.0.1", "--port", str(port),
+                "--data", str(data)]
+
+    return ServerSpec(name, name, argv, base.check, base.version, cwd=REPO, tallydb=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    server_cpus, load_cpus, wrk_threads = _cpus()
+    if load_cpus is not None:
+        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    scenario = build_scenarios(args.keys)[args.scenario]
+    names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
+    with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:
+        root = Path(tmp)
+        srcs = [export_src(rev, root / f"rev{i}") for i, rev in enumerate(args.revs)]
+        seed = root / "seed"
+        with RunningServer(_spec("seed", srcs[0], seed), server_cpus) as server:
+            setup_tables(server.url, args.keys)
+        servers = []
+        for i, name in enumerate(names):
+            shutil.copytree(seed, root / f"data{i}")
+            spec = _spec(name, srcs[i], root / f"data{i}")
+            servers.append(stack.enter_context(RunningServer(spec, server_cpus)))
+        for server in servers:
+            if args.warmup > 0:
+                run_wrk(server.url, scenario.env, args.conns, args.warmup,
+                        threads=wrk_threads, cpus=load_cpus)
+        for rep in range(args.reps):
+            for name, server in zip(names, servers, strict=True):
+                cpu0 = procstat.cpu_seconds(server.pid)
+                res = run_wrk(server.url, scenario.env, args.conns, args.duration,
+                              threads=wrk_threads, cpus=load_cpus)
+                cpu = procstat.cpu_seconds(server.pid) - cpu0
+                if res.errors["status"] or res.socket_errors:
+                    print(f"{name}: errors {res.errors}", file=sys.stderr)
+                    return 1
+                rows[name].append((res.rps, cpu / res.requests * 1e6,
+                                   res.latency_us["p99"] / 1000))
+                print(f"  rep {rep + 1}/{args.reps} {name}: {res.rps:,.0f} req/s", flush=True)
+    print(f"\nScenario {args.scenario} ({scenario.title}), {args.conns} connections, "
+          f"{args.reps} x {args.duration} s in turn, medians; ratios to {names[0]}.\n")
+    print("| revision | req/s | ratio | per-rep ratios | CPU µs/req | p99 ms |")
+    print("|---|---:|---:|---|---:|---:|")
+    first = rows[names[0]]
+    for name in names:
+        runs = rows[name]
+        rps = statistics.median(r[0] for r in runs)
+        per_rep = ", ".join(f"{r[0] / f[0]:.2f}" for r, f in zip(runs, first, strict=True))
+        print(f"| {name} | {rps:,.0f} | {rps / statistics.median(r[0] for r in first):.2f} "
+              f"| {per_rep} | {statistics.median(r[1] for r in runs):.1f} "
+              f"| {statistics.median(r[2] for r in runs):.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
