@@ -81,27 +81,33 @@ def test_close_does_not_wait_for_a_restart_the_writer_never_made(
     conn.close()
 
 
-def test_the_writer_restarts_the_wal_when_asked(
+def test_the_writer_restarts_a_wal_passive_checkpoints_could_not_finish(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(checkpoint, "RESTART_FRAMES", 100)
     path = tmp_path / "db.sqlite3"
     conn = _wal_database(path, pages=300)
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM t").fetchone()  # pins the WAL at 300-odd frames
+    conn.executemany("INSERT INTO t VALUES (?, ?)", [(i, b"y" * 900) for i in range(1000, 1050)])
     checkpointer = Checkpointer(str(path))
     try:
         checkpointer.wake()
         _until(lambda: checkpointer.restart_due)
-        conn.execute("INSERT INTO t VALUES (1000, x'00')")  # appended after the checkpoints
-        checkpointer.restart(conn)
-        assert not checkpointer.restart_due
         frames, copied = checkpointer.frames
-        assert frames == copied  # all of it, the last insert included
-        conn.execute("INSERT INTO t VALUES (1001, x'00')")
+        assert copied < frames  # the reader's snapshot stopped the passive checkpoints
+        reader.execute("COMMIT")
+        checkpointer.restart(conn)
+        assert checkpointer.frames[0] == checkpointer.frames[1] >= frames
+        conn.execute("INSERT INTO t VALUES (2000, x'00')")
         checkpointer.wake()
-        _until(lambda: checkpointer.frames[0] < 10)  # the WAL started again
+        # the insert went to the WAL's beginning: without the restart it would be frame 350-odd
+        _until(lambda: 0 < checkpointer.frames[0] < 10)
     finally:
         checkpointer.close()
-    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 302
+        reader.close()
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 351
     conn.close()
 
 

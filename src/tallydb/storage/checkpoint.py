@@ -5,15 +5,18 @@ A WAL checkpoint fsyncs the WAL and then the database file (at ``--sync``
 normal and full). Run by the writer, as SQLite does by default every 1,000
 pages, those fsyncs stop every request behind it: with random keys over a
 million items the server spent about a fifth of its time waiting on them
-(bench.growth scenario B, 8,000 vs 14,000 req/s without checkpoints). Here a
+(scenario B at 1,000,000 items, a one-off run: about 8,000 req/s, 14,000
+with no checkpoints at all; `python -m bench.ab 73d60b6 ef7a682 --keys
+1000000`, before and after this thread: 9,104 and 13,019). Here a
 second connection runs PASSIVE checkpoints, which never wait for nor block
 the writer or its readers, and SQLite releases the GIL while one runs.
 
 The store wakes the checkpointer after each SQLite commit; a checkpoint
 starts at once, then the next no sooner than ``INTERVAL`` later. Spacing
-them bounds the fsyncs to a few a second whatever the write rate, and copies
-(and syncs) a page written many times in between once: random updates over
-a million items ran 10 to 20% faster at 0.5 s than at 0.1 s.
+them bounds the fsyncs to a few a second whatever the write rate, and a page
+written many times in between is copied (and synced) once. 0.5 s against
+0.1 s, scenario B at 1,000,000 items (`bench.ab 053dcd8 14ddc9c --keys
+1000000`): the same req/s (1.01), p99 18.5 against 25.3 ms.
 
 A WAL is started again from its beginning only once it has all been copied
 back, which passive checkpoints never achieve under a steady stream of

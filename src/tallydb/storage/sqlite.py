@@ -196,10 +196,6 @@ class Store:
         self._pending: dict[RowKey, bytes | None] | None = None
         #: The open transaction has begun SQLite's; the overlay is written into it.
         self._in_sqlite = False
-        #: The open transaction has begun a SQLite transaction to read in, and
-        #: not written yet: one for all of its reads (a read outside one is a
-        #: transaction of its own, taking and dropping the WAL's locks).
-        self._reading = False
         self._overlay_written = False
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
@@ -272,23 +268,21 @@ class Store:
         client token, a savepoint): the open transaction commits to SQLite,
         with every item write so far."""
         if not self._in_sqlite:
-            if self._reading:
-                self._reading = False  # its first write makes it a write transaction
-            else:
+            if not self._conn.in_transaction:  # else its reads' becomes one by writing
                 self._conn.execute("BEGIN IMMEDIATE")
             self._in_sqlite = True
         self._sync_items()
 
     def _begin_reading(self) -> None:
         """Before a read of SQLite: all of the open transaction's reads share
-        one SQLite transaction, ended when it commits."""
-        if not (self._in_sqlite or self._reading):
+        one SQLite transaction, ended when it commits (a read outside one is
+        a transaction of its own, taking and dropping the WAL's locks)."""
+        if not self._conn.in_transaction:
             self._conn.execute("BEGIN")
-            self._reading = True
 
     def _end_reading(self) -> None:
-        if self._reading:
-            self._reading = False
+        """End the reads' SQLite transaction (the open one has not written SQLite)."""
+        if self._conn.in_transaction:
             self._conn.execute("COMMIT")
 
     def _commit(self) -> None:
@@ -346,11 +340,9 @@ class Store:
     def _rollback(self) -> None:
         """Undo the open transaction; the overlay (committed) stays."""
         self._pending = None
-        if self._in_sqlite or self._reading:
-            self._in_sqlite = self._reading = False
-            self._overlay_written = False
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
+        self._in_sqlite = self._overlay_written = False
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
 
     def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
