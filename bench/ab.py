@@ -61,7 +61,7 @@ def export_src(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def _spec(name: str, src: Path, data: Path) -> ServerSpec:
+def _spec(name: str, label: str, src: Path, data: Path) -> ServerSpec:
     base = SPECS["tallydb"]
     start = f"import sys, runpy; sys.path.insert(0, {str(src)!r}); runpy.run_module('tallydb', run_name='__main__')"  # noqa: E501
 
@@ -69,7 +69,7 @@ def _spec(name: str, src: Path, data: Path) -> ServerSpec:
         return [PYTHON, "-c", start, "serve", "--host", "127.0.0.1", "--port", str(port),
                 "--data", str(data)]
 
-    return ServerSpec(name, name, argv, base.check, base.version, cwd=REPO, tallydb=True)
+    return ServerSpec(name, label, argv, base.check, base.version, cwd=REPO, tallydb=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,12 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         srcs = [export_src(rev, root / f"rev{i}") for i, rev in enumerate(args.revs)]
         seed = root / "seed"
-        with RunningServer(_spec("seed", srcs[0], seed), server_cpus) as server:
+        with RunningServer(_spec("seed", "seed", srcs[0], seed), server_cpus) as server:
             setup_tables(server.url, args.keys)
         servers = []
         for i, name in enumerate(names):
             shutil.copytree(seed, root / f"data{i}")
-            spec = _spec(name, srcs[i], root / f"data{i}")
+            # the name names temp folders: a revision may hold a "/"
+            spec = _spec(f"rev{i}", name, srcs[i], root / f"data{i}")
             servers.append(stack.enter_context(RunningServer(spec, server_cpus)))
         for server in servers:
             if args.warmup > 0:
