@@ -85,6 +85,7 @@ def test_the_writer_restarts_a_wal_passive_checkpoints_could_not_finish(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(checkpoint, "RESTART_FRAMES", 100)
+    monkeypatch.setattr(checkpoint, "INTERVAL", 0.1)  # the checkpoint after the restart
     path = tmp_path / "db.sqlite3"
     conn = _wal_database(path, pages=300)
     reader = sqlite3.connect(path, isolation_level=None)
@@ -146,3 +147,22 @@ def test_the_wal_stays_bounded_under_a_steady_stream_of_writes(
     finally:
         engine.close()
     assert {i["PK"]["S"]: int(i["n"]["N"]) for i in items} == writes
+
+
+def test_closing_the_store_leaves_no_wal_behind(tmp_path: Path) -> None:
+    """Between checkpoints the WAL holds up to INTERVAL seconds of writes;
+    a store that closes copies them back and removes it."""
+    engine = Engine(Store(tmp_path))
+    try:
+        engine.call("CreateTable", TABLE)
+        for i in range(300):  # more than the overlay holds: some reach SQLite's WAL
+            engine.call("PutItem", {"TableName": "tally", "Item": {"PK": {"S": f"k{i}"}}})
+        assert (tmp_path / "tallydb.sqlite3-wal").stat().st_size > 0
+    finally:
+        engine.close()
+    assert not (tmp_path / "tallydb.sqlite3-wal").exists()
+    engine = Engine(Store(tmp_path))
+    try:
+        assert engine.call("Scan", {"TableName": "tally", "Select": "COUNT"})["Count"] == 300
+    finally:
+        engine.close()

@@ -12,11 +12,19 @@ second connection runs PASSIVE checkpoints, which never wait for nor block
 the writer or its readers, and SQLite releases the GIL while one runs.
 
 The store wakes the checkpointer after each SQLite commit; a checkpoint
-starts at once, then the next no sooner than ``INTERVAL`` later. Spacing
-them bounds the fsyncs to a few a second whatever the write rate, and a page
-written many times in between is copied (and synced) once. 0.5 s against
-0.1 s, scenario B at 1,000,000 items (`bench.ab 053dcd8 14ddc9c --keys
-1000000`): the same req/s (1.01), p99 18.5 against 25.3 ms.
+starts at once, then the next no sooner than ``INTERVAL`` later. A page
+written many times in between is copied and synced once, and that is what
+the interval is for: with random keys over a million items (66,000 pages of
+1 KB) at 20,000 updates a second, a checkpoint every 0.5 s copies about
+0.93 pages per update, every 6 s about half that (the arithmetic of random
+keys: a page is written 1.8 times in 6 s on average), where 10,000 items (640 pages) are copied
+whole either way. Scenario B at 1,000,000 items, 6 s against 0.5 s
+(`python -m bench.ab <0.5 s> <6 s> --keys 1000000`, three runs, the last
+two with ``RESTART_FRAMES`` at 131,072): 1.03x,
+1.07x and 1.12x the req/s, p99 10.7, 10.5 and 10.9 ms down to 6.3, 5.8 and
+5.2; at 10,000 items 1.05x and 1.01x. The price is a longer WAL: the frames
+of ``INTERVAL`` seconds (135-140 MB at 20,000 random updates a second; a
+restart after ``kill -9`` reads it whole, 0.11 s for 128 MB).
 
 A WAL is started again from its beginning only once it has all been copied
 back, which passive checkpoints never achieve under a steady stream of
@@ -36,9 +44,11 @@ import threading
 log_errors = logging.getLogger("tallydb.storage")
 
 #: Seconds between the starts of two checkpoints, at least.
-INTERVAL = 0.5
-#: WAL frames (pages) from which the writer is asked to restart the WAL.
-RESTART_FRAMES = 32_768
+INTERVAL = 6.0
+#: WAL frames (pages) from which the writer is asked to restart the WAL
+#: (checked after each checkpoint: the WAL holds at most about twice this,
+#: or ``INTERVAL`` seconds of frames).
+RESTART_FRAMES = 65_536
 #: Before asking, at most ``TAIL_ROUNDS`` more passive checkpoints (each
 #: copies what was appended during the one before) until no more than this
 #: many frames were appended during the last one.
