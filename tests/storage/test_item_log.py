@@ -15,33 +15,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tally_table import TABLE, values_on_disk
 
 from tallydb.api import Engine
 from tallydb.storage import Store
 from tallydb.storage import sqlite as store_module
 from tallydb.storage.item_log import HEADER_SIZE, ItemLog
 
-TABLE = {
-    "TableName": "tally",
-    "BillingMode": "PAY_PER_REQUEST",
-    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
-    "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
-}
-
 
 def _add(pk: str, n: int = 1) -> dict[str, object]:
     return {"TableName": "tally", "Key": {"PK": {"S": pk}}, "UpdateExpression": "ADD n :n",
             "ExpressionAttributeValues": {":n": {"N": str(n)}}, "ReturnValues": "UPDATED_NEW"}
-
-
-def _values(path: Path) -> dict[str, str]:
-    """Every item's n as a fresh store reads it (replaying the log)."""
-    engine = Engine(Store(path))
-    try:
-        items = engine.call("Scan", {"TableName": "tally"})["Items"]
-    finally:
-        engine.close()
-    return {i["PK"]["S"]: i["n"]["N"] for i in items}
 
 
 def _killed_after(path: Path, script: str) -> None:
@@ -67,8 +51,8 @@ def test_committed_item_writes_survive_a_process_that_never_closed(tmp_path: Pat
             call("UpdateItem", {_add("cold", 7)!r})
         assert os.path.getsize({str(tmp_path / "tallydb.itemlog")!r}) > 0
     """)
-    assert _values(tmp_path) == {"hot": "564", "cold": "7"}
-    assert _values(tmp_path) == {"hot": "564", "cold": "7"}  # replayed once, not twice
+    assert values_on_disk(tmp_path) == {"hot": "564", "cold": "7"}
+    assert values_on_disk(tmp_path) == {"hot": "564", "cold": "7"}  # replayed once, not twice
 
 
 def _ten_adds_then_killed(path: Path) -> None:
@@ -85,7 +69,7 @@ def test_a_torn_last_record_costs_that_record_only(tmp_path: Path) -> None:
     log = tmp_path / "tallydb.itemlog"
     with open(log, "r+b") as f:  # the last record cut short, as a crash mid-write leaves it
         f.truncate(os.path.getsize(log) - 3)
-    assert _values(tmp_path) == {"hot": "9"}
+    assert values_on_disk(tmp_path) == {"hot": "9"}
 
 
 def test_a_corrupt_record_ends_the_replay_there(tmp_path: Path) -> None:
@@ -95,7 +79,7 @@ def test_a_corrupt_record_ends_the_replay_there(tmp_path: Path) -> None:
     data = bytearray(log.read_bytes())
     data[_record_offsets(data)[6] + 20] ^= 0xFF  # a flipped bit in the 7th record
     log.write_bytes(bytes(data))
-    assert _values(tmp_path) == {"hot": "6"}
+    assert values_on_disk(tmp_path) == {"hot": "6"}
 
 
 def test_records_sqlite_holds_already_are_not_applied_again(tmp_path: Path) -> None:
@@ -112,7 +96,7 @@ def test_records_sqlite_holds_already_are_not_applied_again(tmp_path: Path) -> N
     engine.call("UpdateItem", _add("hot", 10))  # n = 12, through a new log
     engine.close()
     shutil.copy(stale, tmp_path / "tallydb.itemlog")
-    assert _values(tmp_path) == {"hot": "12"}
+    assert values_on_disk(tmp_path) == {"hot": "12"}
 
 
 def test_appends_after_a_failed_reset_are_replayed_past_the_old_records(tmp_path: Path) -> None:
@@ -130,7 +114,7 @@ def test_appends_after_a_failed_reset_are_replayed_past_the_old_records(tmp_path
     log = ItemLog(tmp_path / "tallydb.itemlog", fsync=False)
     log.append(3, {(table, hk, b""): b'{"PK":{"S":"hot"},"n":{"N":"50"}}'})
     log.close()
-    assert _values(tmp_path) == {"hot": "50"}
+    assert values_on_disk(tmp_path) == {"hot": "50"}
 
 
 def test_records_after_a_gap_are_not_this_history(tmp_path: Path) -> None:
@@ -142,7 +126,7 @@ def test_records_after_a_gap_are_not_this_history(tmp_path: Path) -> None:
     log = ItemLog(tmp_path / "tallydb.itemlog", fsync=False)
     log.append(5, {(table, hk, b""): b'{"PK":{"S":"hot"},"n":{"N":"99"}}'})
     log.close()
-    assert _values(tmp_path) == {"hot": "1"}
+    assert values_on_disk(tmp_path) == {"hot": "1"}
 
 
 def test_the_overlay_goes_into_sqlite_in_bulk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -163,7 +147,7 @@ def test_the_overlay_goes_into_sqlite_in_bulk(tmp_path: Path, monkeypatch: pytes
     assert sizes[6] > sizes[0] > HEADER_SIZE
     assert engine.call("Scan", {"TableName": "tally"})["Count"] == 20
     engine.close()
-    assert _values(tmp_path) == {f"k{i}": str(i) for i in range(20)}
+    assert values_on_disk(tmp_path) == {f"k{i}": str(i) for i in range(20)}
 
 
 def test_a_rolled_back_transaction_leaves_the_committed_overlay(tmp_path: Path) -> None:
@@ -182,7 +166,7 @@ def test_a_rolled_back_transaction_leaves_the_committed_overlay(tmp_path: Path) 
                        )["Item"]["n"] == {"N": "3"}
     assert engine.call("ListTables", {})["TableNames"] == ["tally"]
     engine.close()
-    assert _values(tmp_path) == {"hot": "3"}
+    assert values_on_disk(tmp_path) == {"hot": "3"}
 
 
 def _read(log_path: Path) -> list[tuple[int, object]]:

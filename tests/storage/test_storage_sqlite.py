@@ -8,17 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from tally_table import TABLE, values_on_disk
 
 from tallydb.api import Engine, SpoiledBatchError
 from tallydb.errors import ConditionalCheckFailedException, TransactionCanceledException
 from tallydb.storage import Store, StoreInUseError, TableRecord
-
-TABLE = {
-    "TableName": "tally",
-    "BillingMode": "PAY_PER_REQUEST",
-    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
-    "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
-}
 
 
 def _put(pk: str, n: int) -> dict[str, object]:
@@ -93,16 +87,6 @@ def _update(pk: str) -> dict[str, object]:
             "ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"}
 
 
-def _on_disk(tmp_path: Path) -> dict[str, str]:
-    """Every item's n, as a fresh store reads it back from disk."""
-    engine = Engine(Store(tmp_path))
-    try:
-        items = engine.call("Scan", {"TableName": "tally"})["Items"]
-    finally:
-        engine.close()
-    return {i["PK"]["S"]: i.get("n", {}).get("N", "-") for i in items}
-
-
 def _tally(engine: Engine) -> TableRecord:
     """The catalog's record of the tally table."""
     with engine.store.transaction() as txn:
@@ -126,7 +110,7 @@ def test_a_kept_write_is_read_back_before_it_reaches_sqlite(tmp_path: Path) -> N
         txn.put_item(record, b"c", b"", {"PK": {"S": "c"}})
         assert [hk for hk, _, _ in txn.items(record)] == [b"a", b"c"]
     engine.close()
-    assert _on_disk(tmp_path) == {"a": "2", "c": "-"}
+    assert values_on_disk(tmp_path) == {"a": "2", "c": "-"}
 
 
 def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
@@ -141,7 +125,7 @@ def test_a_rolled_back_write_back_writes_nothing(tmp_path: Path) -> None:
     with engine.store.transaction() as txn:  # nothing kept leaks into the next
         pass
     engine.close()
-    assert _on_disk(tmp_path) == {"x": "1"}
+    assert values_on_disk(tmp_path) == {"x": "1"}
 
 
 def test_a_savepoint_after_kept_writes_undoes_only_its_own(tmp_path: Path) -> None:
@@ -157,7 +141,7 @@ def test_a_savepoint_after_kept_writes_undoes_only_its_own(tmp_path: Path) -> No
         assert txn.get_item(record, b"kept") == {"PK": {"S": "kept"}}
         assert txn.get_item(record, b"undone") is None
     engine.close()
-    assert _on_disk(tmp_path) == {"kept": "-"}
+    assert values_on_disk(tmp_path) == {"kept": "-"}
 
 
 def test_a_hot_counter_in_one_batch_counts_every_increment(tmp_path: Path) -> None:
@@ -172,7 +156,7 @@ def test_a_hot_counter_in_one_batch_counts_every_increment(tmp_path: Path) -> No
         call("UpdateItem", _update("hot"))
     assert answers == [str(n) for n in range(1, 101)]
     engine.close()
-    assert _on_disk(tmp_path) == {"hot": "101"}
+    assert values_on_disk(tmp_path) == {"hot": "101"}
 
 
 def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Path) -> None:
@@ -201,7 +185,7 @@ def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Pat
     assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": "x"}}})["Item"][
         "n"] == {"N": "1"}  # the store is usable and nothing of the batch was committed
     engine.close()
-    assert _on_disk(tmp_path) == {"x": "1"}
+    assert values_on_disk(tmp_path) == {"x": "1"}
 
 
 def test_savepointed_and_paged_operations_see_the_kept_writes(tmp_path: Path) -> None:
@@ -227,4 +211,4 @@ def test_savepointed_and_paged_operations_see_the_kept_writes(tmp_path: Path) ->
         assert call("Scan", {"TableName": "tally"})["Count"] == 2
         assert call("DescribeTable", {"TableName": "tally"})["Table"]["ItemCount"] == 2
     engine.close()
-    assert _on_disk(tmp_path) == {"hot": "5", "other": "1"}
+    assert values_on_disk(tmp_path) == {"hot": "5", "other": "1"}
