@@ -28,10 +28,11 @@ import tarfile
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
-from bench import procstat
 from bench.dynamo import setup_tables
 from bench.loadgen import run_wrk
+from bench.measure import Plan, _one_rep
 from bench.run import _cpus
 from bench.scenarios import build as build_scenarios
 from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
@@ -78,8 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     if load_cpus is not None:
         os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
     scenario = build_scenarios(args.keys)[args.scenario]
+    plan = Plan(scenarios=[scenario], connections=[args.conns], warmup=args.warmup,
+                duration=args.duration, repetitions=args.reps, keys=args.keys,
+                exact_threads=0, exact_per_thread=0, load_cpus=load_cpus,
+                wrk_threads=wrk_threads)
     names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
+    reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:
         root = Path(tmp)
         srcs = [export_src(rev, root / f"rev{i}") for i, rev in enumerate(args.revs)]
@@ -96,30 +101,28 @@ def main(argv: list[str] | None = None) -> int:
             if args.warmup > 0:
                 run_wrk(server.url, scenario.env, args.conns, args.warmup,
                         threads=wrk_threads, cpus=load_cpus)
-        for rep in range(args.reps):
+        for r in range(args.reps):
             for name, server in zip(names, servers, strict=True):
-                cpu0 = procstat.cpu_seconds(server.pid)
-                res = run_wrk(server.url, scenario.env, args.conns, args.duration,
-                              threads=wrk_threads, cpus=load_cpus)
-                cpu = procstat.cpu_seconds(server.pid) - cpu0
-                if res.errors["status"] or res.socket_errors:
-                    print(f"{name}: errors {res.errors}", file=sys.stderr)
+                rep = _one_rep(server, scenario, args.conns, plan, False)
+                if rep["errors"]:
+                    print(f"{name}: {rep['errors']} errors", file=sys.stderr)
                     return 1
-                rows[name].append((res.rps, cpu / res.requests * 1e6,
-                                   res.latency_us["p99"] / 1000))
-                print(f"  rep {rep + 1}/{args.reps} {name}: {res.rps:,.0f} req/s", flush=True)
+                reps[name].append(rep)
+                print(f"  rep {r + 1}/{args.reps} {name}: {rep['rps']:,.0f} req/s "
+                      f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
     print(f"\nScenario {args.scenario} ({scenario.title}), {args.conns} connections, "
           f"{args.reps} x {args.duration} s in turn, medians; ratios to {names[0]}.\n")
     print("| revision | req/s | ratio | per-rep ratios | CPU µs/req | p99 ms |")
     print("|---|---:|---:|---|---:|---:|")
-    first = rows[names[0]]
+    first = reps[names[0]]
+    first_rps = statistics.median(rep["rps"] for rep in first)
     for name in names:
-        runs = rows[name]
-        rps = statistics.median(r[0] for r in runs)
-        per_rep = ", ".join(f"{r[0] / f[0]:.2f}" for r, f in zip(runs, first, strict=True))
-        print(f"| {name} | {rps:,.0f} | {rps / statistics.median(r[0] for r in first):.2f} "
-              f"| {per_rep} | {statistics.median(r[1] for r in runs):.1f} "
-              f"| {statistics.median(r[2] for r in runs):.2f} |")
+        runs = reps[name]
+        rps = statistics.median(rep["rps"] for rep in runs)
+        per_rep = ", ".join(f"{a['rps'] / b['rps']:.2f}" for a, b in zip(runs, first, strict=True))
+        print(f"| {name} | {rps:,.0f} | {rps / first_rps:.2f} | {per_rep} "
+              f"| {statistics.median(rep['cpu_us_per_request'] for rep in runs):.1f} "
+              f"| {statistics.median(rep['p99_ms'] for rep in runs):.2f} |")
     return 0
 
 

@@ -25,8 +25,9 @@ For each size N, in a temp folder deleted at the end:
    neighbour hits every size alike), medians; server CPU µs per request from
    /proc; RSS at the end. Also each server's CPU from its first run until
    `--settle` s after the last, over its requests: a server's deferred work
-   (a WAL checkpoint every 6 s) runs while the next size is measured, so the
-   per-run figures leave it out of one size's and slow down the other's.
+   (a WAL checkpoint, at most every `checkpoint.INTERVAL` s) runs while the
+   next size is measured, so the per-run figures leave it out of one size's
+   and slow down the other's.
 
 Prints a markdown table and the targets (largest size against the smallest),
 writes bench/results/growth.json. Exits 1 if a run failed or had errors, 0
@@ -100,13 +101,18 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--settle",
         type=float,
-        default=8.0,
+        default=None,
         help="seconds to wait after the last run before reading each server's CPU "
-        "again: what it deferred (WAL checkpoints, every 6 s) counts against it",
+        "again, so that what it deferred counts against it (default: the WAL "
+        "checkpoint interval + 2 s)",
     )
     p.add_argument("--out", type=Path, default=BENCH_DIR / "results", help="results folder")
     p.add_argument("--tmp", type=Path, default=None, help="where to build the data (temp)")
     args = p.parse_args(argv)
+    if args.settle is None:
+        from tallydb.storage.checkpoint import INTERVAL
+
+        args.settle = INTERVAL + 2
     args.sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
     return args
 

@@ -18,11 +18,12 @@ the interval is for. With random keys over a million items (66,000 pages
 of 1 KB) at 20,000 updates a second, a checkpoint every 0.5 s copies about
 0.93 pages per update, one every 6 s about half as many (the arithmetic of
 random keys: a page is written 1.8 times in 6 s on average); 10,000 items
-(640 pages) are copied whole either way. Scenario B at 1,000,000 items, 6 s
-against 0.5 s (`python -m bench.ab <0.5 s> <6 s> --keys 1000000`, three
-runs, the last two with ``RESTART_FRAMES`` at 131,072): 1.03x, 1.07x and
-1.12x the req/s, p99 10.7, 10.5 and 10.9 ms down to 6.3, 5.8 and 5.2; at
-10,000 items 1.05x and 1.01x. The price is a longer WAL: the frames of
+(640 pages) are copied whole either way. Scenario B, 6 s against 0.5 s:
+`python -m bench.ab e9efbae cce45c2 --keys 1000000` gave 1.03x the req/s,
+p99 10.7 down to 6.3 ms, and 1.05x at 10,000 items (without ``--keys``);
+two more runs, from throwaway branches with ``RESTART_FRAMES`` at 131,072,
+gave 1.07x and 1.12x at 1,000,000 items (p99 10.5 and 10.9 down to 5.8 and
+5.2 ms) and 1.01x at 10,000. The price is a longer WAL: the frames of
 ``INTERVAL`` seconds (135-140 MB at 20,000 random updates a second; a
 restart after ``kill -9`` reads it whole, 0.11 s for 128 MB).
 
