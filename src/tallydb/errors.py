@@ -99,6 +99,10 @@ class ResourceInUseException(DynamoDBError):
     pass
 
 
+class DuplicateItemException(DynamoDBError):
+    """A PartiQL INSERT of a key that exists."""
+
+
 class LimitExceededException(DynamoDBError):
     pass
 

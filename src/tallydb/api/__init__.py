@@ -54,7 +54,7 @@ READ_ONLY = frozenset({
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
-WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
+WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem", "ExecuteStatement"})
 
 
 #: Operations that call ``check_request`` themselves, first, unless a request
