@@ -41,7 +41,7 @@ def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False) -> 
     and transactions."""
     statement, count = parse_counted(entry["Statement"])
     parameters = [validate_value(p) for p in entry.get("Parameters") or ()]
-    if len(parameters) != count:
+    if len(parameters) < count:  # DynamoDB ignores extra parameters
         raise ValidationException(PARAMETER_COUNT)
     table = get_table(txn, statement.table)
     keys = table.keys.attributes

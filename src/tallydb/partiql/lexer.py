@@ -3,7 +3,8 @@
 Identifiers are bare (``play_count``) or double-quoted (``"videos"``, which
 may hold any character); strings are single-quoted with ``''`` for a quote;
 ``?`` is a positional parameter; ``<<`` and ``>>`` bracket a set literal.
-Keywords are bare identifiers compared without case.
+Keywords are bare identifiers compared without case; ``--`` and ``/* */``
+comments count as whitespace.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ INVALID = "invalid"
 EOF = "eof"
 
 _TOKEN = re.compile(
-    r"(?P<ws>\s+)"
+    r"(?P<ws>\s+|--[^\n]*|/\*.*?\*/)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_$]*)"
     r'|(?P<quoted>"(?:[^"]|"")*")'
     r"|(?P<string>'(?:[^']|'')*')"

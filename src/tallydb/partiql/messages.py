@@ -6,5 +6,9 @@ WHOLE_KEY = "Where clause does not contain a mandatory equality on all key attri
 DUPLICATE_ITEM = "Duplicate primary key exists in table"
 PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 UNSUPPORTED = "Unsupported operation: {}"
-MIXED_SET = "Set elements must all be strings, numbers or binaries of one type"
-MIXED_TRANSACTION = "Transactions must consist of either all read or all write statements"
+EMPTY_SET = "Empty bags are not supported"
+DUPLICATES_IN_SET = "Input collection contains duplicates"
+MIXED_SET = "DynamoDB only supports either numbers or strings in bags"
+MIXED_TRANSACTION = (
+    "ExecuteTransaction API does not support both read and write operations in the same request."
+)

@@ -12,7 +12,7 @@ from typing import Any
 from tallydb.errors import ValidationException
 from tallydb.partiql import ast
 from tallydb.partiql.lexer import EOF, NAME, NUMBER, OP, PARAM, QUOTED, STRING, Token, tokenize
-from tallydb.partiql.messages import MIXED_SET, NOT_WELL_FORMED
+from tallydb.partiql.messages import DUPLICATES_IN_SET, EMPTY_SET, MIXED_SET, NOT_WELL_FORMED
 from tallydb.values import normalize_number
 
 _COMPARATORS = frozenset({"=", "<>", "!=", "<", "<=", ">", ">="})
@@ -345,9 +345,13 @@ def build_collection(kind: str, members: Any, value_of: Any) -> dict[str, Any]:
     if kind == "M":
         return {"M": {key: value_of(v) for key, v in members}}
     values = [value_of(m) for m in members]
+    if not values:
+        raise ValidationException(EMPTY_SET)
     kinds = {next(iter(v)) for v in values}
     if len(kinds) != 1 or next(iter(kinds)) not in ("S", "N", "B"):
         raise ValidationException(MIXED_SET)
     member = next(iter(kinds))
     unique = list(dict.fromkeys(v[member] for v in values))
+    if len(unique) != len(values):
+        raise ValidationException(DUPLICATES_IN_SET)
     return {member + "S": unique}
