@@ -99,6 +99,18 @@ class ResourceInUseException(DynamoDBError):
     pass
 
 
+class TableNotFoundException(DynamoDBError):
+    """CreateBackup of a table that does not exist."""
+
+
+class TableAlreadyExistsException(DynamoDBError):
+    """RestoreTableFromBackup onto a table name in use."""
+
+
+class BackupNotFoundException(DynamoDBError):
+    pass
+
+
 class DuplicateItemException(DynamoDBError):
     """A PartiQL INSERT of a key that exists."""
 

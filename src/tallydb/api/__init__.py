@@ -51,7 +51,7 @@ OPERATIONS: dict[str, Operation] = _discover()
 #: Operations that never write: a batch runs them without a savepoint.
 READ_ONLY = frozenset({
     "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
-    "DescribeTable", "ListTables", "DescribeTimeToLive",
+    "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
 })
 
 #: Operations that raise every client error before their one write (of an
