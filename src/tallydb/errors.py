@@ -111,6 +111,14 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
+class ExpiredIteratorException(DynamoDBError):
+    """A DynamoDB Streams shard iterator older than 15 minutes."""
+
+
+class TrimmedDataAccessException(DynamoDBError):
+    """A DynamoDB Streams position whose records are past the 24-hour retention."""
+
+
 class DuplicateItemException(DynamoDBError):
     """A PartiQL INSERT of a key that exists."""
 

@@ -15,12 +15,12 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
+from tallydb.api import target_of
 from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
 from tallydb.server import http
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 
-TARGET_PREFIX = "DynamoDB_20120810."
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
 # the two errors routing gives most, rendered once
@@ -33,7 +33,7 @@ class Router:
 
     def __init__(self, operations: Iterable[str], verifier: Verifier | None = None) -> None:
         self.targets: dict[bytes, str] = {
-            (TARGET_PREFIX + name).encode(): name for name in operations
+            target_of(name).encode(): name for name in operations
         }
         self.verifier = verifier
 
