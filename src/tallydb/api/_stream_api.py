@@ -65,8 +65,3 @@ def read_iterator(text: Any, now: float) -> tuple[str, str, int]:
 def _when(epoch: float) -> str:
     return time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(epoch))
 
-
-def trimmed_before(after: int, now: float) -> bool:
-    """Whether a position's next records would be older than the retention
-    (an iterator from before the trim horizon; 0 is TRIM_HORIZON itself)."""
-    return after != 0 and after < int((now - streams.RETENTION) * 1_000_000_000)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from tallydb.api.describe_table import REGION, table_arn
@@ -39,8 +40,9 @@ CAPTURE = "_Stream"
 #: Every stream a table has had and still retains, oldest first.
 STREAMS = "_Streams"
 RETENTION = 24 * 3600.0
-#: Who TTL's deletions are made by, in their records (DynamoDB's own identity).
-SERVICE_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+#: Who TTL's deletions are made by, in their records (DynamoDB's own identity; the
+#: Streams API spells the members as botocore's model does, Lambda events in lower case).
+SERVICE_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 
 #: UpdateTable's refusals (the AWS catalogue of 2026 records the first two).
 ALREADY_ENABLED = "Table already has an enabled stream: TableName: {}"
@@ -227,18 +229,31 @@ def trim(txn: Transaction, now: float, limit: int) -> int:
         if STREAM_SOURCE not in record.indexes:
             continue
         streams = record.description.get(STREAMS, ())
+        kept = []
         for stream in streams:
             shard = stream["shard"].encode()
-            for hk, rk, _ in list(txn.items(record, shard, index=STREAM_SOURCE, below=below)):
-                if deleted >= limit:
-                    return deleted
+            found = list(islice(txn.items(record, shard, index=STREAM_SOURCE, below=below),
+                                limit - deleted))
+            for hk, rk, _ in found:
                 txn.delete_entry(record, STREAM_SOURCE, hk, rk)
-                deleted += 1
-        kept = [s for s in streams
-                if "disabled" not in s or s["disabled"] > now - RETENTION]
-        if len(kept) != len(streams):
+            deleted += len(found)
+            if found:  # the trim horizon: reading from before it is refused
+                stream = {**stream, "trimmed": int.from_bytes(found[-1][1], "big")}
+            if "disabled" not in stream or stream["disabled"] > now - RETENTION:
+                kept.append(stream)
+        if kept != streams:
             txn.update_table(record.with_description({**record.description, STREAMS: kept}))
+        if deleted >= limit:
+            break
     return deleted
+
+
+def trimmed_before(stream: dict[str, Any], after: int, now: float) -> bool:
+    """Whether the records after ``after`` reach back past the trim horizon
+    (0 is TRIM_HORIZON itself, never refused)."""
+    if after == 0:
+        return False
+    return after < stream.get("trimmed", 0) or after < _seconds_to_sequence(now - RETENTION)
 
 
 # --- finding a stream -----------------------------------------------------------------

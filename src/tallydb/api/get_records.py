@@ -16,7 +16,6 @@ from tallydb.api._stream_api import (
     find_stream,
     make_iterator,
     read_iterator,
-    trimmed_before,
 )
 from tallydb.errors import TrimmedDataAccessException
 from tallydb.storage import Transaction
@@ -33,7 +32,7 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     now = time.time()
     arn, shard, after = read_iterator(request.get("ShardIterator"), now)
     record, stream = find_stream(txn, arn)
-    if trimmed_before(after, now):
+    if streams.trimmed_before(stream, after, now):
         raise TrimmedDataAccessException(TRIMMED)
     limit = request.get("Limit") or MAX_RECORDS
     records: list[dict[str, Any]] = []

@@ -12,7 +12,6 @@ from tallydb.api._stream_api import (
     STREAMS_SERVICE,
     find_stream,
     make_iterator,
-    trimmed_before,
 )
 from tallydb.errors import (
     ResourceNotFoundException,
@@ -47,6 +46,6 @@ def get_shard_iterator(txn: Transaction, request: dict[str, Any]) -> dict[str, A
             raise ValidationException(INVALID_SEQUENCE.format(text))
         number = int(text)
         after = number - 1 if kind == "AT_SEQUENCE_NUMBER" else number
-        if trimmed_before(max(after, 1), now):
+        if streams.trimmed_before(stream, max(after, 1), now):
             raise TrimmedDataAccessException(TRIMMED.format(text))
     return {"ShardIterator": make_iterator(stream["arn"], stream["shard"], after, now)}
