@@ -7,7 +7,6 @@ from typing import Any
 
 import boto3
 import pytest
-
 from tallytest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, Backend
 
 

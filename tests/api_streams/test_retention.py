@@ -17,11 +17,11 @@ import pytest
 from botocore.exceptions import ClientError
 from conftest import server_streams_client
 from streamkit import check_counter_records, increment, read_all, shard_of, table_with_stream
+from tallytest import CLIENT_CONFIG, error_of
 
 from tallydb import inprocess
 from tallydb.api import Engine
 from tallydb.storage import Store
-from tallytest import CLIENT_CONFIG, error_of
 
 DAY = 24 * 3600
 

@@ -29,7 +29,6 @@ from streamkit import (
     shard_of,
     table_with_stream,
 )
-
 from tallytest import error_of
 
 
@@ -159,7 +158,7 @@ def test_list_streams_pages(ddb: Any, streams: Any) -> None:
 
 
 def test_errors(ddb: Any, streams: Any) -> None:
-    table, arn = table_with_stream(ddb)
+    _, arn = table_with_stream(ddb)
     missing = arn.rsplit("/", 1)[0] + "/2000-01-01T00:00:00.000"
     with pytest.raises(ClientError) as excinfo:
         streams.describe_stream(StreamArn=missing)
