@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+from tallydb.changes import Change, ChangeReader, streams_client_for
 from tallydb.conditions import Condition, Path
 from tallydb.convert import Item, Wire
 from tallydb.table import ConditionArg, KeySchema, ReturnValues, TableBase
@@ -167,3 +169,20 @@ class Table(TableBase):
     async def enable_ttl(self, attribute: str) -> None:
         """UpdateTimeToLive."""
         await self._run(self._p_enable_ttl(attribute))
+
+    async def changes(self, after: str | None = None, *, follow: bool = False,
+                      poll: float = 1.0, latest: bool = False, streams: Any = None
+                      ) -> AsyncIterator[Change]:
+        """The table's stream records: ``async for change in table.changes()``
+        (see :meth:`tallydb.table.Table.changes`); requests go from a thread."""
+        client = streams or await asyncio.to_thread(streams_client_for, self.transport)
+        described = await self.describe()
+        reader = ChangeReader(client, lambda: described, self.name, after, latest)
+        while True:
+            batch = await asyncio.to_thread(reader.next_batch)
+            for change in batch:
+                yield change
+            if not batch:
+                if not follow or reader.finished:
+                    return
+                await asyncio.sleep(poll)
