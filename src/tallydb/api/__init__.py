@@ -17,13 +17,15 @@ from typing import Any
 
 from tallydb.api._limits import Limits
 from tallydb.api._shapes import check_request
+from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
 from tallydb.feed import Change, ChangeFeed
 from tallydb.storage import Store, TableRecord, Transaction
 
 __all__ = [
-    "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits", "SpoiledBatchError", "run",
+    "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits",
+    "SpoiledBatchError", "check_expressions", "run",
 ]
 
 Request = dict[str, Any]
