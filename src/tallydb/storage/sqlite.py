@@ -14,7 +14,7 @@ import functools
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -204,7 +204,11 @@ class Store:
                      ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
         self._applied = self._replay()  # the last LSN SQLite holds
         self._lsn = self._applied  # the last LSN committed
-        self._txn = Transaction(self)  # holds no state of its own: one serves every scope
+        self._txn = Transaction(self)  # one serves every scope
+        #: Called after each COMMIT, still holding the writer, with what the
+        #: transaction recorded in ``Transaction.journal``; while it is None
+        #: nothing is recorded (see ``tallydb.feed``).
+        self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = None if path is None else Checkpointer(self.location)
 
     def _catalog(self, name: str, record: TableRecord | None) -> None:
@@ -426,10 +430,12 @@ class _Scope:
             raise RuntimeError("the store is closed")
         self._outer = store._depth == 0
         store._depth += 1
+        txn = store._txn
         if self._outer:
             self._tables_before = store._tables
             store._pending = {}
-        return store._txn
+            txn.journal = None if store.on_commit is None else []
+        return txn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: object) -> None:
@@ -437,6 +443,8 @@ class _Scope:
         try:
             if self._outer:
                 committed = False
+                txn = store._txn
+                journal, txn.journal = txn.journal, None
                 try:
                     if kind is None:
                         store._commit()
@@ -445,6 +453,8 @@ class _Scope:
                     if not committed:
                         store._rollback()
                         store._tables = self._tables_before
+                if journal and store.on_commit is not None:
+                    store.on_commit(journal)
         finally:
             store._depth -= 1
             store._lock.release()
@@ -457,7 +467,7 @@ class _Savepoint:
     writes goes straight to SQLite, where ROLLBACK TO can undo it.
     """
 
-    __slots__ = ("_pending", "_store", "_tables_before")
+    __slots__ = ("_journaled", "_pending", "_store", "_tables_before")
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -467,6 +477,8 @@ class _Savepoint:
         store._begin_sqlite()
         self._pending, store._pending = store._pending, None
         self._tables_before = store._tables
+        journal = store._txn.journal
+        self._journaled = 0 if journal is None else len(journal)
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -477,6 +489,9 @@ class _Savepoint:
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
             store._tables = self._tables_before
+            journal = store._txn.journal
+            if journal is not None:
+                del journal[self._journaled:]
         conn.execute("RELEASE operation")
 
 
@@ -485,13 +500,20 @@ _UNWRITTEN = object()
 
 
 class Transaction:
-    """What one writer may do while it holds the store."""
+    """What one writer may do while it holds the store.
 
-    __slots__ = ("_conn", "_store")
+    ``journal``: while the store has an ``on_commit`` hook, a list the
+    transaction's writers append what they changed to (dropped with a
+    rolled-back savepoint or transaction, handed to the hook after COMMIT);
+    None otherwise.
+    """
+
+    __slots__ = ("_conn", "_store", "journal")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
+        self.journal: list[Any] | None = None
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
