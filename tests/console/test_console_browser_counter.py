@@ -148,7 +148,7 @@ def test_a_failed_condition_shows_the_current_item(console: Console) -> None:
     client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "5"}})
     page = console.open(item_fragment(table))
     page.get_by_role("button", name="Update play_count").click()
-    page.get_by_label("Condition", exact=True).select_option("=")
+    page.locator('select[name="condOp"]').select_option("=")
     page.locator('input[name="condValue"]').fill("41")
     preview = page.locator(".preview")
     expect(preview).to_contain_text("#n = :c")
