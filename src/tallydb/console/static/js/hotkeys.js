@@ -11,6 +11,7 @@ export function HotKeysPage() {
   const [frame, setFrame] = useState(null);
   useEffect(() => live.on("hotkeys", setFrame), []);
   const keys = frame ? frame.keys : [];
+  const scale = Math.max(1, ...keys.flatMap((entry) => entry.spark));
   return html`<section aria-labelledby="hot-title">
     <h1 id="hot-title">Hot keys</h1>
     <p class="muted">The busiest items by writes a second over the last ${frame ? frame.window : 60} seconds,
@@ -27,7 +28,7 @@ export function HotKeysPage() {
           <td class="hotkey"><a href=${itemLink(entry)}>${keyText(entry.keys)}</a></td>
           <td class="num"><${Val} text=${entry.rate.toFixed(1)} /></td>
           <td class="num">${entry.writes.toLocaleString("en-US")}</td>
-          <td><tally-sparkline values=${entry.spark}></tally-sparkline></td>
+          <td><tally-sparkline scale=${scale} values=${entry.spark}></tally-sparkline></td>
           <td class="num">${entry.throttled ? html`<span class="badge warn" title="throttled requests in the window">${entry.throttled} throttled</span>` : "0"}</td>
         </tr>`)}</tbody></table></div>`}
   </section>`;

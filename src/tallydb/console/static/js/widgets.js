@@ -2,9 +2,22 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/** <tally-sparkline>: .values = [numbers, oldest first]; an SVG line scaled to its maximum. */
+/**
+ * <tally-sparkline>: .values = [numbers, oldest first]; an SVG line scaled to
+ * .scale (set one scale on sparklines that are compared) or else its maximum.
+ */
 class Sparkline extends HTMLElement {
   #values = [];
+  #scale = 0;
+
+  set scale(scale) {
+    this.#scale = Number(scale) || 0;
+    this.draw();
+  }
+
+  get scale() {
+    return this.#scale;
+  }
 
   set values(values) {
     this.#values = Array.isArray(values) ? values.map(Number) : [];
@@ -24,7 +37,7 @@ class Sparkline extends HTMLElement {
     const values = this.#values;
     const width = 120;
     const height = 24;
-    const max = Math.max(1, ...values);
+    const max = Math.max(1, this.#scale, ...values);
     const step = values.length > 1 ? width / (values.length - 1) : width;
     const points = values.map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (v / max) * (height - 2)).toFixed(1)}`);
     const svg = document.createElementNS(SVG, "svg");
@@ -39,7 +52,7 @@ class Sparkline extends HTMLElement {
     svg.append(area, line);
     this.replaceChildren(svg);
     const total = values.reduce((a, b) => a + b, 0);
-    this.setAttribute("aria-label", `${total} writes in the last ${values.length} seconds, at most ${max} a second`);
+    this.setAttribute("aria-label", `${total} writes in the last ${values.length} seconds, at most ${Math.max(0, ...values)} a second`);
   }
 }
 
