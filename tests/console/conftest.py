@@ -131,7 +131,7 @@ class Console:
     def shot(self, name: str | None = None, full_page: bool = True) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name or self.name}.png"
-        self.page.screenshot(path=str(path), full_page=full_page)
+        self.page.screenshot(path=str(path), full_page=full_page, timeout=20_000)
         return path
 
     def close(self) -> None:
