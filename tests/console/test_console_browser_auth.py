@@ -111,6 +111,7 @@ def test_a_read_write_key_writes(locked: Any) -> None:
     before = int(play_count(locked.server))
     page = locked.open(f"#/tables/{TABLE}/item?key={quote(json.dumps(KEY))}")
     give_key(page, ADMIN)
+    expect(page.locator(".live.on")).to_be_visible()
     page.get_by_role("button", name="+1 play_count").click()
     expect(page.locator('tr[data-attribute="play_count"] td.value')).to_have_text(str(before + 1))
     assert play_count(locked.server) == str(before + 1)
