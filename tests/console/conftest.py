@@ -36,7 +36,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
-from serverkit import Serve  # noqa: E402
+from serverkit import Serve
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -81,8 +81,9 @@ def test_without_a_key_the_page_reads_nothing(locked: Any) -> None:
     assert TABLE not in page.locator("main").inner_text()
 
     give_key(page, ("AKIDNOBODY", "guess"))
-    expect(page.locator(".banner.error")).to_contain_text("UnrecognizedClientException")
-    expect(page.locator(".banner.error")).to_contain_text("The server does not know this access key")
+    banner = page.locator(".banner.error")
+    expect(banner).to_contain_text("UnrecognizedClientException")
+    expect(banner).to_contain_text("The server does not know this access key")
     expect(page.locator(f'tr[data-table="{TABLE}"]')).to_have_count(0)
 
     page.get_by_role("button", name="Change key").click()

@@ -51,8 +51,12 @@ def test_the_builder_copies_the_request_as_code(console: Any) -> None:
     page = console.open("#/builder")
     compose(page, table="videos")
     code = page.locator(".codetabs pre")
-    for tab, text in [("boto3", "client.update_item("), ("AWS CLI", "aws dynamodb update-item"),
-                      ("JavaScript", "new UpdateItemCommand("), ("JSON", '"UpdateExpression": "ADD #n :one"')]:
+    for tab, text in [
+        ("boto3", "client.update_item("),
+        ("AWS CLI", "aws dynamodb update-item"),
+        ("JavaScript", "new UpdateItemCommand("),
+        ("JSON", '"UpdateExpression": "ADD #n :one"'),
+    ]:
         page.get_by_role("tab", name=tab).click()
         expect(code).to_contain_text(text)
     page.get_by_role("tab", name="AWS CLI").click()

@@ -134,7 +134,9 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
                        ExpressionAttributeValues={":one": {"N": "1"}})
     page.get_by_role("button", name="Save").click()
 
-    expect(page.locator(".conflict")).to_contain_text("Not saved: this item changed since you opened it")
+    expect(page.locator(".conflict")).to_contain_text(
+        "Not saved: this item changed since you opened it"
+    )
     expect(value_cell(console, "play_count")).to_have_text("6")
     console.shot("item_edit_refused")
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
