@@ -135,7 +135,8 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
     page.get_by_role("button", name="Save").click()
 
     expect(page.locator(".conflict")).to_contain_text(
-        "Not saved: this item changed since you opened it"
+        "Not saved: this item changed since you opened it for editing (another client wrote"
+        " to it: play_count 5 → 6)"
     )
     expect(value_cell(console, "play_count")).to_have_text("6")
     console.shot("item_edit_refused")
@@ -163,3 +164,27 @@ def test_a_failed_condition_shows_the_current_item(console: Console) -> None:
     assert sent["ConditionExpression"] == "#n = :c"
     assert sent["ReturnValuesOnConditionCheckFailure"] == "ALL_OLD"
     assert play_count(client, table) == "5"
+
+
+def test_the_grid_and_the_tables_list_follow_writes_live(console: Any) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "1"}})
+    page = console.open(f"#/tables/{table}/items")
+    cell = page.locator('table.items td[data-attribute="play_count"]')
+    expect(cell).to_have_text("1")
+    expect(page.locator(".live.on")).to_be_visible()
+
+    client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :n",
+                       ExpressionAttributeValues={":n": {"N": "41"}})
+    expect(cell).to_have_text("42")
+    expect(cell.locator(".val.flash")).to_have_count(1)  # briefly highlighted
+    client.put_item(TableName=table, Item={"PK": {"S": "VID#new"}, "SK": {"S": "STATS#TOTAL"}})
+    expect(page.locator(".notice")).to_contain_text("1 new item since this page was read")
+    assert console.operations().count("Scan") == 1, "the grid re-read instead of going live"
+
+    page = console.open("#/tables")
+    count = page.locator(f'tr[data-table="{table}"] td').nth(4)
+    expect(count).to_have_text("2")
+    client.put_item(TableName=table, Item={"PK": {"S": "VID#third"}, "SK": {"S": "STATS#TOTAL"}})
+    expect(count).to_have_text("3")

@@ -247,6 +247,17 @@ function saveRequest(table, t, base, draft) {
   return request;
 }
 
+/** ": play_count 5 → 6, title removed": how `now` differs from `base`. */
+function changes(base, now) {
+  if (!now) return ": it was deleted";
+  const names = [...new Set([...Object.keys(base), ...Object.keys(now)])];
+  const differ = names.filter((name) => JSON.stringify(base[name]) !== JSON.stringify(now[name]))
+    .map((name) => (!(name in now) ? `${name} removed`
+      : !(name in base) ? `${name} added (${show(now[name])})`
+      : `${name} ${show(base[name])} → ${show(now[name])}`));
+  return differ.length ? `: ${differ.slice(0, 5).join(", ")}${differ.length > 5 ? ", …" : ""}` : "";
+}
+
 function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
   const [text, setText] = useState(JSON.stringify(base || Object.fromEntries(
     t.KeySchema.map((k) => [k.AttributeName, { [attributeType(t, k.AttributeName)]: "" }])), null, 2));
@@ -274,7 +285,7 @@ function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
         if (err.type !== "ConditionalCheckFailedException") throw err;
         const now = err.body.Item || null;
         setMessage(base
-          ? "Not saved: this item changed since you opened it for editing (another client wrote to it). Nothing was overwritten; the current item is shown. Your edit is still here to apply again."
+          ? `Not saved: this item changed since you opened it for editing (another client wrote to it${changes(base, now)}). Nothing was overwritten; the current item is shown. Your edit is still here to apply again.`
           : "Not saved: an item with this key already exists.");
         onConflict(now);
       }

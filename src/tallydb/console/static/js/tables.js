@@ -2,7 +2,7 @@
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call, listTables } from "./api.js";
 import * as live from "./live.js";
-import { ErrorBox, Val, html, href, useAction } from "./ui.js";
+import { CodeTabs, ErrorBox, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
 
 const KEY_TYPES = ["S", "N", "B"];
@@ -172,6 +172,8 @@ function CreateTable({ onCreated }) {
       <button type="submit" class="primary" disabled=${busy}>Create</button>
     </div>
     <${ErrorBox} error=${error} />
+    <details><summary>The request Create sends</summary>
+      <${CodeTabs} operation="CreateTable" request=${createRequest(form)} /></details>
   </form>`;
 }
 
