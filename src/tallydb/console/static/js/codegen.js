@@ -4,12 +4,24 @@ import { REGION } from "./api.js";
 const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 const kebab = (name) => snake(name).replace(/_/g, "-");
 
-/** A JSON value as a Python literal, indented like black would. */
-export function python(value, indent = "") {
+const LINE = 88;
+
+/** A JSON value as a Python literal on one line. */
+function pythonInline(value) {
   if (value === null) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
-  if (typeof value === "string" || typeof value === "number") return JSON.stringify(value);
+  if (typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(pythonInline).join(", ")}]`;
+  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonInline(v)}`).join(", ")}}`;
+}
+
+/** A JSON value as a Python literal: on one line if it fits, else indented like black. */
+export function python(value, indent = "") {
+  const inline = pythonInline(value);
+  if (typeof value !== "object" || value === null || indent.length + inline.length <= LINE - 20) {
+    return inline;
+  }
   const inner = indent + "    ";
   if (Array.isArray(value)) {
     if (!value.length) return "[]";

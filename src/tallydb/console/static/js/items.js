@@ -8,6 +8,7 @@ import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
 
 const PAGE_SIZE = 25;
+const LOG_SIZE = 8;
 const MAX_COLUMNS = 16;
 const SORT_OPS = ["", "=", "<", "<=", ">", ">=", "begins_with", "between"];
 
@@ -304,6 +305,20 @@ function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
   </form>`;
 }
 
+/** The latest commits to this item, as the live stream reported them. */
+function ChangeLog({ log }) {
+  return html`<section class="changelog" aria-label="Recent commits">
+    <h2>Recent commits <span class="muted small">(live, by any client)</span></h2>
+    ${log.length === 0 ? html`<p class="muted">None since you opened this item.</p>`
+      : html`<ol>${log.map((entry) => html`<li>
+        <time>${entry.at.toLocaleTimeString()}</time>
+        <span class="event">${entry.event}</span>
+        <span class="diff">${entry.diff || (entry.event === "REMOVE" ? "deleted" : "no change")}</span>
+        ${entry.count > 1 && html`<span class="badge">${entry.count} commits</span>`}
+      </li>`)}</ol>`}
+  </section>`;
+}
+
 export function ItemPage({ table, keyText: keyJson }) {
   const [t, describeError] = useDescription(table);
   const isNew = !keyJson;
@@ -319,15 +334,25 @@ export function ItemPage({ table, keyText: keyJson }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const { busy, error, run } = useAction();
   const queue = useRef(Promise.resolve());
+  const [log, setLog] = useState([]);
+  // The last image the server reported (read or live): what each commit is compared with.
+  const liveBase = useRef(null);
 
   const load = () => itemKey && run(async () => {
     const response = await call("GetItem", { TableName: table, Key: itemKey, ConsistentRead: true });
+    liveBase.current = response.Item || null;
     setItem(response.Item || null);
   });
   useEffect(() => { load(); }, [keyJson]);
   useEffect(() => {
     if (!itemKey) return undefined;
-    const offItem = live.onItem(table, itemKey, (change) => setItem(change.new || null));
+    const offItem = live.onItem(table, itemKey, (change) => {
+      const before = liveBase.current;
+      liveBase.current = change.new || null;
+      setLog((log) => [{ at: new Date(), event: change.event, count: change.count || 1,
+        diff: change.new ? changes(before || {}, change.new).replace(/^: /, "") : "" }, ...log].slice(0, LOG_SIZE));
+      setItem(change.new || null);
+    });
     const offResync = live.on("resync", load);
     return () => { offItem(); offResync(); };
   }, [keyJson]);
@@ -413,6 +438,7 @@ export function ItemPage({ table, keyText: keyJson }) {
           })}</tbody></table>`}
         ${view === "typed" && html`<${Json} value=${item} />`}
         ${view === "plain" && html`<${Json} value=${plainItem(item)} />`}
+        <${ChangeLog} log=${log} />
       </section>
       <${UpdatePanel} table=${table} itemKey=${itemKey} item=${item} form=${form} setForm=${setForm}
         outcome=${outcome} onSend=${send} busy=${busy} />

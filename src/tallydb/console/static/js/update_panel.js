@@ -141,6 +141,7 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
         <button type="submit" class="primary" disabled=${!request || busy}>Send</button>
       </div>
     </form>
+    <${Outcome} outcome=${outcome} />
     ${problem && html`<p class="hint">${problem.message}</p>`}
     ${request && html`<div class="preview">
       <dl class="exprs">
@@ -153,6 +154,5 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
         <${CodeTabs} operation="UpdateItem" request=${request} />
       </details>
     </div>`}
-    <${Outcome} outcome=${outcome} />
   </section>`;
 }
