@@ -17,7 +17,7 @@ Fixtures
 ``console``            a fresh page (own context, 1280x800) with helpers:
                        ``console.open("#/tables")``, ``console.page``,
                        ``console.shot("name")``; fails the test on an uncaught
-                       error in the page. Screenshots go to build/screenshots/.
+                       error in the page or a Content Security Policy violation. Screenshots go to build/screenshots/.
 ``console_page_for``   factory: ``console_page_for(server)`` for a test that
                        starts its own server (other flags).
 """
@@ -112,7 +112,13 @@ class Console:
         self.errors: list[str] = []
         self.sent: list[tuple[str, dict[str, Any]]] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", self._console)
         self.page.on("request", self._record)
+
+    def _console(self, message: Any) -> None:
+        # The page must work under the server's CSP: no inline code, no other origins.
+        if "Content Security Policy" in message.text:
+            self.errors.append(message.text)
 
     def _record(self, request: Any) -> None:
         target = request.headers.get("x-amz-target")

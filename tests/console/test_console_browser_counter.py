@@ -113,6 +113,7 @@ def test_increments_from_another_process_appear_without_a_reload(console: Consol
                                ExpressionAttributeValues={{":one": {{"N": "1"}}}})
     """)
     expect(value_cell(console, "play_count")).to_have_text("200")
+    expect(page.locator(".changelog li").first).to_contain_text("→ 200")
     console.shot("item_live")
     assert console.operations().count("GetItem") == 1, "the page re-read instead of going live"
     assert play_count(client, table) == "200"
@@ -188,3 +189,50 @@ def test_the_grid_and_the_tables_list_follow_writes_live(console: Any) -> None:
     expect(count).to_have_text("2")
     client.put_item(TableName=table, Item={"PK": {"S": "VID#third"}, "SK": {"S": "STATS#TOTAL"}})
     expect(count).to_have_text("3")
+
+
+@pytest.mark.parametrize(
+    ("action", "value_type", "value", "expression", "after"),
+    [
+        ("ADD", "N", "5", "ADD #n :d", {"N": "15"}),
+        ("SET", "S", "hello", "SET #n = :v", {"S": "hello"}),
+        ("SET_IF_NOT_EXISTS", "N", "99", "SET #n = if_not_exists(#n, :v)", {"N": "10"}),
+        ("SET_PLUS", "N", "2.5", "SET #n = #n + :d", {"N": "12.5"}),
+        ("SET_MINUS", "N", "3", "SET #n = #n - :d", {"N": "7"}),
+        ("REMOVE", None, None, "REMOVE #n", None),
+    ],
+)
+def test_each_update_action_sends_its_expression(
+    console: Console, action: str, value_type: str | None, value: str | None,
+    expression: str, after: dict[str, str] | None,
+) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "score": {"N": "10"}})
+    page = console.open(item_fragment(table))
+    page.get_by_role("button", name="Update score").click()
+    page.locator('select[name="action"]').select_option(action)
+    if value_type is not None:
+        page.get_by_label("Value type", exact=True).select_option(value_type)
+        page.locator('input[name="value"]').fill(str(value))
+    expect(page.locator(".preview")).to_contain_text(expression)
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".outcome code.expr")).to_have_text(expression)
+    item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    assert item.get("score") == after
+
+
+def test_delete_from_a_set(console: Console) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "tags": {"SS": ["a", "b", "c"]}})
+    page = console.open(item_fragment(table))
+    page.get_by_role("button", name="Update tags").click()
+    page.locator('select[name="action"]').select_option("DELETE")
+    page.get_by_label("Value type", exact=True).select_option("SS")
+    page.locator('input[name="value"]').fill("a, c")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".outcome code.expr")).to_have_text("DELETE #n :v")
+    expect(page.locator('tr[data-attribute="tags"] td.value')).to_have_text("{b}")
+    item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    assert item["tags"] == {"SS": ["b"]}

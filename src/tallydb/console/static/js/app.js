@@ -92,6 +92,7 @@ function App() {
       <a class="brand" href="#/tables">tally<b>db</b></a>
       <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("hotkeys", "Hot keys")}</nav>
       <span class="spacer"></span>
+      ${server && server.version && html`<span class="muted version">v${server.version}</span>`}
       ${server && server.emulateLimits && html`<span class="badge" title="--emulate-limits">limits</span>`}
       ${server && server.auth && html`<button type="button" class="small keybutton" onClick=${() => setAskKey(true)}>
         ${key ? `Key ${key.accessKeyId}` : "No key"}</button>`}
