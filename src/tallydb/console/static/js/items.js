@@ -76,6 +76,13 @@ function readRequest(t, form, start) {
 
 const keyValue = (type, text) => (type === "N" ? { N: String(text).trim() } : { [type]: text });
 
+/** Whether a new item could be in a read's answer (a Query's partition; the filter is not judged). */
+function couldRead(request, item) {
+  if (!request.KeyConditionExpression || !item) return true;
+  const value = item[request.ExpressionAttributeNames["#pk"]];
+  return JSON.stringify(value) === JSON.stringify(request.ExpressionAttributeValues[":pk"]);
+}
+
 /** The grid's columns: keys first, then attributes in order of appearance. */
 function columns(t, items) {
   const names = [...t.KeySchema.map((k) => k.AttributeName)];
@@ -125,7 +132,9 @@ export function ItemsPage({ table }) {
             ? Object.fromEntries(Object.entries(change.new).filter(([name]) => name in item || Object.values(r.request.ExpressionAttributeNames).includes(name)))
             : change.new;
         });
-        if (unseen > 0) setInserted((n) => n + mine.filter((c) => c.event === "INSERT").length);
+        if (unseen > 0) {
+          setInserted((n) => n + mine.filter((c) => c.event === "INSERT" && couldRead(r.request, c.new)).length);
+        }
         return { ...r, items };
       });
     });
