@@ -217,7 +217,7 @@ export function TablePage({ table }) {
       <div><dt>Throughput</dt><dd>${throughputText(t.ProvisionedThroughput)}</dd></div>
       <div><dt>TTL</dt><dd>${ttl && ttl.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"}</dd></div>
       <div><dt>Created</dt><dd>${t.CreationDateTime ? new Date(t.CreationDateTime * 1000).toLocaleString() : ""}</dd></div>
-      <div><dt>ARN</dt><dd class="wrapanywhere">${t.TableArn}</dd></div>
+      <div class="wide"><dt>ARN</dt><dd class="wrapanywhere">${t.TableArn}</dd></div>
     </dl>
     <h2>Keys</h2>
     <${KeyTable} schema=${t.KeySchema} definitions=${t.AttributeDefinitions} />
