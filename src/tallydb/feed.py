@@ -33,9 +33,11 @@ INSERT, MODIFY, REMOVE = "INSERT", "MODIFY", "REMOVE"
 
 
 class Change(NamedTuple):
-    """One item's committed change. ``seq`` numbers the feed's changes from
-    1 in commit order (per engine, not durable); ``keys`` is the item's
-    primary key; ``old``/``new`` its images (None: absent)."""
+    """One item's committed change. ``seq`` numbers the feed's changes in
+    commit order (per engine, not durable; the engine skips a number each
+    time listening begins, since changes made while nobody listened have
+    none); ``keys`` is the item's primary key; ``old``/``new`` its images
+    (None: absent)."""
 
     seq: int
     table: str

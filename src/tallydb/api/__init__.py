@@ -96,6 +96,8 @@ class Engine:
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
             self.store.on_commit = self._publish if on else None
+            if on:  # a gap: no position from before is taken for one after
+                self.feed.next_seq()
 
     def _publish(self, journal: list[tuple[TableRecord, Item | None, Item | None]]) -> None:
         """Turn a committed transaction's journal into the feed's changes."""

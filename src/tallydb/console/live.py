@@ -176,8 +176,7 @@ class LiveHub:
         """Send the frames after ``last_seen``, or ``resync`` when some of
         the changes after it are no longer in the ring."""
         frames = [f for f in self._ring if f.last > last_seen]
-        if (frames and frames[0].first > last_seen + 1) or (
-                not frames and last_seen < self._framed_from):
+        if last_seen < self._framed_from or (frames and frames[0].first > last_seen + 1):
             stream.send(event("resync", {"seq": self.feed.seq}))
             return
         for frame in frames:
