@@ -17,8 +17,8 @@ class Clock:
 
 
 def change(table: str, pk: str) -> Change:
-    keys = {"PK": {"S": pk}}
-    return Change(0, table, keys, None, keys)
+    item = {"PK": {"S": pk}}
+    return Change(0, table, encode_key_value(item["PK"]), b"", None, item, ("PK",))
 
 
 def test_the_hammered_item_leads_while_ten_others_trickle() -> None:

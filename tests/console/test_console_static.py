@@ -5,6 +5,7 @@ origin, nothing outside the static folder, and nothing at all with
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from importlib import resources
 
@@ -21,7 +22,10 @@ def server() -> Iterator[TallyServer]:
 
 
 def test_the_banner_names_the_console(server: TallyServer) -> None:
-    assert f"console at {server.url}/console" in server.log()
+    deadline = time.monotonic() + 5  # the line after the one the fixture waited for
+    while f"console at {server.url}/console" not in server.log():
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.05)
 
 
 def test_console_redirects_to_its_page(server: TallyServer) -> None:

@@ -31,8 +31,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from tallydb.console.hotkeys import HotKeys, item_id
-from tallydb.feed import Change, ChangeFeed
+from tallydb.console.hotkeys import HotKeys
+from tallydb.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
 
 FRAME = 0.1
 HOTKEYS_EVERY = 1.0
@@ -49,6 +49,13 @@ class Sink(Protocol):
     def write(self, data: bytes) -> None: ...
     def get_write_buffer_size(self) -> int: ...
     def close(self) -> None: ...
+
+
+def _event(old: object, new: object) -> str:
+    """The eventName of an item's changes taken together."""
+    if old is None:
+        return INSERT
+    return REMOVE if new is None else MODIFY
 
 
 def event(name: str, data: Any, seq: int | None = None) -> bytes:
@@ -226,7 +233,7 @@ class LiveHub:
         self.hotkeys.record(pending)
         latest: dict[Any, list[Any]] = {}  # item -> [its first change, its last, count]
         for change in pending:
-            key = item_id(change.table, change.keys)
+            key = (change.table, change.hk, change.rk)
             entry = latest.get(key)
             if entry is None:
                 latest[key] = [change, change, 1]
@@ -238,7 +245,7 @@ class LiveHub:
         for first, change, count in latest.values():
             by_table.setdefault(change.table, []).append({
                 "table": change.table, "keys": change.keys,
-                "event": Change(0, "", {}, first.old, change.new).event,
+                "event": _event(first.old, change.new),
                 "new": change.new, "count": count})
         tables = frozenset(by_table)
         frame = event("changes", {"seq": seq, "changes": [
