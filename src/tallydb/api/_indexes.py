@@ -275,7 +275,7 @@ def write_item(
     that leaves the item as it was."""
     journal = txn.journal
     if journal is not None and old != new:
-        journal.append((record, old, new))
+        journal.append((record, hk, rk, old, new))
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
