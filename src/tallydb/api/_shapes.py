@@ -6,7 +6,8 @@ order:
 1. JSON types (SerializationException). A member whose JSON type cannot be
    read as the model's type stops the request at once, with the message
    DynamoDB's JSON layer gives. Unknown members are ignored, as DynamoDB
-   ignores them, and a JSON ``null`` counts as absent.
+   ignores them, and a JSON ``null`` member counts as absent (a null in a
+   list or as a map's value is a violation below).
 2. Constraints (ValidationException). Every violated ``required``, ``enum``,
    ``min``/``max`` and ``pattern`` of the model is collected and answered as
    ONE message, "N validation error(s) detected: Value ... at 'path' failed to
@@ -120,6 +121,11 @@ _CAST = (
     "and java.lang.Class are in module java.base of loader 'bootstrap')"
 )
 _JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810."
+
+#: A null in a list or as a map's value: Jackson keeps it (only a structure's
+#: member reads as absent), and the model's members never allow one. The
+#: closest documented wording, DynamoDB's for a missing required member.
+NOT_NULL = "Member must not be null"
 
 Violation = tuple[tuple[int, ...], str, str, str]
 """(sort key, path relative to the checked value, rendered value, constraint)."""
@@ -407,7 +413,10 @@ class _List(_Node):
         found: list[Violation] | None = None
         member = self.member
         for i, item in enumerate(value):
-            if item is None:
+            if item is None:  # a null element is kept, so it must be refused
+                if found is None:
+                    found = []
+                found.append(((1, i), f"{i + 1}.member", "null", NOT_NULL))
                 continue
             errs = member.check(item)
             if errs:
@@ -431,6 +440,8 @@ class _List(_Node):
         return found
 
     def render(self, value: Any) -> str:
+        if type(value) is not list:
+            return _render_plain(value)
         return "[" + ", ".join(self.member.render(v) for v in value) + "]"
 
     def limits(self) -> list[str]:
@@ -467,17 +478,22 @@ class _Map(_Node):
             # a JSON type.
             kind = value_node.kind
             for item in value.values():
-                if type(item) is not kind and item is not None:
+                if type(item) is not kind:
+                    if item is None:
+                        break  # refused below
                     value_node.check(item)  # raises the JSON layer's message
-            n = len(value)
-            if (self.low is None or n >= self.low) and (self.high is None or n <= self.high):
-                return None
+            else:
+                n = len(value)
+                if (self.low is None or n >= self.low) and (
+                        self.high is None or n <= self.high):
+                    return None
         found: list[Violation] | None = None
-        bad_key = bad_value = False
+        bad_key = bad_value = null_value = False
         for i, (k, item) in enumerate(value.items()):
             if key_node.check(k):
                 bad_key = True
-            if item is None:
+            if item is None:  # a null value is kept, so it must be refused
+                null_value = True
                 continue
             errs = value_node.check(item)
             if errs:
@@ -491,7 +507,7 @@ class _Map(_Node):
         n = len(value)
         too_few = self.low is not None and n < self.low
         too_many = self.high is not None and n > self.high
-        if bad_key or bad_value or too_few or too_many:
+        if bad_key or bad_value or null_value or too_few or too_many:
             if found is None:
                 found = []
             shown = self.render(value)
@@ -504,12 +520,15 @@ class _Map(_Node):
             if bad_key:
                 found.append(((1, 0), "", shown, "Map keys must satisfy constraint: ["
                               + ", ".join(key_node.limits()) + "]"))
-            if bad_value:
+            if bad_value or null_value:
+                limits = [NOT_NULL] * null_value + value_node.limits() * bad_value
                 found.append(((1, 1), "", shown, "Map value must satisfy constraint: ["
-                              + ", ".join(value_node.limits()) + "]"))
+                              + ", ".join(limits) + "]"))
         return found
 
     def render(self, value: Any) -> str:
+        if type(value) is not dict:
+            return _render_plain(value)
         return "{" + ", ".join(f"{k}={self.value.render(v)}" for k, v in value.items()) + "}"
 
     def limits(self) -> list[str]:
@@ -559,7 +578,7 @@ class _Structure(_Node):
                 if found is None:
                     found = []
                 position, camel = members[name][0], members[name][1]
-                found.append(((position, -1), camel, "null", "Member must not be null"))
+                found.append(((position, -1), camel, "null", NOT_NULL))
         return found
 
     def render(self, value: Any) -> str:
@@ -748,7 +767,7 @@ class _Quick:
                     return False
             elif how == _VALUE_MAP:
                 for value in item.values():
-                    if type(value) is not dict and value is not None:
+                    if type(value) is not dict:
                         return False
             else:
                 try:

@@ -16,7 +16,7 @@ from tallydb.expressions.condition_eval import begins_with, contains
 from tallydb.expressions.messages import INVALID
 from tallydb.expressions.update import BoundUpdate, UpdatePlan
 from tallydb.expressions.update_apply import AddStep, DeleteStep, PutStep, RemoveStep, Step
-from tallydb.values import AttributeValue, Item, compare_values, values_equal
+from tallydb.values import AttributeValue, Item, compare_values, validate_value, values_equal
 
 _SETS = frozenset({"SS", "NS", "BS"})
 _ADDABLE = frozenset({"N", "L", "SS", "NS", "BS"})
@@ -51,6 +51,7 @@ def from_attribute_updates(attribute_updates: Mapping[str, Mapping[str, Any]]) -
             steps.append(RemoveStep((name,)))
             assigned[name] = None
             continue
+        value = validate_value(value)
         kind = _type(value)
         assigned[name] = kind
         if action == "DELETE":
@@ -135,8 +136,9 @@ def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], 
             raise ValidationException(
                 INVALID + f"Value or AttributeValueList must be used with ComparisonOperator: "
                 f"{operator} for Attribute: {name}")
-        args: list[AttributeValue] = (list(value_list) if value_list is not None
-                                      else [value] if value is not None else [])
+        args: list[AttributeValue] = [
+            validate_value(arg) for arg in
+            (value_list if value_list is not None else [value] if value is not None else [])]
         arity = _ARITY.get(operator)
         if arity is None or not arity(len(args)):
             raise ValidationException(
@@ -163,7 +165,7 @@ def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], 
             wording = "null" if exists is None else "true"
             raise ValidationException(
                 INVALID + f"Value must be provided when Exists is {wording} for Attribute: {name}")
-        expected_value: AttributeValue = value
+        expected_value = validate_value(value)
         return lambda item: _equal(item.get(name), [expected_value])
     if value is not None:
         raise ValidationException(
