@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tallydb.expressions import ast
+from tallydb.expressions.functions import CONDITION_FUNCTIONS, MAX_OPERATORS, UPDATE_FUNCTIONS
 from tallydb.expressions.messages import (
     ALL_TYPES_SET,
     REDUNDANT_PARENS,
@@ -30,16 +31,7 @@ from tallydb.expressions.messages import (
 from tallydb.expressions.parser import ParsedCondition
 from tallydb.expressions.reserved import is_reserved
 
-CONDITION_FUNCTIONS = {
-    "attribute_exists": 1,
-    "attribute_not_exists": 1,
-    "attribute_type": 2,
-    "begins_with": 2,
-    "contains": 2,
-    "size": 1,
-}
 MAX_IN_OPERANDS = 100
-MAX_OPERATORS = 300
 VALID_TYPES = frozenset({"S", "N", "B", "NULL", "SS", "BOOL", "L", "BS", "NS", "M"})
 
 
@@ -174,7 +166,9 @@ class _Walker:
         self.operands(*call.args)
         arity = CONDITION_FUNCTIONS.get(call.name)
         if arity is None:
-            if self.unknown is None:
+            if call.name in UPDATE_FUNCTIONS:  # a function, but not of conditions
+                self.misuse(call.name)
+            elif self.unknown is None:
                 self.unknown = call.name
             return
         if len(call.args) != arity:
