@@ -216,3 +216,25 @@ def test_nesting_within_the_bound_still_works(backend: Backend, tbl: str) -> Non
                                      "ConditionExpression": text,
                                      "ExpressionAttributeValues": {":v": {"S": "a"}}})
     assert answer.status == 200, answer.body
+
+
+# -- error bodies are bounded -------------------------------------------------
+
+
+def test_violation_echoes_at_most_a_bounded_part_of_a_huge_value(
+        backend: Backend, tbl: str) -> None:
+    # DynamoDB echoes the whole value; for thousands of entries that is an
+    # error body of megabytes. tallydb cuts the echo after about 2 KB.
+    writes = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "v": {"S": "x" * 20}}}}
+              for i in range(5000)]
+    before = contents(backend, tbl)
+    answer = backend.raw("BatchWriteItem", {"RequestItems": {tbl: writes}})
+    assert (answer.status, answer.error_code) == (400, VALIDATION)
+    assert len(answer.body) < 4096
+    assert answer.message.startswith(
+        ONE + f"Value '{{{tbl}=[WriteRequest(putRequest=PutRequest(item={{")
+    assert answer.message.endswith(
+        ", ...]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+        "constraint: [Member must have length less than or equal to 25, "
+        "Member must have length greater than or equal to 1]")
+    assert contents(backend, tbl) == before

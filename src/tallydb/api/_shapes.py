@@ -43,7 +43,7 @@ of DynamoDB's requests lies outside an AttributeValue).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import botocore.session
@@ -205,6 +205,25 @@ class _Node:
         return []
 
 
+#: How much of a list or map a violation echoes before it stops with "...".
+#: DynamoDB echoes the whole value; a request of 150,000 entries would then
+#: get an error body of tens of MB, built on the event loop. tallydb's bound.
+MAX_RENDERED = 2048
+
+
+def _joined(parts: Iterator[str], opening: str, closing: str) -> str:
+    """``opening + ", ".join(parts) + closing``, cut after ``MAX_RENDERED``."""
+    shown: list[str] = []
+    size = 0
+    for part in parts:
+        if size > MAX_RENDERED:
+            shown.append("...")
+            break
+        shown.append(part)
+        size += len(part) + 2
+    return opening + ", ".join(shown) + closing
+
+
 def _render_plain(value: Any) -> str:
     if value is None:
         return "null"
@@ -213,9 +232,9 @@ def _render_plain(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, list):
-        return "[" + ", ".join(_render_plain(v) for v in value) + "]"
+        return _joined((_render_plain(v) for v in value), "[", "]")
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}={_render_plain(v)}" for k, v in value.items()) + "}"
+        return _joined((f"{k}={_render_plain(v)}" for k, v in value.items()), "{", "}")
     return str(value)
 
 
@@ -442,7 +461,7 @@ class _List(_Node):
     def render(self, value: Any) -> str:
         if type(value) is not list:
             return _render_plain(value)
-        return "[" + ", ".join(self.member.render(v) for v in value) + "]"
+        return _joined((self.member.render(v) for v in value), "[", "]")
 
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
@@ -529,7 +548,7 @@ class _Map(_Node):
     def render(self, value: Any) -> str:
         if type(value) is not dict:
             return _render_plain(value)
-        return "{" + ", ".join(f"{k}={self.value.render(v)}" for k, v in value.items()) + "}"
+        return _joined((f"{k}={self.value.render(v)}" for k, v in value.items()), "{", "}")
 
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
