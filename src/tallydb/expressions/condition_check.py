@@ -44,6 +44,8 @@ class FunctionCheck:
     - ``types``: the operand ``ref`` must not be of a type in ``banned``
       (``allowed`` when non-empty lists the only types it may be);
     - ``type_name``: ``ref`` must be a String naming a DynamoDB type;
+    - ``ordered``: ``ref`` is an operand of ``function``, an ordering
+      comparison, and must be a String, Number or Binary;
     - ``between``: ``ref`` and ``other`` are BETWEEN's bounds.
     """
 
@@ -122,8 +124,11 @@ class _Walker:
             self.operands(node.left, node.right)
             if isinstance(node.left, ast.Path) and isinstance(node.right, ast.Path):
                 self.atomic.distinct.append((node.op, node.left, node.right))
+            if node.op not in ("=", "<>"):
+                self.orderable(node.op, node.left, node.right)
         elif isinstance(node, ast.Between):
             self.operands(node.operand, node.low, node.high)
+            self.orderable("BETWEEN", node.operand, node.low, node.high)
             if isinstance(node.low, ast.ValueRef) and isinstance(node.high, ast.ValueRef):
                 self.atomic.functions.append(FunctionCheck("between", "BETWEEN",
                                                            ref=node.low.ref,
@@ -139,6 +144,13 @@ class _Walker:
         for operand in operands:
             if isinstance(operand, ast.Call) and operand.name != "size":
                 self.misuse(operand.name)
+
+    def orderable(self, operator: str, *operands: ast.Operand) -> None:
+        """A value an ordering comparison takes must be a String, Number or
+        Binary: another type is the request's mistake, not a false condition."""
+        for operand in operands:
+            if isinstance(operand, ast.ValueRef):
+                self.atomic.functions.append(FunctionCheck("ordered", operator, ref=operand.ref))
 
     def misuse(self, name: str) -> None:
         if self.misused is None:
