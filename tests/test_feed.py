@@ -48,8 +48,8 @@ def test_each_committed_change_is_published_once_in_commit_order(engine: Engine)
     for _ in range(3):
         add(client, "a")
     client.delete_item(TableName="tbl", Key={"pk": {"S": "a"}})
-    assert [(c.seq, c.event) for c in got] == [
-        (1, "INSERT"), (2, "MODIFY"), (3, "MODIFY"), (4, "REMOVE")]
+    assert [(c.seq - got[0].seq, c.event) for c in got] == [
+        (0, "INSERT"), (1, "MODIFY"), (2, "MODIFY"), (3, "REMOVE")]
     assert [c.new and c.new["n"] for c in got] == [{"N": "1"}, {"N": "2"}, {"N": "3"}, None]
     assert got[1].old == {"pk": {"S": "a"}, "n": {"N": "1"}}
     assert all(c.keys == {"pk": {"S": "a"}} and c.table == "tbl" for c in got)
@@ -122,6 +122,18 @@ def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:
     assert len(got) == 1
 
 
+def test_positions_from_before_listening_began_are_never_reused(engine: Engine) -> None:
+    client = inprocess.client(engine)
+    got: list[Change] = []
+    stop = engine.feed.subscribe(got.extend)
+    add(client, "a")
+    stop()
+    add(client, "a")  # unseen: nobody listens
+    engine.feed.subscribe(got.extend)
+    add(client, "a")
+    assert got[1].seq > got[0].seq + 1  # a gap marks what went unseen
+
+
 def test_listeners_see_concurrent_writers_in_commit_order(engine: Engine) -> None:
     got: list[Change] = []
     batches: list[Sequence[Change]] = []
@@ -137,5 +149,5 @@ def test_listeners_see_concurrent_writers_in_commit_order(engine: Engine) -> Non
         thread.start()
     for thread in threads:
         thread.join()
-    assert [c.seq for c in got] == list(range(1, 401))
+    assert [c.seq for c in got] == list(range(got[0].seq, got[0].seq + 400))
     assert [int(c.new["n"]["N"]) for c in got if c.new] == list(range(1, 401))

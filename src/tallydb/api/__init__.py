@@ -18,14 +18,15 @@ from typing import Any
 from tallydb.api import _streams as streams
 from tallydb.api._limits import Limits
 from tallydb.api._shapes import check_request
+from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
 from tallydb.feed import Change, ChangeFeed
 from tallydb.storage import Store, TableRecord, Transaction
 
 __all__ = [
-    "DYNAMODB_SERVICE", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine",
-    "Limits", "SpoiledBatchError", "run", "target_of",
+    "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS",
+    "Engine", "Limits", "SpoiledBatchError", "check_expressions", "run", "target_of",
 ]
 
 Request = dict[str, Any]
@@ -113,20 +114,25 @@ class Engine:
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
             self.store.on_commit = self._publish if on else None
+            if on:  # a gap: no position from before is taken for one after
+                self.feed.next_seq()
 
-    def _publish(self, journal: list[tuple[TableRecord, Item | None, Item | None]]) -> None:
+    def _publish(self, journal: list[tuple[TableRecord, bytes, bytes, Item | None, Item | None]]
+                 ) -> None:
         """Turn a committed transaction's journal into the feed's changes."""
         feed = self.feed
+        seq = feed.seq
+        names_of = self._key_names
         changes = []
-        for record, old, new in journal:
-            names = self._key_names.get(record.id)
+        make = tuple.__new__
+        for record, hk, rk, old, new in journal:
+            names = names_of.get(record.id)
             if names is None:
-                names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
-                self._key_names[record.id] = names
-            image = new if new is not None else old
-            assert image is not None
-            keys = {name: image[name] for name in names}
-            changes.append(Change(feed.next_seq(), record.name, keys, old, new))
+                names = names_of[record.id] = tuple(
+                    k["AttributeName"] for k in record.description["KeySchema"])
+            seq += 1
+            changes.append(make(Change, (seq, record.name, hk, rk, old, new, names)))
+        feed.seq = seq
         feed.publish(changes)
 
     def call(self, operation: str, request: Request) -> Response:

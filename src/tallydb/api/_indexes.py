@@ -282,7 +282,7 @@ def write_item(
     stream = record.description.get(CAPTURE)
     if (journal is not None or stream is not None) and old != new:
         if journal is not None:
-            journal.append((record, old, new))
+            journal.append((record, hk, rk, old, new))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service)
     if new is None:

@@ -98,6 +98,11 @@ CREATE TABLE IF NOT EXISTS client_tokens (
     replay BLOB NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS client_tokens_created ON client_tokens(created);
+CREATE TABLE IF NOT EXISTS item_counts (
+    source TEXT PRIMARY KEY,
+    items INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS item_log_applied (
     one INTEGER PRIMARY KEY CHECK (one = 1),
     lsn INTEGER NOT NULL
@@ -128,6 +133,32 @@ _ITEMS_TABLE = (
 
 #: Copy every row of one items table into another (a snapshot, a restore).
 _COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
+
+#: An items table's row count and bytes, kept by SQLite itself as rows are
+#: written (an upsert that finds its row fires the UPDATE trigger), in the
+#: same transaction: exact after a rollback, a savepoint's or a replay, and
+#: read in one lookup however large the table (DescribeTable's figures).
+_COUNTING = (
+    """CREATE TRIGGER IF NOT EXISTS "{0}_inserted" AFTER INSERT ON {0} BEGIN
+        UPDATE item_counts SET items = items + 1, bytes = bytes + length(NEW.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_deleted" AFTER DELETE ON {0} BEGIN
+        UPDATE item_counts SET items = items - 1, bytes = bytes - length(OLD.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_updated" AFTER UPDATE OF item ON {0} BEGIN
+        UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
+        WHERE source = '{0}'; END""",
+)
+
+
+def _start_counting(conn: sqlite3.Connection, source: str) -> None:
+    """Count ``source``'s rows from what it holds now on (a new items
+    table, or one of a database made before counts were kept)."""
+    conn.execute(
+        f"INSERT OR REPLACE INTO item_counts(source, items, bytes) "
+        f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
+    for trigger in _COUNTING:
+        conn.execute(trigger.format(source))
 
 
 class _RowSQL(NamedTuple):
@@ -195,6 +226,7 @@ class Store:
         ):
             self._tables[name] = TableRecord(
                 table_id, name, orjson.loads(description), indexes.get(table_id, {}))
+        self._count_uncounted()
         self._depth = 0
         self._closed = False
         #: Committed item writes not yet in SQLite (durable in the item log),
@@ -230,6 +262,20 @@ class Store:
         else:
             tables[name] = record
         self._tables = tables
+
+    def _count_uncounted(self) -> None:
+        """Start counting the items tables a database made before counts
+        were kept has (once: one scan of each)."""
+        counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
+        sources = [source for record in self._tables.values()
+                   for source in (record.items_table,
+                                  *(record.index_table(i) for i in record.indexes))]
+        missing = [source for source in sources if source not in counted]
+        if missing:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for source in missing:
+                _start_counting(self._conn, source)
+            self._conn.execute("COMMIT")
 
     def _replay(self) -> int:
         """Write the item log's records after SQLite's last into SQLite, in
@@ -556,6 +602,7 @@ class Transaction:
             (name, record.id, orjson.dumps(description)),
         )
         self._conn.execute(_ITEMS_TABLE.format(record.items_table))
+        _start_counting(self._conn, record.items_table)
         self._store._catalog(name, record)
         return record
 
@@ -574,6 +621,9 @@ class Transaction:
         for index in record.indexes:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
+        self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
+            (source,) for source in (record.items_table,
+                                     *(record.index_table(i) for i in record.indexes))])
         self._store._catalog(record.name, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
@@ -586,6 +636,7 @@ class Transaction:
         )
         updated = replace(record, indexes={**record.indexes, index: index_id})
         self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
+        _start_counting(self._conn, updated.index_table(index))
         self._store._catalog(record.name, updated)
         return updated
 
@@ -593,6 +644,8 @@ class Transaction:
         """Remove an index table; the new record (the catalog already holds it)."""
         self._store._begin_sqlite()
         self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+        self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                           (record.index_table(index),))
         self._conn.execute(
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
         updated = replace(
@@ -602,13 +655,13 @@ class Transaction:
 
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
         """(ItemCount, bytes of stored item JSON) of the table or of one of
-        its indexes: DescribeTable's figures."""
+        its indexes: DescribeTable's figures, kept as rows are written (one
+        lookup, not a scan)."""
         self._store._sync_items()
         source = record.items_table if index is None else record.index_table(index)
         row = self._conn.execute(
-            f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}"
-        ).fetchone()
-        return int(row[0]), int(row[1])
+            "SELECT items, bytes FROM item_counts WHERE source = ?", (source,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     # -- items -------------------------------------------------------------
 
