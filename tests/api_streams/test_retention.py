@@ -97,3 +97,35 @@ def test_records_older_than_24_hours_are_trimmed(engine: Engine) -> None:
         "TrimmedDataAccessException", "The data you are trying to access has been trimmed", 400)
     increment(ddb, table, 1)  # a new record, after the horizon: read from TRIM_HORIZON
     assert [r["eventName"] for r in read_all(streams, arn)] == ["MODIFY"]
+
+
+def test_a_group_commit_keeps_exactly_its_committed_records(engine: Engine) -> None:
+    """Records of one transaction share a stored row; an operation undone
+    with its savepoint takes its records along, the others stay, in order."""
+    from tallydb.api import run
+
+    ddb = inprocess.client(engine, config=CLIENT_CONFIG)
+    streams = inprocess.streams_client(engine, config=CLIENT_CONFIG)
+    table, arn = table_with_stream(ddb)
+    add = {"TableName": table, "Key": {"PK": {"S": "c"}, "SK": {"S": "1"}},
+           "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": {":one": {"N": "1"}}}
+    with engine.batch() as call:  # one transaction, as a server's group commit
+        call("UpdateItem", add)
+        call("UpdateItem", add)
+    with engine.store.transaction() as txn:
+        run(txn, "UpdateItem", add)  # n = 3
+        with pytest.raises(RuntimeError), txn.savepoint():
+            run(txn, "UpdateItem", add)  # undone with its savepoint
+            raise RuntimeError("an operation failing after its write")
+        with txn.savepoint():
+            run(txn, "UpdateItem", add)  # n = 4
+        run(txn, "UpdateItem", add)  # n = 5
+    records = read_all(streams, arn)
+    assert [r["dynamodb"]["NewImage"]["n"]["N"] for r in records] == ["1", "2", "3", "4", "5"]
+    numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert numbers == sorted(numbers)
+    second = records[1]["dynamodb"]["SequenceNumber"]  # inside a stored row, not its first
+    assert [r["dynamodb"]["NewImage"]["n"]["N"] for r in read_all(
+        streams, arn, "AT_SEQUENCE_NUMBER", SequenceNumber=second)] == ["2", "3", "4", "5"]
+    assert [r["dynamodb"]["NewImage"]["n"]["N"] for r in read_all(
+        streams, arn, "AFTER_SEQUENCE_NUMBER", SequenceNumber=second)] == ["3", "4", "5"]

@@ -22,7 +22,7 @@ from tallydb.errors import (
     DuplicateItemException,
     ValidationException,
 )
-from tallydb.partiql import Insert, Planned, Select, parse_counted, plan, plan_get
+from tallydb.partiql import Insert, Planned, Select, parse_counted, plan_with
 from tallydb.partiql.messages import DUPLICATE_ITEM, PARAMETER_COUNT
 from tallydb.storage import Transaction
 from tallydb.values import validate_value
@@ -50,11 +50,11 @@ def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False) -> 
         if index is not None:
             keys = list(index.hash_key + index.range_key)
     if keyed and isinstance(statement, Select):
-        result = plan_get(statement, parameters, keys)
+        result = plan_with(statement, parameters, keys, get=True)
         if entry.get("ConsistentRead") is not None:
             result.request["ConsistentRead"] = entry["ConsistentRead"]
         return result
-    result = plan(statement, parameters, keys)
+    result = plan_with(statement, parameters, keys)
     if isinstance(statement, Insert):
         table.keys.check_item_key(result.request["Item"])
     wanted = entry.get("ReturnValuesOnConditionCheckFailure")

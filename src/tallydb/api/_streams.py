@@ -3,10 +3,10 @@
 While a table's stream is enabled, ``write_item`` calls :func:`capture` for
 every write that changes an item. The record is a row of the table's stream
 source (an items table like an index's, ``STREAM_SOURCE``), keyed by the
-shard (hk) and the sequence number (rk, 8 bytes big-endian), written in the
+shard (hk) and a sequence number (rk, 8 bytes big-endian), written in the
 same store transaction as the item: item and record commit in one item-log
 append, so a record is exactly as durable as its write and a rolled-back
-write leaves none.
+write leaves none. A transaction's records share one row (:func:`capture`).
 
 Sequence numbers come from one clock for the process: nanoseconds since the
 epoch, strictly increasing (a write in the same nanosecond as the last
@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterator
-from itertools import islice
-from typing import Any
+from typing import Any, cast
+
+import orjson
 
 from tallydb.api.describe_table import REGION, table_arn
 from tallydb.errors import ValidationException
@@ -139,66 +140,171 @@ def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
 
 # --- writing ------------------------------------------------------------------------
 
+#: A stored record: [sequence number, event (an index of EVENTS), keys, new
+#: image or null, old image or null or SAME_AS_LAST, 1 if TTL's]. Old images
+#: equal to the previous record's new image (a counter's run of updates)
+#: are stored as SAME_AS_LAST: a row keeps each image once.
+EVENTS = ("INSERT", "MODIFY", "REMOVE")
+SAME_AS_LAST = 1
+
+
+class _Capture:
+    """What writing one stream's records needs, derived once per catalog
+    record, and the row the open transaction segment's records gather in."""
+
+    __slots__ = (
+        "last",
+        "names",
+        "new",
+        "old",
+        "record",
+        "rk",
+        "row",
+        "segment",
+        "shard",
+        "view",
+    )
+
+    def __init__(self, record: TableRecord, stream: dict[str, str]) -> None:
+        self.record = record
+        self.view = stream["view"]
+        self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+        self.new = self.view in _VIEWS_NEW
+        self.old = self.view in _VIEWS_OLD
+        self.shard = stream["shard"].encode()
+        self.segment = -1
+        self.rk = b""
+        self.row = bytearray()
+        self.last: Item | None = None
+
+
+_captures: dict[int, _Capture] = {}
+
+
+def _capture_of(record: TableRecord, stream: dict[str, str]) -> _Capture:
+    found = _captures.get(id(record))
+    if found is None or found.record is not record:
+        if len(_captures) > 1024:
+            _captures.clear()
+        found = _captures[id(record)] = _Capture(record, stream)
+    return found
+
 
 def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
             old: Item | None, new: Item | None, by_service: bool) -> None:
-    """Write the stream record of one item change (``old`` != ``new``)."""
+    """Write the stream record of one item change (``old`` != ``new``).
+
+    The records of one transaction (a group commit: many requests) gather
+    in one row of the stream source, keyed by the first one's sequence
+    number: a buffer that each record extends in place, which the store
+    keeps until the commit, so a hot counter's group costs one row, not
+    one per request, and no record is encoded twice. A savepoint starts a
+    new row (``txn.segment``), so a failed operation's records go with its
+    rollback.
+    """
+    global _last
+    now = time.time_ns()
+    seq = _last = now if now > _last else _last + 1
+    c = _capture_of(record, stream)
     image = new if new is not None else old
     assert image is not None
-    keys = {k["AttributeName"]: image[k["AttributeName"]]
-            for k in record.description["KeySchema"]}
-    row: dict[str, Any] = {
-        "e": "INSERT" if old is None else "REMOVE" if new is None else "MODIFY", "k": keys}
-    view = stream["view"]
-    if new is not None and view in _VIEWS_NEW:
-        row["n"] = new
-    if old is not None and view in _VIEWS_OLD:
-        row["o"] = old
-    if by_service:
-        row["u"] = 1
-    txn.put_entry(record, STREAM_SOURCE, stream["shard"].encode(),
-                  next_sequence().to_bytes(8, "big"), row)
+    keys = {name: image[name] for name in c.names}
+    segment = txn.segment
+    row = c.row
+    if c.segment != segment:
+        c.segment, c.rk, c.last = segment, seq.to_bytes(8, "big"), None
+        row = c.row = bytearray(b"[")
+    else:
+        row[-1:] = b","  # the closing bracket becomes a separator
+    before: Any = None
+    if old is not None and c.old:
+        before = SAME_AS_LAST if c.last is not None and old == c.last else old
+    row += orjson.dumps((seq, 0 if old is None else 2 if new is None else 1, keys,
+                         new if c.new else None, before, 1 if by_service else 0))
+    row += b"]"
+    c.last = new if c.old and c.new else None  # SAME_AS_LAST needs both images
+    # the same buffer, put again: the store may have written the row out
+    # since (a read of many rows mid-transaction), and must write it again
+    txn.put_entry_encoded(record, STREAM_SOURCE, c.shard, c.rk, row)
 
 
 # --- reading ------------------------------------------------------------------------
 
+Entries = list[list[Any]]
+
+
+def _stored(txn: Transaction, record: TableRecord, hk: bytes, **where: Any
+            ) -> Iterator[tuple[bytes, bytes, Entries]]:
+    """Rows of the stream source (each a list of records), as ``txn.items``."""
+    for row_hk, rk, entries in txn.items(record, hk, index=STREAM_SOURCE, **where):
+        yield row_hk, rk, cast(Entries, entries)
+
+
+def _first(rows: Iterator[tuple[bytes, bytes, Entries]]) -> tuple[bytes, bytes, Entries] | None:
+    for row in rows:
+        return row
+    return None
+
+
+def _records(entries: Entries, after: int) -> Iterator[dict[str, Any]]:
+    """A row's records after ``after``, each as a dict with its old image."""
+    last = None
+    for seq, event, keys, new, old, by_service in entries:
+        if old == SAME_AS_LAST:
+            old = last
+        last = new
+        if seq > after:
+            yield {"s": seq, "e": EVENTS[event], "k": keys, "n": new, "o": old,
+                   "u": by_service}
+
 
 def rows(txn: Transaction, record: TableRecord, shard: str, after: int
-         ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(seq, row) of a shard's records after ``after``, in order."""
-    low = (after + 1).to_bytes(8, "big")
-    for _, rk, row in txn.items(record, shard.encode(), index=STREAM_SOURCE, low=low):
-        yield int.from_bytes(rk, "big"), row
+         ) -> Iterator[dict[str, Any]]:
+    """A shard's records after sequence number ``after``, in order."""
+    hk = shard.encode()
+    first = after + 1
+    # the row that may hold ``first``: the last one keyed at or before it
+    holding = _first(_stored(txn, record, hk, below=(first + 1).to_bytes(8, "big"),
+                             forward=False))
+    if holding is not None:
+        yield from _records(holding[2], after)
+    for _, _, entries in _stored(txn, record, hk, low=(first + 1).to_bytes(8, "big")):
+        yield from _records(entries, after)
 
 
-def wire_record(stream: dict[str, Any], seq: int, row: dict[str, Any]) -> dict[str, Any]:
-    """A stored row as GetRecords answers it."""
+def wire_record(stream: dict[str, Any], entry: dict[str, Any], sizes: dict[int, int]
+                ) -> dict[str, Any]:
+    """A stored record as GetRecords answers it. ``sizes``: item sizes by
+    ``id`` of the image, shared by one page's records (an old image is
+    often the record before's new one, the very same dict)."""
+    seq = entry["s"]
     dynamodb: dict[str, Any] = {
         "ApproximateCreationDateTime": seq // 1_000_000_000,
-        "Keys": row["k"],
+        "Keys": entry["k"],
     }
-    size = item_size(row["k"])
-    if "n" in row:
-        dynamodb["NewImage"] = row["n"]
-        size += item_size(row["n"])
-    if "o" in row:
-        dynamodb["OldImage"] = row["o"]
-        size += item_size(row["o"])
+    size = item_size(entry["k"])
+    for member, image in (("NewImage", entry["n"]), ("OldImage", entry["o"])):
+        if image is not None:
+            dynamodb[member] = image
+            known = sizes.get(id(image))
+            if known is None:
+                known = sizes[id(image)] = item_size(image)
+            size += known
     dynamodb["SequenceNumber"] = sequence_text(seq)
     dynamodb["SizeBytes"] = size
     dynamodb["StreamViewType"] = stream["view"]
-    record = {
-        "eventID": hashlib.blake2b(f"{stream['shard']}/{seq}".encode(),
-                                   digest_size=16).hexdigest(),
-        "eventName": row["e"],
+    wire = {
+        # unique: sequence numbers never repeat, across streams and restarts
+        "eventID": f"{seq:032x}",
+        "eventName": entry["e"],
         "eventVersion": "1.1",
         "eventSource": "aws:dynamodb",
         "awsRegion": REGION,
         "dynamodb": dynamodb,
     }
-    if row.get("u"):
-        record["userIdentity"] = SERVICE_IDENTITY
-    return record
+    if entry["u"]:
+        wire["userIdentity"] = SERVICE_IDENTITY
+    return wire
 
 
 # --- upkeep ---------------------------------------------------------------------------
@@ -213,15 +319,15 @@ def recover(txn: Transaction) -> None:
             continue
         for stream in record.description.get(STREAMS, ()):
             _last = max(_last, stream.get("end", 0), stream["start"])
-            for _, rk, _ in txn.items(record, stream["shard"].encode(), index=STREAM_SOURCE,
-                                      forward=False):
-                _last = max(_last, int.from_bytes(rk, "big"))
-                break
+            row = _first(_stored(txn, record, stream["shard"].encode(), forward=False))
+            if row is not None:
+                _last = max(_last, row[2][-1][0])
 
 
 def trim(txn: Transaction, now: float, limit: int) -> int:
-    """Delete up to ``limit`` stream records older than 24 hours, and forget
-    disabled streams with nothing left; how many records were deleted."""
+    """Delete stream records older than 24 hours (whole rows, up to about
+    ``limit`` records), and forget disabled streams with nothing left; how
+    many records were deleted."""
     cutoff = _seconds_to_sequence(now - RETENTION)
     below = cutoff.to_bytes(8, "big")
     deleted = 0
@@ -232,13 +338,16 @@ def trim(txn: Transaction, now: float, limit: int) -> int:
         kept = []
         for stream in streams:
             shard = stream["shard"].encode()
-            found = list(islice(txn.items(record, shard, index=STREAM_SOURCE, below=below),
-                                limit - deleted))
-            for hk, rk, _ in found:
+            old = []
+            for hk, rk, entries in _stored(txn, record, shard, below=below):
+                if entries[-1][0] >= cutoff or deleted >= limit:
+                    break  # a row is trimmed whole, once all of it is old
+                old.append((hk, rk, entries[-1][0]))
+                deleted += len(entries)
+            for hk, rk, _ in old:
                 txn.delete_entry(record, STREAM_SOURCE, hk, rk)
-            deleted += len(found)
-            if found:  # the trim horizon: reading from before it is refused
-                stream = {**stream, "trimmed": int.from_bytes(found[-1][1], "big")}
+            if old:  # the trim horizon: reading from before it is refused
+                stream = {**stream, "trimmed": old[-1][2]}
             if "disabled" not in stream or stream["disabled"] > now - RETENTION:
                 kept.append(stream)
         if kept != streams:

@@ -38,10 +38,11 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     size = 0
     last = after
-    for seq, row in streams.rows(txn, record, shard, after):
-        wire = streams.wire_record(stream, seq, row)
+    sizes: dict[int, int] = {}
+    for entry in streams.rows(txn, record, shard, after):
+        wire = streams.wire_record(stream, entry, sizes)
         records.append(wire)
-        last = seq
+        last = entry["s"]
         size += wire["dynamodb"]["SizeBytes"]
         if len(records) >= limit or size >= PAGE_BYTES:
             break

@@ -9,7 +9,7 @@ statement runs exactly the code path the JSON operation runs.
 
 from tallydb.partiql.ast import Delete, Insert, Select, Statement, Update
 from tallydb.partiql.parser import StatementError, parse, parse_counted
-from tallydb.partiql.plan import KeyAttributes, Planned, plan, plan_get
+from tallydb.partiql.plan import KeyAttributes, Planned, plan, plan_get, plan_with
 
 __all__ = [
     "Delete",
@@ -24,4 +24,5 @@ __all__ = [
     "parse_counted",
     "plan",
     "plan_get",
+    "plan_with",
 ]

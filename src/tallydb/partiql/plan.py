@@ -40,6 +40,70 @@ class Planned:
     returning: str | None = None
 
 
+class _Slot(dict[str, Any]):
+    """Where parameter ``index`` goes in a planned request (a template)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+
+@dataclass
+class _Template:
+    statement: ast.Statement
+    planned: Planned | None  # None: the statement is planned afresh each time
+
+
+_templates: dict[tuple[int, bool, tuple[tuple[str, str], ...], int], _Template] = {}
+_TEMPLATES = 4096
+
+
+def plan_with(statement: ast.Statement, parameters: list[dict[str, Any]],
+              keys: KeyAttributes, *, get: bool = False) -> Planned:
+    """``plan`` (``plan_get`` when ``get``), made once per statement, key
+    schema and parameter count and then filled with the parameters: a
+    statement sent again and again (a counter's increment) costs a copy of
+    its request, not a plan. A statement that cannot be planned without its
+    parameters' values (one inside a set literal) is planned each time."""
+    cache_key = (id(statement), get, tuple(keys), len(parameters))
+    template = _templates.get(cache_key)
+    if template is None or template.statement is not statement:
+        if len(_templates) >= _TEMPLATES:
+            _templates.clear()
+        slots: list[dict[str, Any]] = [_Slot(i) for i in range(len(parameters))]
+        try:
+            made: Planned | None = _plan(statement, slots, keys, get)
+        except Exception:
+            made = None
+        template = _templates[cache_key] = _Template(statement, made)
+    made = template.planned
+    if made is None:
+        return _plan(statement, parameters, keys, get)
+    if not parameters:  # callers add members to a request, never change one
+        return Planned(made.operation, dict(made.request), made.key, made.returning)
+    return Planned(made.operation, _filled(made.request, parameters),
+                   _filled(made.key, parameters), made.returning)
+
+
+def _plan(statement: ast.Statement, parameters: list[dict[str, Any]], keys: KeyAttributes,
+          get: bool) -> Planned:
+    if get:
+        assert isinstance(statement, ast.Select)
+        return plan_get(statement, parameters, keys)
+    return plan(statement, parameters, keys)
+
+
+def _filled(value: Any, parameters: list[dict[str, Any]]) -> Any:
+    """A copy of a template with each slot replaced by its parameter."""
+    if isinstance(value, _Slot):
+        return parameters[value.index]
+    if isinstance(value, dict):
+        return {k: _filled(v, parameters) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(v, parameters) for v in value]
+    return value
+
+
 def plan(statement: ast.Statement, parameters: list[dict[str, Any]],
          keys: KeyAttributes) -> Planned:
     """``statement`` as an operation's request. ``keys`` are the table's key

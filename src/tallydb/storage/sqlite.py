@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import itertools
 import logging
 import sqlite3
 import threading
@@ -18,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, NamedTuple, cast
 
 import orjson
 
@@ -246,6 +247,9 @@ class Store:
         self._applied = self._replay()  # the last LSN SQLite holds
         self._lsn = self._applied  # the last LSN committed
         self._txn = Transaction(self)  # one serves every scope
+        #: The open transaction's stretch since it began or a savepoint began
+        #: or ended (``Transaction.segment``).
+        self.segment = 0
         #: Called after each COMMIT, still holding the writer, with what the
         #: transaction recorded in ``Transaction.journal``; while it is None
         #: nothing is recorded (see ``tallydb.feed``).
@@ -489,6 +493,7 @@ class _Scope:
         if self._outer:
             self._tables_before = store._tables
             store._pending = {}
+            store.segment = next(_SEGMENTS)
             txn.journal = None if store.on_commit is None else []
         return txn
 
@@ -534,12 +539,14 @@ class _Savepoint:
         self._tables_before = store._tables
         journal = store._txn.journal
         self._journaled = 0 if journal is None else len(journal)
+        store.segment = next(_SEGMENTS)
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: object) -> None:
         store = self._store
         store._pending = self._pending
+        store.segment = next(_SEGMENTS)
         conn = store._conn
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
@@ -552,6 +559,9 @@ class _Savepoint:
 
 #: ``get_item``'s "nothing kept for this row" (None means kept as deleted).
 _UNWRITTEN = object()
+
+#: Numbers for ``Store.segment``, unique in the process.
+_SEGMENTS = itertools.count(1)
 
 
 class Transaction:
@@ -697,6 +707,21 @@ class Transaction:
                   ) -> None:
         """Write one entry of an index (its keys encoded as the caller likes)."""
         self._write(record.index_table(index), hk, rk, orjson.dumps(item))
+
+    def put_entry_encoded(self, record: TableRecord, index: str, hk: bytes, rk: bytes,
+                          blob: bytes | bytearray) -> None:
+        """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
+        not copied: its writer may extend it and put it again until the
+        transaction commits (never after)."""
+        self._write(record.index_table(index), hk, rk, cast(bytes, blob))
+
+    @property
+    def segment(self) -> int:
+        """A number, unique in the process, for the stretch of this
+        transaction since it began or since a savepoint began or ended: a
+        row written again and again within one segment (many changes
+        gathered into one row) commits or rolls back as one."""
+        return self._store.segment
 
     def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
         self._write(record.index_table(index), hk, rk, None)
