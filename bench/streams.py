@@ -14,7 +14,8 @@ in turn on each repetition:
 
 Ratios are per repetition, to ``add``. Then GetRecords of 1,000 records
 (one raw keep-alive HTTP request, the response read and parsed as JSON), its
-median and p99 over ``--reads`` calls.
+median and p99 over ``--reads`` calls, and the server's CPU per call (the
+figure that holds on a busy machine).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench import procstat
 from bench.dynamo import RawClient
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
@@ -80,12 +82,15 @@ def _streams_call(conn: http.client.HTTPConnection, operation: str, body: dict[s
     return result
 
 
-def _get_records_ms(url: str, arn: str, reads: int) -> list[float]:
+def _get_records_ms(url: str, pid: int, arn: str, reads: int) -> tuple[list[float], float]:
+    """Wall ms of each GetRecords call, and the server's CPU ms per call
+    (with its GetShardIterator: CPU is counted in 10 ms ticks, so over all)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80)
     shard = _streams_call(conn, "DescribeStream", {"StreamArn": arn})[
         "StreamDescription"]["Shards"][0]["ShardId"]
     times = []
+    cpu0 = procstat.cpu_seconds(pid)
     for _ in range(reads):
         iterator = _streams_call(conn, "GetShardIterator", {
             "StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"})
@@ -94,8 +99,9 @@ def _get_records_ms(url: str, arn: str, reads: int) -> list[float]:
                                                   "Limit": 1000})
         times.append((time.perf_counter() - start) * 1000)
         assert len(page["Records"]) == 1000, len(page["Records"])
+    cpu_ms = (procstat.cpu_seconds(pid) - cpu0) * 1000 / reads
     conn.close()
-    return times
+    return times, cpu_ms
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 reps[scenario.id].append(rep)
                 print(f"  rep {r + 1}/{args.reps} {scenario.id}: {rep['rps']:,.0f} req/s "
                       f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
-        times = _get_records_ms(server.url, arn, args.reads)
+        times, cpu_ms = _get_records_ms(server.url, server.pid, arn, args.reads)
         client.close()
     print(f"\n{args.conns} connections, {args.reps} x {args.duration} s in turn, medians; "
           "ratios to add.\n")
@@ -152,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     times.sort()
     print(f"\nGetRecords of 1,000 records (NEW_AND_OLD_IMAGES), {len(times)} calls: median "
           f"{statistics.median(times):.2f} ms, p99 {times[int(len(times) * 0.99) - 1]:.2f} ms, "
-          f"max {times[-1]:.2f} ms")
+          f"max {times[-1]:.2f} ms; server CPU {cpu_ms:.2f} ms a call")
     return 0
 
 

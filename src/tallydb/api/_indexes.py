@@ -284,7 +284,7 @@ def write_item(
         if journal is not None:
             journal.append((record, hk, rk, old, new))
         if stream is not None:
-            capture(txn, record, stream, old, new, by_service)
+            capture(txn, record, stream, old, new, by_service, encoded)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:

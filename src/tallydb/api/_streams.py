@@ -140,30 +140,21 @@ def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
 
 # --- writing ------------------------------------------------------------------------
 
-#: A stored record: [sequence number, event (an index of EVENTS), keys, new
-#: image or null, old image or null or SAME_AS_LAST, 1 if TTL's]. Old images
-#: equal to the previous record's new image (a counter's run of updates)
-#: are stored as SAME_AS_LAST: a row keeps each image once.
+#: A stored record: [sequence number, event (an index of EVENTS), keys or
+#: null when an image holds them, new image or null, old image or null or
+#: SAME_AS_LAST, true if TTL's]. Old images equal to the previous record's new
+#: image (a counter's run of updates) are stored as SAME_AS_LAST: a row
+#: keeps each image once.
 EVENTS = ("INSERT", "MODIFY", "REMOVE")
 SAME_AS_LAST = 1
 
 
 class _Capture:
     """What writing one stream's records needs, derived once per catalog
-    record, and the row the open transaction segment's records gather in."""
+    record, and the records of the open transaction not yet written."""
 
-    __slots__ = (
-        "last",
-        "names",
-        "new",
-        "old",
-        "record",
-        "rk",
-        "row",
-        "segment",
-        "shard",
-        "view",
-    )
+    __slots__ = ("names", "new", "old", "record", "records", "rk", "segment", "shard", "txn",
+                 "view")
 
     def __init__(self, record: TableRecord, stream: dict[str, str]) -> None:
         self.record = record
@@ -172,10 +163,44 @@ class _Capture:
         self.new = self.view in _VIEWS_NEW
         self.old = self.view in _VIEWS_OLD
         self.shard = stream["shard"].encode()
-        self.segment = -1
+        self.segment = -1  # no records held
         self.rk = b""
-        self.row = bytearray()
-        self.last: Item | None = None
+        self.records: list[tuple[int, int, Item | None, Item | None, bool, bytes | None]] = []
+        self.txn: Transaction | None = None
+
+    def write(self) -> None:
+        """Write the records held as one row (``Transaction.defer`` calls it)."""
+        both = self.new and self.old
+        fragment = orjson.Fragment
+        last: Item | None = None
+        entries: list[Any] = []
+        append = entries.append
+        for seq, event, old, new, by_service, encoded in self.records:
+            if event == 1 and both:  # a MODIFY with both images: a counter's run
+                append((seq, 1, None, new if encoded is None else fragment(encoded),
+                        SAME_AS_LAST if old == last else old, by_service))
+                last = new
+                continue
+            keep_new = new is not None and self.new
+            keep_old = old is not None and self.old
+            keys = None
+            if not (keep_new or keep_old):
+                image = new if new is not None else old
+                assert image is not None
+                keys = {name: image[name] for name in self.names}
+            stored_new: Any = None
+            if keep_new:
+                stored_new = new if encoded is None else fragment(encoded)
+            stored_old: Any = None
+            if keep_old:
+                stored_old = SAME_AS_LAST if last is not None and old == last else old
+            last = new if both else None
+            append((seq, event, keys, stored_new, stored_old, by_service))
+        assert self.txn is not None
+        self.txn.put_entry_encoded(self.record, STREAM_SOURCE, self.shard, self.rk,
+                                   orjson.dumps(entries))
+        self.records = []
+        self.segment = -1
 
 
 _captures: dict[int, _Capture] = {}
@@ -191,41 +216,31 @@ def _capture_of(record: TableRecord, stream: dict[str, str]) -> _Capture:
 
 
 def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
-            old: Item | None, new: Item | None, by_service: bool) -> None:
-    """Write the stream record of one item change (``old`` != ``new``).
+            old: Item | None, new: Item | None, by_service: bool,
+            encoded: bytes | None = None) -> None:
+    """Record one item change (``old`` != ``new``); ``encoded``: ``new``'s
+    JSON, when the writer has it.
 
-    The records of one transaction (a group commit: many requests) gather
-    in one row of the stream source, keyed by the first one's sequence
-    number: a buffer that each record extends in place, which the store
-    keeps until the commit, so a hot counter's group costs one row, not
-    one per request, and no record is encoded twice. A savepoint starts a
-    new row (``txn.segment``), so a failed operation's records go with its
-    rollback.
+    The records of one transaction (a group commit: many requests) are held
+    and written as one row of the stream source, keyed by the first one's
+    sequence number, just before the transaction's writes leave memory
+    (``Transaction.defer``): a hot counter's group costs one row and one
+    encoding, not one per request. Records held in a savepoint that fails
+    are dropped with it.
     """
     global _last
     now = time.time_ns()
     seq = _last = now if now > _last else _last + 1
-    c = _capture_of(record, stream)
-    image = new if new is not None else old
-    assert image is not None
-    keys = {name: image[name] for name in c.names}
+    c = _captures.get(id(record))
+    if c is None or c.record is not record:
+        c = _capture_of(record, stream)
     segment = txn.segment
-    row = c.row
-    if c.segment != segment:
-        c.segment, c.rk, c.last = segment, seq.to_bytes(8, "big"), None
-        row = c.row = bytearray(b"[")
-    else:
-        row[-1:] = b","  # the closing bracket becomes a separator
-    before: Any = None
-    if old is not None and c.old:
-        before = SAME_AS_LAST if c.last is not None and old == c.last else old
-    row += orjson.dumps((seq, 0 if old is None else 2 if new is None else 1, keys,
-                         new if c.new else None, before, 1 if by_service else 0))
-    row += b"]"
-    c.last = new if c.old and c.new else None  # SAME_AS_LAST needs both images
-    # the same buffer, put again: the store may have written the row out
-    # since (a read of many rows mid-transaction), and must write it again
-    txn.put_entry_encoded(record, STREAM_SOURCE, c.shard, c.rk, row)
+    if c.segment != segment:  # the first record of a new row
+        c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn
+        c.records = []
+        txn.defer(c, c.write)
+    c.records.append((seq, 0 if old is None else 2 if new is None else 1, old, new,
+                      by_service, encoded))
 
 
 # --- reading ------------------------------------------------------------------------
@@ -246,14 +261,19 @@ def _first(rows: Iterator[tuple[bytes, bytes, Entries]]) -> tuple[bytes, bytes, 
     return None
 
 
-def _records(entries: Entries, after: int) -> Iterator[dict[str, Any]]:
-    """A row's records after ``after``, each as a dict with its old image."""
+def _records(entries: Entries, after: int, names: tuple[str, ...]
+             ) -> Iterator[dict[str, Any]]:
+    """A row's records after ``after``, each as a dict with its keys and
+    old image filled in."""
     last = None
     for seq, event, keys, new, old, by_service in entries:
         if old == SAME_AS_LAST:
             old = last
         last = new
         if seq > after:
+            if keys is None:
+                image = new if new is not None else old
+                keys = {name: image[name] for name in names}
             yield {"s": seq, "e": EVENTS[event], "k": keys, "n": new, "o": old,
                    "u": by_service}
 
@@ -261,15 +281,16 @@ def _records(entries: Entries, after: int) -> Iterator[dict[str, Any]]:
 def rows(txn: Transaction, record: TableRecord, shard: str, after: int
          ) -> Iterator[dict[str, Any]]:
     """A shard's records after sequence number ``after``, in order."""
+    names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
     hk = shard.encode()
     first = after + 1
     # the row that may hold ``first``: the last one keyed at or before it
     holding = _first(_stored(txn, record, hk, below=(first + 1).to_bytes(8, "big"),
                              forward=False))
     if holding is not None:
-        yield from _records(holding[2], after)
+        yield from _records(holding[2], after, names)
     for _, _, entries in _stored(txn, record, hk, low=(first + 1).to_bytes(8, "big")):
-        yield from _records(entries, after)
+        yield from _records(entries, after, names)
 
 
 def wire_record(stream: dict[str, Any], entry: dict[str, Any], sizes: dict[int, int]

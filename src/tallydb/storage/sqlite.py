@@ -250,6 +250,9 @@ class Store:
         #: The open transaction's stretch since it began or a savepoint began
         #: or ended (``Transaction.segment``).
         self.segment = 0
+        #: Row writers run once, before the open transaction's item writes
+        #: leave memory (``Transaction.defer``).
+        self._deferred: dict[Any, Callable[[], None]] = {}
         #: Called after each COMMIT, still holding the writer, with what the
         #: transaction recorded in ``Transaction.journal``; while it is None
         #: nothing is recorded (see ``tallydb.feed``).
@@ -309,10 +312,18 @@ class Store:
         log.reset()
         return lsn
 
+    def _run_deferred(self) -> None:
+        """Let the deferred writers write their rows (``Transaction.defer``)."""
+        deferred = self._deferred
+        while deferred:
+            deferred.popitem()[1]()
+
     def _sync_items(self) -> None:
         """Make SQLite hold every item write so far (the overlay, then what
         the open transaction kept), beginning its transaction only if there
         is something to write: before a read of many rows."""
+        if self._deferred:
+            self._run_deferred()
         if self._in_sqlite:
             if not self._overlay_written:
                 _write_rows(self._conn, self._overlay)
@@ -351,6 +362,8 @@ class Store:
     def _commit(self) -> None:
         """Commit the open transaction: to SQLite if it began SQLite's, else
         its item writes as one record of the item log, into the overlay."""
+        if self._deferred:
+            self._run_deferred()
         if self._in_sqlite:
             self._sync_items()
             self._commit_sqlite()
@@ -403,6 +416,7 @@ class Store:
     def _rollback(self) -> None:
         """Undo the open transaction; the overlay (committed) stays."""
         self._pending = None
+        self._deferred.clear()
         self._in_sqlite = self._overlay_written = False
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
@@ -545,6 +559,10 @@ class _Savepoint:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: object) -> None:
         store = self._store
+        if kind is None:
+            store._run_deferred()  # into SQLite, inside the savepoint
+        else:
+            store._deferred.clear()  # the failed operation's, undone with it
         store._pending = self._pending
         store.segment = next(_SEGMENTS)
         conn = store._conn
@@ -714,6 +732,14 @@ class Transaction:
         not copied: its writer may extend it and put it again until the
         transaction commits (never after)."""
         self._write(record.index_table(index), hk, rk, cast(bytes, blob))
+
+    def defer(self, key: Any, write: Callable[[], None]) -> None:
+        """Have ``write`` called once (once per ``key``), just before this
+        transaction's item writes leave memory: at its commit, before a
+        read of many rows, when a savepoint begins or ends well. It writes
+        rows made of many changes at once (a stream's records). Dropped
+        when the transaction, or the savepoint it was deferred in, fails."""
+        self._store._deferred[key] = write
 
     @property
     def segment(self) -> int:
