@@ -186,3 +186,21 @@ def test_streams_operations_are_not_dynamodb_operations(backend: Any) -> None:
     answer = backend.raw("DynamoDB_20120810.GetRecords", {"ShardIterator": "x"})
     assert answer.status == 400
     assert orjson.loads(answer.body)["__type"].endswith("#UnknownOperationException")
+
+
+def test_request_checks(streams: Any) -> None:
+    """DynamoDB Streams' constraint messages (botocore's dynamodbstreams model;
+    GetRecords' Limit at most 1,000 as the API reference states)."""
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_records(ShardIterator="x", Limit=1001)
+    assert error_of(excinfo) == (
+        "ValidationException", "1 validation error detected: Value '1001' at 'limit' failed to "
+        "satisfy constraint: Member must have value less than or equal to 1000", 400)
+
+
+def test_request_checks_the_sdk_would_not_send(backend: Any) -> None:
+    answer = backend.raw("DynamoDBStreams_20120810.DescribeStream", {})
+    assert answer.status == 400
+    assert orjson.loads(answer.body)["message"] == (
+        "1 validation error detected: Value null at 'streamArn' failed to satisfy constraint: "
+        "Member must not be null")

@@ -686,8 +686,23 @@ def _service_model() -> Any:
     return _model
 
 
-def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
+_streams_model: Any = None
+
+
+def _model_of(operation: str) -> Any:
+    """DynamoDB's model, or DynamoDB Streams' for the four Streams operations."""
+    global _streams_model
     model = _service_model()
+    if operation not in model.operation_names:
+        if _streams_model is None:
+            _streams_model = botocore.session.get_session().get_service_model("dynamodbstreams")
+        if operation in _streams_model.operation_names:
+            return _streams_model
+    return model
+
+
+def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
+    model = _model_of(operation)
     try:
         shape = model.operation_model(operation).input_shape
     except OperationNotFoundError:  # not an operation botocore knows: nothing to check

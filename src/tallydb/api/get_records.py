@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from tallydb.api import _streams as streams
+from tallydb.api._shapes import constraint_error, violation
 from tallydb.api._stream_api import (
     STREAMS_SERVICE,
     find_stream,
@@ -29,12 +30,15 @@ TRIMMED = "The data you are trying to access has been trimmed"
 
 
 def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    limit = request.get("Limit") or MAX_RECORDS
+    if limit > MAX_RECORDS:
+        raise constraint_error([violation(
+            "limit", str(limit), f"Member must have value less than or equal to {MAX_RECORDS}")])
     now = time.time()
     arn, shard, after = read_iterator(request.get("ShardIterator"), now)
     record, stream = find_stream(txn, arn)
     if streams.trimmed_before(stream, after, now):
         raise TrimmedDataAccessException(TRIMMED)
-    limit = request.get("Limit") or MAX_RECORDS
     records: list[dict[str, Any]] = []
     size = 0
     last = after
