@@ -40,6 +40,7 @@ def test_the_builder_shows_dynamodbs_errors_before_anything_is_sent(console: Any
     )
     marked = page.locator('[data-field="UpdateExpression"] mark.bad')
     expect(marked).to_have_text("+")
+    expect(page.locator('input[name="SET"]')).to_have_attribute("aria-invalid", "true")
     console.shot("builder_syntax_error")
 
     compose(page, SET="a = b")
@@ -62,3 +63,24 @@ def test_the_builder_copies_the_request_as_code(console: Any) -> None:
     page.get_by_role("tab", name="AWS CLI").click()
     expect(code).to_contain_text("--update-expression 'ADD #n :one'")
     expect(code).to_contain_text("--condition-expression 'attribute_exists(#pk)'")
+
+
+def test_the_builder_sends_a_valid_update(console: Any) -> None:
+    client = console.server.client()
+    client.create_table(
+        TableName="videos",
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"},
+                   {"AttributeName": "SK", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"},
+                              {"AttributeName": "SK", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    page = console.open("#/builder")
+    compose(page, table="videos", ConditionExpression="attribute_not_exists(#pk)")
+    expect(page.locator(".verdict")).to_have_attribute("data-state", "valid")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".checkresult pre.json")).to_contain_text('"play_count"')
+    assert console.operations() == ["UpdateItem"]
+    key = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}
+    item = client.get_item(TableName="videos", Key=key, ConsistentRead=True)["Item"]
+    assert item["play_count"] == {"N": "1"}

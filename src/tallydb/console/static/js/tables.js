@@ -27,14 +27,30 @@ export function TablesPage() {
   const [tables, setTables] = useState(null);
   const [creating, setCreating] = useState(false);
   const { error, run } = useAction();
+  const describe = (name) => call("DescribeTable", { TableName: name })
+    .then((r) => r.Table, (e) => ({ TableName: name, error: e }));
   const load = () => run(async () => {
-    const names = await listTables();
-    const described = await Promise.all(names.map((name) => call("DescribeTable", { TableName: name })
-      .then((r) => r.Table, (e) => ({ TableName: name, error: e }))));
-    setTables(described);
+    setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
-  useLiveReload(load, null);
+  // Re-describe only the tables a commit touched, at most once a second.
+  useEffect(() => {
+    const due = new Set();
+    let timer = null;
+    const flush = async () => {
+      timer = null;
+      const names = [...due];
+      due.clear();
+      const fresh = new Map((await Promise.all(names.map(describe))).map((t) => [t.TableName, t]));
+      setTables((current) => current && current.map((t) => fresh.get(t.TableName) || t));
+    };
+    const offChanges = live.on("changes", (changes) => {
+      for (const change of changes) due.add(change.table);
+      if (!timer) timer = setTimeout(flush, 1000);
+    });
+    const offResync = live.on("resync", load);
+    return () => { offChanges(); offResync(); clearTimeout(timer); };
+  }, []);
   return html`<section aria-labelledby="tables-title">
     <div class="heading">
       <h1 id="tables-title">Tables</h1>
