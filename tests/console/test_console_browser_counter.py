@@ -133,6 +133,10 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
     editor.fill(json.dumps(draft))
     client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :one",
                        ExpressionAttributeValues={":one": {"N": "1"}})
+    # The live stream warns before Save; Save is refused all the same.
+    expect(page.locator(".stale")).to_contain_text(
+        "Changed since you started editing: play_count 5 → 6"
+    )
     page.get_by_role("button", name="Save").click()
 
     expect(page.locator(".conflict")).to_contain_text(
@@ -144,6 +148,17 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
     assert item["play_count"] == {"N": "6"}
     assert item["title"] == {"S": "old"}
+
+    # Starting again from the current item, the edit goes through and keeps the increment.
+    page.get_by_role("button", name="Start again from the current item").click()
+    draft = json.loads(editor.input_value())
+    assert draft["play_count"] == {"N": "6"}
+    draft["title"] = {"S": "new"}
+    editor.fill(json.dumps(draft))
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator('tr[data-attribute="title"] td.value')).to_have_text("new")
+    item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    assert item == {**KEY, "play_count": {"N": "6"}, "title": {"S": "new"}}
 
 
 def test_a_failed_condition_shows_the_current_item(console: Console) -> None:

@@ -268,7 +268,7 @@ function changes(base, now) {
   return differ.length ? `: ${differ.slice(0, 5).join(", ")}${differ.length > 5 ? ", …" : ""}` : "";
 }
 
-function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
+function Editor({ table, t, base, current, onSaved, onConflict, onCancel, onRestart }) {
   const [text, setText] = useState(JSON.stringify(base || Object.fromEntries(
     t.KeySchema.map((k) => [k.AttributeName, { [attributeType(t, k.AttributeName)]: "" }])), null, 2));
   const [message, setMessage] = useState(null);
@@ -308,6 +308,10 @@ function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
     <p class="hint">${base ? "Saved as a PutItem that only succeeds if the item is unchanged since you opened it, so no increment by anyone else is overwritten."
       : "Saved as a PutItem that only succeeds if no item has this key yet."}</p>
     ${message && html`<p class="error conflict" role="alert">${message}</p>`}
+    ${base && current && !message && JSON.stringify(current) !== JSON.stringify(base) && html`<p class="notice stale" role="status">
+      Changed since you started editing${changes(base, current)}. Saving now would be refused.</p>`}
+    ${base && current && JSON.stringify(current) !== JSON.stringify(base) && html`<p>
+      <button type="button" onClick=${onRestart}>Start again from the current item</button></p>`}
     <${ErrorBox} error=${error} />
     <div class="row"><button type="submit" class="primary" disabled=${busy}>Save</button>
       <button type="button" onClick=${onCancel}>Cancel</button></div>
@@ -406,7 +410,7 @@ export function ItemPage({ table, keyText: keyJson }) {
     <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <a href=${href("tables", table)}>${table}</a> / <a href=${href("tables", table, "items")}>items</a> / <span>${title}</span></nav>
     <div class="heading">
       <h1 id="item-title" class="wrapanywhere">${title}</h1>
-      ${!isNew && item && !editing && html`<button type="button" onClick=${() => setEditing({ base: item })}>Edit</button>`}
+      ${!isNew && item && !editing && html`<button type="button" onClick=${() => setEditing({ base: item, since: Date.now() })}>Edit</button>`}
       ${!isNew && item && (confirmDelete
         ? html`<span class="confirm">Delete this item?
             <button type="button" class="danger" onClick=${remove}>Delete item</button>
@@ -414,7 +418,8 @@ export function ItemPage({ table, keyText: keyJson }) {
         : html`<button type="button" class="danger-outline" onClick=${() => setConfirmDelete(true)}>Delete…</button>`)}
     </div>
     <${ErrorBox} error=${error} />
-    ${editing && html`<${Editor} table=${table} t=${t} base=${editing.base}
+    ${editing && html`<${Editor} key=${editing.since} table=${table} t=${t} base=${editing.base} current=${item}
+      onRestart=${() => setEditing({ base: item, since: Date.now() })}
       onSaved=${(draft) => {
         setEditing(null);
         if (isNew) location.hash = itemHref(table, keyOf(draft, t.KeySchema));
