@@ -184,3 +184,14 @@ def test_a_narrow_window_with_big_values_keeps_its_layout(console: Any) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the grid page is {overflow}px wider than a 390px window"
     console.shot("items_narrow")
+
+
+@pytest.mark.parametrize("fragment", ["#/tables", "#/tables/{table}", "#/builder", "#/hotkeys"])
+def test_every_page_fits_a_narrow_window(console: Any, fragment: str) -> None:
+    table = make_events(console.server.client(), 1)
+    console.page.set_viewport_size({"width": 390, "height": 844})
+    page = console.open(fragment.format(table=table))
+    expect(page.locator("main h1")).to_be_visible()
+    expect(page.locator(".live.on")).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{fragment} is {overflow}px wider than a 390px window"
