@@ -251,3 +251,36 @@ def test_delete_from_a_set(console: Console) -> None:
     expect(page.locator('tr[data-attribute="tags"] td.value')).to_have_text("{b}")
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
     assert item["tags"] == {"SS": ["b"]}
+
+
+HIDE = """hidden => {
+    Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+    Object.defineProperty(document, "visibilityState",
+                          {value: hidden ? "hidden" : "visible", configurable: true});
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_hidden_tab_closes_its_stream_and_rereads_when_shown(console: Console) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "1"}})
+    streams: list[str] = []
+    console.page.on(
+        "request", lambda r: streams.append(r.url) if "/console/events" in r.url else None
+    )
+    page = console.open(item_fragment(table))
+    expect(page.locator(".live.on")).to_be_visible()
+    assert len(streams) == 1
+
+    page.evaluate(HIDE, True)
+    page.wait_for_timeout(300)
+    client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :n",
+                       ExpressionAttributeValues={":n": {"N": "9"}})
+    page.wait_for_timeout(1_000)  # a live page shows a commit within a second; a hidden one not
+    expect(value_cell(console, "play_count")).to_have_text("1")
+
+    page.evaluate(HIDE, False)
+    expect(value_cell(console, "play_count")).to_have_text("10")
+    assert len(streams) == 2, "the stream did not reopen once"
+    assert console.operations().count("GetItem") == 2, "the shown tab did not re-read its item"
