@@ -22,6 +22,7 @@ import orjson
 from tallydb.api import Engine
 from tallydb.errors import DynamoDBError, InternalServerError
 from tallydb.server import http
+from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
@@ -118,9 +119,15 @@ class Batcher:
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
-                        result = call(ex.operation, ex.request)  # type: ignore[arg-type]
+                        access = ex.access
+                        if access is not None and access.tables is not None and (
+                            ex.operation == "ListTables"
+                        ):
+                            result = list_tables(access, call, ex.request)  # type: ignore[arg-type]
+                        else:
+                            result = call(ex.operation, ex.request)  # type: ignore[arg-type]
                         ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra)
+                                                  ex.extra, ex.gzip)
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
                     except Exception:

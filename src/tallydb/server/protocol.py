@@ -18,20 +18,19 @@ import httptools
 from tallydb.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.exchange import Exchange
-from tallydb.server.routing import error_response
+from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
     from tallydb.server.app import Server
 
 log = logging.getLogger("tallydb.server")
 
-MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 _MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
-MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
+MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
 SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
- _PREFLIGHT) = range(8)
+ _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
 _WANTED = {
     b"expect": _EXPECT,
     # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
@@ -41,6 +40,10 @@ _WANTED = {
     b"content-type": _CONTENT_TYPE,
     b"content-length": _CONTENT_LENGTH,
     b"origin": _ORIGIN,
+    b"host": _HOST,
+    b"sec-fetch-site": _FETCH_SITE,
+    b"accept-encoding": _ACCEPT_ENCODING,
+    b"content-encoding": _CONTENT_ENCODING,
     b"access-control-request-headers": _PREFLIGHT,
     b"access-control-request-method": _PREFLIGHT,
 }
@@ -72,6 +75,7 @@ class Connection(asyncio.Protocol):
         self.body: list[bytes] = []
         self.size = 0
         self.head = -1  # bytes of the current request's head so far; -1 once it is complete
+        self.fields = 0  # bytes of its request line and headers as parsed
         self.expect_continue = False
         self.pending = 0  # requests handed to the batcher and not yet answered
         self.out: list[bytes] = []
@@ -137,6 +141,7 @@ class Connection(asyncio.Protocol):
         self.body = []
         self.size = 0
         self.head = 0
+        self.fields = 0
 
     def on_headers_complete(self) -> None:
         self.head = -1
@@ -152,9 +157,19 @@ class Connection(asyncio.Protocol):
         ex = self.ex
         if ex is not None:
             ex.url += url
+        self._count_head(len(url))
+
+    def _count_head(self, size: int) -> None:
+        self.fields += size
+        if self.fields > MAX_HEAD:
+            self._stop(http.BAD_REQUEST)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         # Called for every header of every request: keep the miss path short.
+        self.fields += len(name) + len(value) + 4
+        if self.fields > MAX_HEAD:
+            self._stop(http.BAD_REQUEST)
+            return
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
@@ -173,6 +188,14 @@ class Connection(asyncio.Protocol):
                     self._too_large()
             elif which == _ORIGIN:
                 ex.origin = value
+            elif which == _HOST:
+                ex.host = value
+            elif which == _FETCH_SITE:
+                ex.fetch_site = value
+            elif which == _ACCEPT_ENCODING:
+                ex.gzip = http.accepts_gzip(value)
+            elif which == _CONTENT_ENCODING:
+                ex.content_encoding = value
             elif which == _EXPECT:
                 self.expect_continue = value.lower() == b"100-continue"
             elif which == _CONNECTION:
@@ -235,7 +258,7 @@ class Connection(asyncio.Protocol):
             self._close_gracefully()
 
     def _too_large(self) -> None:
-        self._stop(http.TOO_LARGE)
+        self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
 
     def _stop(self, final: bytes | None) -> None:
         """Read no more requests; after the responses already due (and
