@@ -237,7 +237,7 @@ class Pipe:
 # The real command
 # --------------------------------------------------------------------------
 
-LISTENING = re.compile(r"^tallydb listening on (http://\S+) \((.*)\)$")
+LISTENING = re.compile(r"^tallydb listening on (https?://\S+) \((.*)\)$")
 
 
 class Serve:
