@@ -253,3 +253,31 @@ def test_partiql_is_a_read_only_as_select() -> None:
             {"Statement": 'SELECT * FROM "t"'}, {"Statement": "SELECT * FROM u"}]})
     with pytest.raises(Exception, match="dynamodb:ExecuteStatement on resource: \\*"):
         limited.check("ExecuteStatement", {"Statement": "nonsense"})  # names no table it may
+
+
+def test_the_access_log_names_the_request_but_no_secret_or_value(
+    serve: Callable[..., Serve], tmp_path: Path
+) -> None:
+    path = tmp_path / "credentials.toml"
+    path.write_text(CREDENTIALS)
+    server = serve("--in-memory", "--credentials", str(path), "--log-requests")
+    admin = server.client("AKIDADMIN", "admin-secret")
+    admin.create_table(
+        TableName="videos",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    response = admin.put_item(TableName="videos",
+                              Item={"id": {"S": "key-value-7"}, "note": {"S": "item-value-9"}})
+    with pytest.raises(ClientError):
+        server.client("AKIDREADER", "reader-secret").delete_table(TableName="videos")
+    request_id = response["ResponseMetadata"]["RequestId"]
+    server.stop()
+    lines = [line for line in server.lines if "tallydb.access" in line]
+    put = [line for line in lines if request_id in line]
+    assert len(put) == 1
+    assert " POST PutItem videos 200 " in put[0]
+    assert any(" POST DeleteTable videos 400 " in line for line in lines)
+    for secret in ("admin-secret", "reader-secret", "key-value-7", "item-value-9", "Signature"):
+        assert secret not in server.output

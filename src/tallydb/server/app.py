@@ -111,6 +111,7 @@ class Server:
         offload: bool = False,
         origins: OriginPolicy | None = None,
         tls: ssl.SSLContext | None = None,
+        log_requests: bool = False,
     ) -> None:
         self.engine = engine
         self.loop = loop
@@ -120,7 +121,8 @@ class Server:
             origins,
         )
         self.tls = tls
-        self.batcher = Batcher(engine, loop, offload)
+        self.batcher = Batcher(engine, loop, offload, log_requests)
+        self.log_requests = log_requests
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
 
@@ -179,7 +181,9 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     store = Store(config.data, config.sync)
     engine = Engine(store, limits=Limits() if config.emulate_limits else None)
     server = Server(engine, loop, config.credentials, offload=config.offloads(),
-                    origins=config.origin_policy(), tls=tls)
+                    origins=config.origin_policy(), tls=tls, log_requests=config.log_requests)
+    if config.log_requests:
+        logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:
         port = await server.listen(config.host, config.port)
     except BaseException:

@@ -225,6 +225,8 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
+        if self.server.log_requests:
+            ex.started = self.server.loop.time()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)

@@ -131,6 +131,7 @@ class Router:
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
+        ex.request = request
         if access is not None and not access.unlimited:
             try:
                 access.check(operation, request)
@@ -139,7 +140,6 @@ class Router:
                 return
             ex.access = access
         ex.operation = operation
-        ex.request = request
 
     def route_other(self, ex: Exchange) -> None:
         """Anything but a POST to ``/``: CORS preflight, the health check, 404."""
