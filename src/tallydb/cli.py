@@ -66,6 +66,22 @@ def _credentials(
               help="Serve HTTPS with this PEM certificate (needs --tls-key).")
 @click.option("--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="The private key of --tls-cert (PEM).")
+@click.option("--header-timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has from a request's first byte to the end of its "
+                   "headers (then 408 and close).")
+@click.option("--body-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has from the end of a request's headers to the end of "
+                   "its body (then 408 and close).")
+@click.option("--idle-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a keep-alive connection may sit idle, or leave its responses "
+                   "unread, before it is closed.")
+@click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
+              help="Connections open at once (capped by the file-descriptor limit); more are "
+                   "answered 503 and closed.")
+@click.option("--max-output-bytes", default=4 << 20, show_default=True,
+              type=click.IntRange(min=1),
+              help="Response bytes waiting for one client before the server stops reading its "
+                   "requests (a client that does not read its answers).")
 @click.option("--log-requests", is_flag=True,
               help="Log one line per request to stderr: operation, table, status, duration "
                    "and request id (never a secret or an item value).")
@@ -90,6 +106,11 @@ def serve(
     cors_origins: tuple[str, ...],
     tls_cert: Path | None,
     tls_key: Path | None,
+    header_timeout: float,
+    body_timeout: float,
+    idle_timeout: float,
+    max_connections: int,
+    max_output_bytes: int,
     log_requests: bool,
     commit_thread: bool | None,
     emulate_limits: bool,
@@ -101,6 +122,7 @@ def serve(
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)".
     """
     from tallydb.server import Config, ConfigError, run
+    from tallydb.server.limits import ConnectionLimits
     from tallydb.storage import Sync
 
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
@@ -116,6 +138,13 @@ def serve(
         tls_cert=tls_cert,
         tls_key=tls_key,
         log_requests=log_requests,
+        limits=ConnectionLimits(
+            header_timeout=header_timeout,
+            body_timeout=body_timeout,
+            idle_timeout=idle_timeout,
+            max_connections=max_connections,
+            max_output=max_output_bytes,
+        ),
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
     )

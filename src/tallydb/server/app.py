@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import ipaddress
 import logging
@@ -17,6 +18,7 @@ from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import Router
@@ -61,6 +63,7 @@ class Config:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     log_requests: bool = False  # one access-log line per request (logger tallydb.access)
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     # group commits on a worker thread; None: only when COMMIT waits for fsync
     commit_thread: bool | None = None
     # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
@@ -112,9 +115,12 @@ class Server:
         origins: OriginPolicy | None = None,
         tls: ssl.SSLContext | None = None,
         log_requests: bool = False,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self.engine = engine
         self.loop = loop
+        self.limits = limits or ConnectionLimits()
+        self.clock = loop.time()  # coarse: the watchdog moves it once a tick
         self.router = Router(
             OPERATIONS if operations is None else operations,
             Verifier(credentials) if credentials else None,
@@ -125,6 +131,7 @@ class Server:
         self.log_requests = log_requests
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
@@ -132,6 +139,8 @@ class Server:
             lambda: Connection(self), host, port, reuse_address=True, backlog=1024,
             ssl=self.tls,
         )
+        if self._watchdog is None:
+            self._watchdog = self.loop.create_task(Watchdog(self).run())
         return int(self._server.sockets[0].getsockname()[1])
 
     async def sweep_expired(self) -> None:
@@ -157,6 +166,8 @@ class Server:
         """Stop accepting, commit and answer what is in progress, close."""
         if self._server is not None:
             self._server.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for conn in list(self.connections):
             conn.stopped = True
         await self.batcher.drain()
@@ -180,8 +191,14 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
     engine = Engine(store, limits=Limits() if config.emulate_limits else None)
+    allowed = raise_descriptor_limit(config.limits.max_connections)
+    if allowed < config.limits.max_connections:
+        log.warning("the file-descriptor limit allows %d connections, not %d",
+                    allowed, config.limits.max_connections)
+    limits = dataclasses.replace(config.limits, max_connections=allowed)
     server = Server(engine, loop, config.credentials, offload=config.offloads(),
-                    origins=config.origin_policy(), tls=tls, log_requests=config.log_requests)
+                    origins=config.origin_policy(), tls=tls, log_requests=config.log_requests,
+                    limits=limits)
     if config.log_requests:
         logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:

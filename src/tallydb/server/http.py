@@ -27,6 +27,7 @@ _REASONS = {
     403: b"Forbidden",
     404: b"Not Found",
     413: b"Request Entity Too Large",
+    503: b"Service Unavailable",
     500: b"Internal Server Error",
 }
 
@@ -142,3 +143,6 @@ CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 # Answers to broken HTTP, sent before the connection is closed.
 BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+REQUEST_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+)

@@ -18,6 +18,7 @@ import httptools
 from tallydb.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.exchange import Exchange
+from tallydb.server.limits import busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ log = logging.getLogger("tallydb.server")
 
 _MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
 MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
-SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
+SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
  _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
@@ -82,29 +83,90 @@ class Connection(asyncio.Protocol):
         self.stopped = False  # no more requests are read from this connection
         self.close_after_write = False
         self.closed = False
+        self.limits = server.limits
+        self.mark = server.clock  # when the current phase (idle, head, body) began
+        # bytes read but not parsed while the client has too much in progress
+        self.unparsed: bytes | None = None
 
     # -- asyncio -----------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        self.server.connections.add(self)
+        connections = self.server.connections
+        if len(connections) >= self.limits.max_connections:
+            self.closed = self.stopped = True
+            self.transport.write(busy_response(self.limits))
+            self.transport.close()
+            return
+        connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.stopped = True
+        self.unparsed = None
         self.server.connections.discard(self)
 
     def data_received(self, data: bytes) -> None:
         if self.stopped:
             return  # draining before a close, or shutting down
+        if self.pending and (self.unparsed is not None or self._backlogged()):
+            self.unparsed = data if self.unparsed is None else self.unparsed + data
+            if self.transport is not None:
+                self.transport.pause_reading()
+            return
         if len(data) <= SLICE:
             self._feed(data)
             return
+        self._parse(data)
+
+    def _parse(self, data: bytes) -> None:
+        """Feed ``data`` a slice at a time; once the client has too many
+        responses due, keep the rest and stop reading until they are read."""
         view = memoryview(data)
         for start in range(0, len(data), SLICE):
+            if self.pending and self._backlogged():
+                self.unparsed = bytes(view[start:])
+                if self.transport is not None:
+                    self.transport.pause_reading()
+                return
             self._feed(view[start : start + SLICE])
             if self.stopped:
                 return
+
+    def _backlogged(self) -> bool:
+        transport = self.transport
+        return self.pending >= self.limits.max_pipeline or (
+            transport is not None and transport.get_write_buffer_size() > self.limits.max_output
+        )
+
+    def _resume(self) -> None:
+        """Parse what was held back, and read again, once the client has
+        read enough of its responses."""
+        if self.closed or self.stopped or self._backlogged():
+            return
+        data, self.unparsed = self.unparsed, None
+        if data is not None:
+            self._parse(data)
+        if self.unparsed is None and not self.stopped and self.transport is not None:
+            self.transport.resume_reading()
+
+    def check_deadlines(self, now: float) -> None:
+        """The watchdog's tick: time out a slow request, close an idle or stuck connection."""
+        transport = self.transport
+        if self.closed or transport is None:
+            return
+        limits = self.limits
+        waited = now - self.mark
+        if self.ex is not None and not self.stopped:
+            if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
+                self._stop(http.REQUEST_TIMEOUT)
+        elif self.unparsed is not None or transport.get_write_buffer_size():
+            if waited > limits.idle_timeout:  # responses the client has not read for so long
+                self.closed = self.stopped = True
+                transport.abort()
+        elif not self.pending and waited > limits.idle_timeout:
+            self.closed = self.stopped = True
+            transport.close()
 
     def _feed(self, data: bytes | memoryview) -> None:
         """Parse; and bound a request's head, which httptools buffers without
@@ -131,12 +193,15 @@ class Connection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def resume_writing(self) -> None:
-        if self.transport is not None and not self.closed and not self.stopped:
+        if self.unparsed is not None:
+            self._resume()
+        elif self.transport is not None and not self.closed and not self.stopped:
             self.transport.resume_reading()
 
     # -- httptools callbacks -------------------------------------------------
 
     def on_message_begin(self) -> None:
+        self.mark = self.server.clock
         self.ex = Exchange(self)
         self.body = []
         self.size = 0
@@ -145,6 +210,7 @@ class Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.head = -1
+        self.mark = self.server.clock
         if self.expect_continue:
             # curl sends "Expect: 100-continue" before bodies over 1 KB and
             # waits a second for this; it is only sent when no earlier
@@ -256,8 +322,11 @@ class Connection(asyncio.Protocol):
         if transport is None or self.closed:
             return
         transport.write(out[0] if len(out) == 1 else b"".join(out))
+        self.mark = self.server.clock
         if self.close_after_write:
             self._close_gracefully()
+        elif self.unparsed is not None:
+            self._resume()
 
     def _too_large(self) -> None:
         self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
