@@ -115,7 +115,10 @@ def test_a_client_that_does_not_read_stops_being_read(stub: StubServer) -> None:
     try:
         time.sleep(1.5)
         answered = sum(len(batch) for batch in stub.engine.batches)
-        assert 0 < answered <= QUICK.max_pipeline + 30, answered  # + one 4 KB slice
+        # at most: 4 MB waiting in the server (max_output), what the kernel's
+        # socket buffers hold (up to ~4 MB on loopback), 16 in progress and
+        # one 4 KB slice of requests: about 130 of 100 KB
+        assert 0 < answered < 150, answered
         for _ in range(1500):  # reading lets it finish: every answer comes, in order
             answer = pipe.response()
             assert (answer.status, len(answer.body)) == (200, 100_000 + len('{"pad":""}'))
