@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.console.live import LiveHub
+from tallydb.console.routes import Console
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.console_http import verifier_for
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
@@ -68,6 +71,8 @@ class Config:
     commit_thread: bool | None = None
     # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
     emulate_limits: bool = False
+    # the web console at /console
+    console: bool = True
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -116,16 +121,17 @@ class Server:
         tls: ssl.SSLContext | None = None,
         log_requests: bool = False,
         limits: ConnectionLimits | None = None,
+        console: bool = False,
+        hosts: Iterable[str] = (),
     ) -> None:
         self.engine = engine
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
+        verifier = Verifier(credentials) if credentials else None
+        self.console = None if not console else _console(engine, loop, verifier, hosts)
         self.router = Router(
-            OPERATIONS if operations is None else operations,
-            Verifier(credentials) if credentials else None,
-            origins,
-        )
+            OPERATIONS if operations is None else operations, verifier, self.console, origins)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests
@@ -173,10 +179,22 @@ class Server:
         await self.batcher.drain()
         for conn in list(self.connections):
             conn.shutdown()
+        if self.console is not None:
+            self.console.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)
         self.engine.close()
+
+
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
+             hosts: Iterable[str]) -> Console:
+    """The web console over ``engine``'s change feed (and its throttles)."""
+    hub = LiveHub(engine.feed, loop)
+    if engine.limits is not None:
+        engine.limits.on_throttle = hub.throttled
+    return Console(hub, verify=None if verifier is None else verifier_for(verifier),
+                   hosts=frozenset(hosts), emulate_limits=engine.limits is not None)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -198,7 +216,7 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     limits = dataclasses.replace(config.limits, max_connections=allowed)
     server = Server(engine, loop, config.credentials, offload=config.offloads(),
                     origins=config.origin_policy(), tls=tls, log_requests=config.log_requests,
-                    limits=limits)
+                    limits=limits, console=config.console, hosts=(config.host,))
     if config.log_requests:
         logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:
@@ -214,6 +232,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         log.warning("serving without credentials on %s (--insecure-no-auth)", config.host)
     url = url_for(config.host, port, tls is not None)
     announce(f"tallydb listening on {url} ({config.describe_storage()})")
+    if config.console:
+        announce(f"console at {url}/console")
     # What start-up loaded lives as long as the server: keep it out of the
     # collector's full scans, which otherwise walk it all (a pause of several
     # ms in the middle of a batch) while requests leave only garbage behind.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
     from tallydb.server.access import Access
     from tallydb.server.protocol import Connection
 
@@ -35,6 +36,7 @@ class Exchange:
         "response_type",
         "started",
         "status",
+        "stream",
         "target",
         "url",
     )
@@ -65,3 +67,5 @@ class Exchange:
         self.response: bytes | None = None
         self.close = False  # close the connection once this response is written
         self.status = 0  # the response's, once rendered (for the access log)
+        # with close: the console's live feed, which takes the connection over
+        self.stream: LiveStream | None = None

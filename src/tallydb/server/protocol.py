@@ -22,6 +22,7 @@ from tallydb.server.limits import busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
     from tallydb.server.app import Server
 
 log = logging.getLogger("tallydb.server")
@@ -69,7 +70,10 @@ class Connection(asyncio.Protocol):
         self.server = server
         self.router = server.router
         self.batcher = server.batcher
-        self.keep_headers = server.router.verifier is not None
+        # every header of every request when a signature has to be checked;
+        # else only of a console request (``on_url``)
+        self.signed = self.keep_headers = server.router.verifier is not None
+        self.console = server.router.console is not None
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.ex: Exchange | None = None
@@ -87,6 +91,7 @@ class Connection(asyncio.Protocol):
         self.mark = server.clock  # when the current phase (idle, head, body) began
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
+        self.stream: LiveStream | None = None  # the console's live feed, once it has begun
 
     # -- asyncio -----------------------------------------------------------
 
@@ -105,6 +110,9 @@ class Connection(asyncio.Protocol):
         self.stopped = True
         self.unparsed = None
         self.server.connections.discard(self)
+        if self.stream is not None:
+            self.stream.stopped()
+            self.stream = None
 
     def data_received(self, data: bytes) -> None:
         if self.stopped:
@@ -153,8 +161,8 @@ class Connection(asyncio.Protocol):
     def check_deadlines(self, now: float) -> None:
         """The watchdog's tick: time out a slow request, close an idle or stuck connection."""
         transport = self.transport
-        if self.closed or transport is None:
-            return
+        if self.closed or transport is None or self.stream is not None:
+            return  # (the live feed deals with a browser that falls behind)
         limits = self.limits
         waited = now - self.mark
         if self.ex is not None and not self.stopped:
@@ -202,6 +210,7 @@ class Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.mark = self.server.clock
+        self.keep_headers = self.signed
         self.ex = Exchange(self)
         self.body = []
         self.size = 0
@@ -223,6 +232,8 @@ class Connection(asyncio.Protocol):
         ex = self.ex
         if ex is not None:
             ex.url += url
+            if self.console and ex.url.startswith(b"/console"):
+                self.keep_headers = True
         self._count_head(len(url))
 
     def _count_head(self, size: int) -> None:
@@ -324,7 +335,10 @@ class Connection(asyncio.Protocol):
         transport.write(out[0] if len(out) == 1 else b"".join(out))
         self.mark = self.server.clock
         if self.close_after_write:
-            self._close_gracefully()
+            if self.stream is not None:
+                self.stream.start(transport)  # the connection is the live feed's now
+            else:
+                self._close_gracefully()
         elif self.unparsed is not None:
             self._resume()
 

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
+from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -27,7 +28,7 @@ from tallydb.errors import (
     UnknownOperationException,
     ValidationException,
 )
-from tallydb.server import http
+from tallydb.server import console_http, http
 from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
@@ -60,12 +61,16 @@ class Router:
         self,
         operations: Iterable[str],
         verifier: Verifier | None = None,
+        console: Console | None = None,
         origins: OriginPolicy | None = None,
     ) -> None:
         self.targets: dict[bytes, str] = {
             (TARGET_PREFIX + name).encode(): name for name in operations
         }
         self.verifier = verifier
+        #: The web console's routes (None with ``--no-console``): asked only
+        #: where a request would otherwise be refused, off the data path.
+        self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
 
     def route(self, ex: Exchange) -> None:
@@ -114,6 +119,10 @@ class Router:
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
+            if ex.target is None and self.console is not None and ex.url.startswith(
+                    b"/console/"):
+                console_http.answer(self.console, ex)
+                return
             ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
             return
         access: Access | None = None
@@ -142,9 +151,12 @@ class Router:
         ex.operation = operation
 
     def route_other(self, ex: Exchange) -> None:
-        """Anything but a POST to ``/``: CORS preflight, the health check, 404."""
+        """Anything but a POST to ``/``: the console's routes, CORS preflight,
+        the health check, 404."""
         method = ex.method
-        if ex.url.split(b"?", 1)[0] != b"/":
+        if self.console is not None and ex.url.startswith(b"/console"):
+            console_http.answer(self.console, ex)
+        elif ex.url.split(b"?", 1)[0] != b"/":
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
         elif method == b"OPTIONS" and ex.origin is not None:
             ex.response = http.render(200, b"", None, ex.extra + _preflight_headers(ex))
