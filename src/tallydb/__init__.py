@@ -43,6 +43,8 @@ if TYPE_CHECKING:
         CounterLimitError,
         IdempotencyKeyMismatchError,
         ItemNotFoundError,
+        OutcomeUnknown,
+        TableNotFoundError,
         TallyError,
         TransportError,
         VersionConflictError,
@@ -83,6 +85,8 @@ _EXPORTS: dict[str, str] = {
     "ContentionError": "tallydb.exceptions",
     "IdempotencyKeyMismatchError": "tallydb.exceptions",
     "TransportError": "tallydb.exceptions",
+    "OutcomeUnknown": "tallydb.exceptions",
+    "TableNotFoundError": "tallydb.exceptions",
 }
 _ALIASES: dict[str, str] = {"ConditionalCheckFailed": "ConditionalCheckFailedException"}
 
@@ -101,12 +105,14 @@ __all__ = [
     "IdempotencyKeyMismatchError",
     "ItemNotFoundError",
     "Model",
+    "OutcomeUnknown",
     "Path",
     "RangeKey",
     "ResourceInUseException",
     "ResourceNotFoundException",
     "ShardedCounter",
     "Table",
+    "TableNotFoundError",
     "TallyError",
     "TransactionCanceledException",
     "TransportError",

@@ -37,6 +37,12 @@ DEFAULT_PATH = "tallydb-data"
 #: How many requests may be in flight at once (the HTTP pool and the async
 #: driver's thread pool are sized together).
 MAX_CONNECTIONS = 32
+#: ``connect(endpoint)``'s defaults: seconds to wait for a connection or an
+#: answer, and how many times an idempotent request is sent again after a
+#: failure that may be passing (throttling, a dropped connection). An
+#: endpoint that never answers fails in about (retries + 1) x timeout.
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_RETRIES = 2
 
 KeySpec = tuple[str, str]
 
@@ -58,10 +64,19 @@ def _shared_session() -> Any:
     return _session
 
 
-def _http_client(endpoint: str, region: str | None) -> Any:
+def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
     from botocore.config import Config
 
-    config = Config(max_pool_connections=MAX_CONNECTIONS, retries={"mode": "standard"})
+    if timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be a whole number >= 0, not {retries!r}")
+    config = Config(
+        max_pool_connections=MAX_CONNECTIONS,
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        retries={"mode": "standard", "total_max_attempts": retries + 1},
+    )
     with _session_lock:
         session = _shared_session()
         region = region or session.region_name or "us-east-1"
@@ -106,6 +121,8 @@ def open_transport(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Transport:
     """The transport ``connect`` uses (see :func:`connect` for the arguments)."""
     given = sum(x is not None and x is not False for x in (endpoint, path, client, in_memory))
@@ -115,7 +132,7 @@ def open_transport(
         if sync is not None:
             raise ValueError("sync= is the embedded engine's setting; an endpoint has its own")
         if client is None:
-            client = _http_client(str(endpoint), region)
+            client = _http_client(str(endpoint), region, timeout, retries)
         return ClientTransport(client, max_workers=MAX_CONNECTIONS)
     if in_memory:
         return _embedded(_engine(None, sync))
@@ -270,6 +287,8 @@ def connect(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Database:
     """Open a store.
 
@@ -287,9 +306,23 @@ def connect(
     ``"normal"`` (the default: every acknowledged write survives the process
     being killed), ``"full"`` (each commit is fsynced first: survives power
     loss) or ``"off"``. Every call commits before it returns, whichever.
+
+    ``timeout`` (seconds, for a connection and for each answer) and
+    ``retries`` (how often an idempotent request is sent again) apply to an
+    endpoint URL; a client you pass keeps its own configuration. A request
+    that is not idempotent (a counter's ``add`` without an idempotency key)
+    is never sent twice, whatever the client's retry setting: if its answer
+    is lost, :class:`~tallydb.exceptions.OutcomeUnknown` is raised.
     """
     return Database(
         open_transport(
-            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+            endpoint,
+            path=path,
+            client=client,
+            in_memory=in_memory,
+            region=region,
+            sync=sync,
+            timeout=timeout,
+            retries=retries,
         )
     )

@@ -30,6 +30,7 @@ from tallydb import errors
 from tallydb.errors import (
     ConditionalCheckFailedException,
     DynamoDBError,
+    ResourceNotFoundException,
     TransactionCanceledException,
     ValidationException,
 )
@@ -40,6 +41,8 @@ __all__ = [
     "CounterLimitError",
     "IdempotencyKeyMismatchError",
     "ItemNotFoundError",
+    "OutcomeUnknown",
+    "TableNotFoundError",
     "TallyError",
     "TransportError",
     "VersionConflictError",
@@ -109,6 +112,36 @@ class VersionConflictError(ConditionRefused):
     someone else wrote it since it was read (optimistic locking)."""
 
 
+class TableNotFoundError(ResourceNotFoundException):
+    """DynamoDB's ResourceNotFoundException (same ``code()`` and ``message``),
+    naming the table(s) the request was about, which DynamoDB's message does not."""
+
+    def __init__(self, message: str | None, tables: list[str]) -> None:
+        super().__init__(message)
+        self.tables = tables
+
+    @classmethod
+    def code(cls) -> str:
+        return "ResourceNotFoundException"
+
+    def __str__(self) -> str:
+        names = ", ".join(repr(t) for t in self.tables)
+        what = "table" if len(self.tables) == 1 else "one of the tables"
+        return f"{what} {names} does not exist (or is not ACTIVE) ({self.code()}: {self.message})"
+
+
+def tables_of(request: dict[str, Any]) -> list[str]:
+    """The tables a request names (TableName, RequestItems, TransactItems)."""
+    if "TableName" in request:
+        return [str(request["TableName"])]
+    names = list(request.get("RequestItems") or ())
+    for entry in request.get("TransactItems") or ():
+        for action in entry.values():
+            if isinstance(action, dict) and "TableName" in action:
+                names.append(str(action["TableName"]))
+    return list(dict.fromkeys(names))
+
+
 class ItemNotFoundError(TallyError, LookupError):
     """``Model.get`` found no item with that key."""
 
@@ -127,6 +160,26 @@ class TransportError(TallyError):
     """The endpoint could not be reached or answered with something that is
     not DynamoDB (connection refused, timeout, a malformed reply). The
     underlying botocore error is the ``__cause__``."""
+
+
+class OutcomeUnknown(TransportError):
+    """A write that is not idempotent (a plain counter ``add``, an update
+    that adds) was sent, and no answer came back: the connection dropped or
+    timed out after the request left. It may or may not have been applied,
+    and it was *not* sent again, because a second copy would count twice.
+
+    ``operation`` and ``table`` say which request. To make such a write safe
+    to retry, give it an idempotency key (``counter.add(1, idempotency_key=...)``).
+    """
+
+    def __init__(self, operation: str, table: str, reason: str) -> None:
+        self.operation = operation
+        self.table = table
+        super().__init__(
+            f"{operation} on table {table!r}: {reason}; whether it was applied is unknown. "
+            "It was not sent again because it is not idempotent (a second copy would "
+            "count twice). Pass idempotency_key=... to make it safe to retry."
+        )
 
 
 _DYNAMODB_NAMESPACE = DynamoDBError.namespace

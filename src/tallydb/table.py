@@ -22,6 +22,7 @@ plain Python values). Builder placeholders never collide with yours.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -119,6 +120,20 @@ def build_request(
     return request
 
 
+_ACCUMULATES = re.compile(r"\bADD\b|[+-]|\blist_append\s*\(", re.IGNORECASE)
+
+
+def _idempotent(update: Update | str, condition: ConditionArg) -> bool:
+    """Whether an UpdateItem may be sent twice: its update is idempotent, or
+    a condition guards it (a retry of an applied write then fails the
+    condition rather than apply twice, as a version check does)."""
+    if condition is not None:
+        return True
+    if isinstance(update, str):
+        return _ACCUMULATES.search(update) is None
+    return update.idempotent()
+
+
 def key_condition(key: Condition | str | Mapping[str, Any]) -> Condition | str:
     """A query's key condition; a mapping ``{"PK": v}`` means ``PK = v`` (AND
     each further attribute)."""
@@ -197,7 +212,7 @@ class TableBase:
         return_values: ReturnValues,
     ) -> Plan[Item]:
         request = self._update_request(key, update, condition, names, values, return_values)
-        response = yield Call("UpdateItem", request)
+        response = yield Call("UpdateItem", request, once=not _idempotent(update, condition))
         return item_from_wire(response.get("Attributes") or {})
 
     def _update_request(
