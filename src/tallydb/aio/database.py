@@ -6,7 +6,13 @@ import os
 from typing import Any
 
 from tallydb.aio.table import Table
-from tallydb.database import DatabaseBase, KeySpec, open_transport
+from tallydb.database import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    DatabaseBase,
+    KeySpec,
+    open_transport,
+)
 from tallydb.table import KeySchema
 
 __all__ = ["Database", "connect"]
@@ -72,11 +78,20 @@ def connect(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Database:
     """Open a store for asyncio; the arguments are :func:`tallydb.connect`'s.
     (Opening sends nothing, so it is not awaited.)"""
     return Database(
         open_transport(
-            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+            endpoint,
+            path=path,
+            client=client,
+            in_memory=in_memory,
+            region=region,
+            sync=sync,
+            timeout=timeout,
+            retries=retries,
         )
     )
