@@ -129,7 +129,7 @@ class MockDynamoDB:
             os.environ.update(environment)
             if not _active:
                 _original_send = Endpoint._send
-                Endpoint._send = _send  # type: ignore[method-assign]
+                Endpoint._send = _send
             _active.append(self)
         return self
 
@@ -140,7 +140,7 @@ class MockDynamoDB:
                 return
             _active.remove(self)
             if not _active and _original_send is not None:
-                Endpoint._send = _original_send  # type: ignore[method-assign]
+                Endpoint._send = _original_send
             for name, value in self._saved_environment.items():
                 if value is None:
                     os.environ.pop(name, None)
@@ -163,7 +163,7 @@ class MockDynamoDB:
             for name, member in list(vars(target).items()):
                 if name.startswith("test") and callable(member):
                     setattr(target, name, mock_dynamodb()(member))
-            return target  # type: ignore[return-value]
+            return target
         if inspect.iscoroutinefunction(target):
 
             @functools.wraps(target)
