@@ -99,6 +99,16 @@ def _engine(path: str | os.PathLike[str] | None, sync: str | None) -> Any:
 
 
 def _embedded(engine: Any) -> EngineTransport:
+    """The transport on the embedded engine, with a TTL sweeper running
+    until it is closed."""
+    from tallydb.sweeper import Sweeper
+
+    sweeper = Sweeper(engine).start()
+
+    def close() -> None:
+        sweeper.stop()
+        engine.close()
+
     def make_client() -> Any:
         """The in-process boto3 client on the same engine (``db.client``,
         and table management)."""
@@ -110,7 +120,7 @@ def _embedded(engine: Any) -> EngineTransport:
         with _session_lock:
             return inprocess.client(engine, config=config, session=_shared_session())
 
-    return EngineTransport(engine, make_client, on_close=engine.close, max_workers=MAX_CONNECTIONS)
+    return EngineTransport(engine, make_client, on_close=close, max_workers=MAX_CONNECTIONS)
 
 
 def open_transport(

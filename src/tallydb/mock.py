@@ -22,6 +22,7 @@ answered by a fresh in-memory tallydb engine, the same engine ``tallydb
 serve`` runs: no server, no port, no network. Clients with an
 ``endpoint_url`` of their own are left alone. Each entry into the mock
 starts from an empty engine; nested mocks answer from the innermost.
+Items whose TTL has passed are swept as ``tallydb serve`` sweeps them.
 
 As moto's ``mock_aws`` does, the mock sets fake credentials in the
 environment (``AWS_ACCESS_KEY_ID``, ...) so that nothing can reach a real
@@ -51,6 +52,7 @@ from urllib.parse import urlsplit
 from botocore.endpoint import Endpoint
 
 from tallydb.inprocess import TARGET_PREFIX, InProcessTransport
+from tallydb.sweeper import Sweeper
 
 if TYPE_CHECKING:
     from tallydb.api import Engine
@@ -121,6 +123,7 @@ class MockDynamoDB:
             raise RuntimeError("this mock is already active")
         self._engine = Engine(Store(None))
         self.transport = InProcessTransport(self._engine)
+        self._sweeper = Sweeper(self._engine).start()
         environment = dict(FAKE_ENVIRONMENT)
         if not os.environ.get("AWS_DEFAULT_REGION") and not os.environ.get("AWS_REGION"):
             environment["AWS_DEFAULT_REGION"] = DEFAULT_REGION
@@ -148,6 +151,7 @@ class MockDynamoDB:
                     os.environ[name] = value
         engine, self._engine = self._engine, None
         if engine is not None:
+            self._sweeper.stop()
             engine.close()
 
     def __enter__(self) -> MockDynamoDB:
