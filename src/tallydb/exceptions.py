@@ -36,14 +36,17 @@ from tallydb.errors import (
 )
 
 __all__ = [
+    "BatchIncompleteError",
     "ConditionRefused",
     "ContentionError",
     "CounterLimitError",
     "IdempotencyKeyMismatchError",
     "ItemNotFoundError",
     "OutcomeUnknown",
+    "SchemaMismatchError",
     "TableNotFoundError",
     "TallyError",
+    "TransactionCancelled",
     "TransportError",
     "VersionConflictError",
     "error_from_engine",
@@ -140,6 +143,65 @@ def tables_of(request: dict[str, Any]) -> list[str]:
             if isinstance(action, dict) and "TableName" in action:
                 names.append(str(action["TableName"]))
     return list(dict.fromkeys(names))
+
+
+class SchemaMismatchError(TallyError, ValueError):
+    """``create_table(..., exist_ok=True)`` found the table with another key
+    schema than the one asked for: it is not the table the code expects."""
+
+
+class BatchIncompleteError(TallyError):
+    """A batch still had unprocessed requests (DynamoDB kept throttling it)
+    after the toolkit's retries; ``unprocessed`` holds them (wire form).
+    The rest of the batch was applied."""
+
+    def __init__(self, message: str, unprocessed: list[Any]) -> None:
+        super().__init__(message)
+        self.unprocessed = unprocessed
+
+
+class TransactionCancelled(TransactionCanceledException):
+    """DynamoDB's TransactionCanceledException (same ``code()``, ``message``
+    and ``reasons``), saying which action failed and why: ``failures`` is a
+    list of ``(index, action, code, message)`` for each action DynamoDB
+    gave a reason for; nothing of the transaction was applied."""
+
+    def __init__(
+        self,
+        message: str | None,
+        reasons: list[dict[str, Any]],
+        failures: list[tuple[int, str, str, str]],
+    ) -> None:
+        DynamoDBError.__init__(self, message)
+        self.reasons = reasons
+        self.failures = failures
+
+    @classmethod
+    def code(cls) -> str:
+        return "TransactionCanceledException"
+
+    @classmethod
+    def from_reasons(
+        cls, error: TransactionCanceledException, actions: list[str]
+    ) -> TransactionCancelled:
+        reasons = list(getattr(error, "reasons", None) or [])
+        failures = [
+            (i, actions[i] if i < len(actions) else "?", str(r["Code"]), str(r.get("Message", "")))
+            for i, r in enumerate(reasons)
+            if r.get("Code") not in (None, "None")
+        ]
+        cancelled = cls(error.message, reasons, failures)
+        cancelled.response = getattr(error, "response", None)  # type: ignore[attr-defined]
+        return cancelled
+
+    def __str__(self) -> str:
+        if not self.failures:
+            return f"the transaction was cancelled ({self.code()}: {self.message})"
+        told = "; ".join(
+            f"action {i} ({action}) failed: {code}" + (f": {message}" if message else "")
+            for i, action, code, message in self.failures
+        )
+        return f"the transaction was cancelled, nothing was applied: {told}"
 
 
 class ItemNotFoundError(TallyError, LookupError):

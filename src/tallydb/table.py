@@ -23,7 +23,7 @@ plain Python values). Builder placeholders never collide with yours.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,6 +34,7 @@ from tallydb.transport import Call, Plan, Transport
 from tallydb.update import Update
 
 if TYPE_CHECKING:
+    from tallydb.batch import BatchWriter
     from tallydb.database import DatabaseBase
 
 __all__ = ["ConditionArg", "KeySchema", "Table", "TableBase"]
@@ -514,3 +515,24 @@ class Table(TableBase):
     def enable_ttl(self, attribute: str) -> None:
         """UpdateTimeToLive: expire items whose ``attribute`` (epoch seconds) has passed."""
         self._run(self._p_enable_ttl(attribute))
+
+    def batch_writer(self) -> BatchWriter:
+        """A buffer of puts and deletes sent as BatchWriteItem, 25 at a time
+        (see :mod:`tallydb.batch`): ``with table.batch_writer() as batch:``."""
+        from tallydb.batch import BatchWriter
+
+        return BatchWriter(self)
+
+    def batch_get(
+        self,
+        keys: Iterable[Mapping[str, Any]],
+        *,
+        consistent: bool = False,
+        projection: Sequence[str | Path] | None = None,
+    ) -> list[Item]:
+        """BatchGetItem, 100 keys a request: the items that exist, in the
+        order of ``keys`` (see :mod:`tallydb.batch`)."""
+        from tallydb.batch import p_batch_get
+
+        result: list[Item] = self._run(p_batch_get(self, keys, consistent, projection))
+        return result
