@@ -74,7 +74,7 @@ def serve(
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)".
     """
     from tallydb.server import Config, run
-    from tallydb.storage import Sync
+    from tallydb.storage import StoreInUseError, Sync
 
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -90,9 +90,23 @@ def serve(
 
     def announce(line: str) -> None:
         click.echo(line)
+        click.echo("Press Ctrl+C to stop.")
         sys.stdout.flush()
 
     try:
         run(config, announce)
     except OSError as error:
         raise click.ClickException(str(error)) from None
+    except StoreInUseError:
+        from tallydb.commands._store import in_use_message
+
+        raise click.ClickException(in_use_message(data)) from None
+
+
+def _register_commands() -> None:
+    from tallydb.commands import register
+
+    register(main)
+
+
+_register_commands()
