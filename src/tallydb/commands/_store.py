@@ -69,6 +69,13 @@ def in_use_message(directory: Path) -> str:
     return f"the data directory {directory} is in use by {holder}"
 
 
+def _from_environment(parameter: str) -> bool:
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return False
+    return context.get_parameter_source(parameter) is click.core.ParameterSource.ENVIRONMENT
+
+
 @contextlib.contextmanager
 def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
     """The store a command works on, closed when it is done; any
@@ -80,7 +87,10 @@ def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
     from tallydb.storage.sqlite import StoreInUseError
 
     if data is not None and endpoint is not None:
-        raise click.UsageError("give --data or --endpoint, not both")
+        if _from_environment("endpoint"):
+            endpoint = None  # an explicit --data wins over $TALLYDB_ENDPOINT
+        else:
+            raise click.UsageError("give --data or --endpoint, not both")
     try:
         db = connect(path=data) if data is not None else connect(endpoint or DEFAULT_ENDPOINT)
     except StoreInUseError:
