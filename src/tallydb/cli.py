@@ -54,6 +54,8 @@ def _credentials(
               help="Throttle as DynamoDB does: 1,000 write and 3,000 read units a second per "
                    "partition key, and a PROVISIONED table's own throughput (with 300 s of "
                    "burst).")
+@click.option("--no-console", "no_console", is_flag=True,
+              help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]),
               help="How much the server logs to stderr.")
@@ -66,12 +68,14 @@ def serve(
     credentials: dict[str, str],
     commit_thread: bool | None,
     emulate_limits: bool,
+    no_console: bool,
     log_level: str,
 ) -> None:
     """Serve DynamoDB's API over HTTP until SIGINT or SIGTERM.
 
-    Once listening, prints one line to stdout:
-    "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)".
+    Once listening, prints to stdout
+    "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
+    then "console at http://HOST:PORT/console" (unless --no-console).
     """
     from tallydb.server import Config, run
     from tallydb.storage import StoreInUseError, Sync
@@ -86,6 +90,7 @@ def serve(
         credentials=credentials,
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
+        console=not no_console,
     )
 
     def announce(line: str) -> None:

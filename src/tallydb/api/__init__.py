@@ -17,16 +17,20 @@ from typing import Any
 
 from tallydb.api._limits import Limits
 from tallydb.api._shapes import check_request
+from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
-from tallydb.storage import Store, Transaction
+from tallydb.feed import Change, ChangeFeed
+from tallydb.storage import Store, TableRecord, Transaction
 
 __all__ = [
-    "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits", "SpoiledBatchError", "run",
+    "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits",
+    "SpoiledBatchError", "check_expressions", "run",
 ]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
+Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
 
 
@@ -77,6 +81,8 @@ class Engine:
     ``limits`` (off by default) enforces DynamoDB's throughput ceilings
     (``_limits``); without it no request pays anything for them.
     ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
+    ``feed`` publishes every committed item change to its listeners
+    (``tallydb.feed``); the store records changes only while it has some.
     """
 
     def __init__(self, store: Store, limits: Limits | None = None) -> None:
@@ -84,6 +90,29 @@ class Engine:
         self.limits = limits
         self._run: Callable[[Transaction, str, Request], Response] = (
             run if limits is None else limits.wrap(run))
+        self.feed = ChangeFeed(self._listening)
+        self._key_names: dict[int, tuple[str, ...]] = {}
+
+    def _listening(self, on: bool) -> None:
+        with self.store.transaction():  # between two transactions, never inside one
+            self.store.on_commit = self._publish if on else None
+            if on:  # a gap: no position from before is taken for one after
+                self.feed.next_seq()
+
+    def _publish(self, journal: list[tuple[TableRecord, Item | None, Item | None]]) -> None:
+        """Turn a committed transaction's journal into the feed's changes."""
+        feed = self.feed
+        changes = []
+        for record, old, new in journal:
+            names = self._key_names.get(record.id)
+            if names is None:
+                names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+                self._key_names[record.id] = names
+            image = new if new is not None else old
+            assert image is not None
+            keys = {name: image[name] for name in names}
+            changes.append(Change(feed.next_seq(), record.name, keys, old, new))
+        feed.publish(changes)
 
     def call(self, operation: str, request: Request) -> Response:
         with self.store.transaction() as txn:

@@ -268,7 +268,14 @@ def write_item(
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
     write units each secondary index consumed (None for a table without
-    indexes). ``encoded``: ``new``'s JSON, when the caller has it already."""
+    indexes). ``encoded``: ``new``'s JSON, when the caller has it already.
+
+    While the change feed has listeners (``tallydb.feed``), records the
+    change on the transaction: one entry per item write, none for a write
+    that leaves the item as it was."""
+    journal = txn.journal
+    if journal is not None and old != new:
+        journal.append((record, old, new))
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:

@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.console.live import LiveHub
+from tallydb.console.routes import Console
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.console_http import verifier_for
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import Router
 from tallydb.storage import Store, Sync
@@ -36,6 +39,8 @@ class Config:
     commit_thread: bool | None = None
     # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
     emulate_limits: bool = False
+    # the web console at /console
+    console: bool = True
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -59,13 +64,15 @@ class Server:
         credentials: Mapping[str, str] | None = None,
         operations: Iterable[str] | None = None,
         offload: bool = False,
+        console: bool = False,
+        hosts: Iterable[str] = (),
     ) -> None:
         self.engine = engine
         self.loop = loop
+        verifier = Verifier(credentials) if credentials else None
+        self.console = None if not console else _console(engine, loop, verifier, hosts)
         self.router = Router(
-            OPERATIONS if operations is None else operations,
-            Verifier(credentials) if credentials else None,
-        )
+            OPERATIONS if operations is None else operations, verifier, self.console)
         self.batcher = Batcher(engine, loop, offload)
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
@@ -105,10 +112,22 @@ class Server:
         await self.batcher.drain()
         for conn in list(self.connections):
             conn.shutdown()
+        if self.console is not None:
+            self.console.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)
         self.engine.close()
+
+
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
+             hosts: Iterable[str]) -> Console:
+    """The web console over ``engine``'s change feed (and its throttles)."""
+    hub = LiveHub(engine.feed, loop)
+    if engine.limits is not None:
+        engine.limits.on_throttle = hub.throttled
+    return Console(hub, verify=None if verifier is None else verifier_for(verifier),
+                   hosts=frozenset(hosts), emulate_limits=engine.limits is not None)
 
 
 def url_for(host: str, port: int) -> str:
@@ -121,7 +140,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
     engine = Engine(store, limits=Limits() if config.emulate_limits else None)
-    server = Server(engine, loop, config.credentials, offload=config.offloads())
+    server = Server(engine, loop, config.credentials, offload=config.offloads(),
+                    console=config.console, hosts=(config.host,))
     try:
         port = await server.listen(config.host, config.port)
     except BaseException:
@@ -131,7 +151,10 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows has none
             loop.add_signal_handler(signum, stop.set)
-    announce(f"tallydb listening on {url_for(config.host, port)} ({config.describe_storage()})")
+    url = url_for(config.host, port)
+    announce(f"tallydb listening on {url} ({config.describe_storage()})")
+    if config.console:
+        announce(f"console at {url}/console")
     # What start-up loaded lives as long as the server: keep it out of the
     # collector's full scans, which otherwise walk it all (a pause of several
     # ms in the middle of a batch) while requests leave only garbage behind.

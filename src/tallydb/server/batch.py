@@ -108,6 +108,7 @@ class Batcher:
             conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
+                conn.stream = ex.stream
         for conn in touched:
             conn.write_out()
 

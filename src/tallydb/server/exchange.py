@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
     from tallydb.server.protocol import Connection
 
 
@@ -27,6 +28,7 @@ class Exchange:
         "request",
         "response",
         "response_type",
+        "stream",
         "target",
         "url",
     )
@@ -50,3 +52,5 @@ class Exchange:
         # set by routing or by the batch
         self.response: bytes | None = None
         self.close = False  # close the connection once this response is written
+        # with close: the console's live feed, which takes the connection over
+        self.stream: LiveStream | None = None

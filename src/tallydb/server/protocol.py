@@ -21,6 +21,7 @@ from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
     from tallydb.server.app import Server
 
 log = logging.getLogger("tallydb.server")
@@ -65,7 +66,10 @@ class Connection(asyncio.Protocol):
         self.server = server
         self.router = server.router
         self.batcher = server.batcher
-        self.keep_headers = server.router.verifier is not None
+        # every header of every request when a signature has to be checked;
+        # else only of a console request (``on_url``)
+        self.signed = self.keep_headers = server.router.verifier is not None
+        self.console = server.router.console is not None
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.ex: Exchange | None = None
@@ -78,6 +82,7 @@ class Connection(asyncio.Protocol):
         self.stopped = False  # no more requests are read from this connection
         self.close_after_write = False
         self.closed = False
+        self.stream: LiveStream | None = None  # the console's live feed, once it has begun
 
     # -- asyncio -----------------------------------------------------------
 
@@ -89,6 +94,9 @@ class Connection(asyncio.Protocol):
         self.closed = True
         self.stopped = True
         self.server.connections.discard(self)
+        if self.stream is not None:
+            self.stream.stopped()
+            self.stream = None
 
     def data_received(self, data: bytes) -> None:
         if self.stopped:
@@ -133,6 +141,7 @@ class Connection(asyncio.Protocol):
     # -- httptools callbacks -------------------------------------------------
 
     def on_message_begin(self) -> None:
+        self.keep_headers = self.signed
         self.ex = Exchange(self)
         self.body = []
         self.size = 0
@@ -152,6 +161,8 @@ class Connection(asyncio.Protocol):
         ex = self.ex
         if ex is not None:
             ex.url += url
+            if self.console and ex.url.startswith(b"/console"):
+                self.keep_headers = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
         # Called for every header of every request: keep the miss path short.
@@ -232,7 +243,10 @@ class Connection(asyncio.Protocol):
             return
         transport.write(out[0] if len(out) == 1 else b"".join(out))
         if self.close_after_write:
-            self._close_gracefully()
+            if self.stream is not None:
+                self.stream.start(transport)  # the connection is the live feed's now
+            else:
+                self._close_gracefully()
 
     def _too_large(self) -> None:
         self._stop(http.TOO_LARGE)

@@ -15,8 +15,9 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
+from tallydb.console.routes import Console
 from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
-from tallydb.server import http
+from tallydb.server import console_http, http
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 
@@ -31,11 +32,15 @@ _UNKNOWN_OPERATION = orjson.dumps(UnknownOperationException().to_wire())
 class Router:
     """Decides each request; holds the operation table and the verifier."""
 
-    def __init__(self, operations: Iterable[str], verifier: Verifier | None = None) -> None:
+    def __init__(self, operations: Iterable[str], verifier: Verifier | None = None,
+                 console: Console | None = None) -> None:
         self.targets: dict[bytes, str] = {
             (TARGET_PREFIX + name).encode(): name for name in operations
         }
         self.verifier = verifier
+        #: The web console's routes (None with ``--no-console``): asked only
+        #: where a request would otherwise be refused, off the data path.
+        self.console = console
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
@@ -43,7 +48,9 @@ class Router:
             ex.extra += http.ALLOW_ANY_ORIGIN
         method = ex.method
         if method != b"POST":
-            if method == b"OPTIONS" and ex.origin is not None:
+            if self.console is not None and ex.url.startswith(b"/console"):
+                console_http.answer(self.console, ex)
+            elif method == b"OPTIONS" and ex.origin is not None:
                 ex.response = http.render(200, b"", None, ex.extra + _preflight_headers(ex))
             elif method in (b"GET", b"HEAD") and ex.url.split(b"?", 1)[0] == b"/":
                 body = b"" if method == b"HEAD" else HEALTHY
@@ -67,6 +74,10 @@ class Router:
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
+            if ex.target is None and self.console is not None and ex.url.startswith(
+                    b"/console/"):
+                console_http.answer(self.console, ex)
+                return
             ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
             return
         if self.verifier is not None:
