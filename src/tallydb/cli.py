@@ -75,7 +75,8 @@ def serve(
 
     Once listening, prints to stdout
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
-    then "console at http://HOST:PORT/console" (unless --no-console).
+    then "console at http://HOST:PORT/console" (unless --no-console),
+    then "Press Ctrl+C to stop.".
     """
     from tallydb.server import Config, run
     from tallydb.storage import StoreInUseError, Sync
@@ -95,7 +96,8 @@ def serve(
 
     def announce(line: str) -> None:
         click.echo(line)
-        click.echo("Press Ctrl+C to stop.")
+        if not config.console or line.startswith("console at"):  # the banner's last line
+            click.echo("Press Ctrl+C to stop.")
         sys.stdout.flush()
 
     try:

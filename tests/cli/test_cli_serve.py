@@ -9,15 +9,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from tallytest import TallyServer
 
 
-def test_banner_says_how_to_stop(tallydb_server_factory: Callable[..., TallyServer]) -> None:
-    server = tallydb_server_factory(in_memory=True)
+@pytest.mark.parametrize("options", [(), ("--no-console",)])
+def test_banner_ends_saying_how_to_stop(
+    tallydb_server_factory: Callable[..., TallyServer], options: tuple[str, ...]
+) -> None:
+    server = tallydb_server_factory(in_memory=True, extra_args=options)
     deadline = time.monotonic() + 10
     while "Press Ctrl+C to stop." not in server.output and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "Press Ctrl+C to stop." in server.output
+    lines = list(server.output)
+    assert lines.count("Press Ctrl+C to stop.") == 1
+    assert lines.index("Press Ctrl+C to stop.") == (1 if options else 2)
 
 
 def test_a_data_directory_in_use_is_one_line_naming_the_server(
