@@ -3,7 +3,8 @@
 # Each creates .venv (python3 -m venv) and installs on first use what it needs:
 # `make serve` only the package and what serving needs; `make test` also the
 # test, lint and documentation tools. After that a stamp file makes them start
-# at once until pyproject.toml changes.
+# at once until pyproject.toml changes. (--no-compile: Python compiles what the
+# server imports when it first starts, not every module of botocore up front.)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -55,7 +56,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "Installing tallydb and what serving needs into $(VENV) (first run only)..."
-	$(PIP) -e .
+	$(PIP) --no-compile -e .
 	touch $@
 
 $(TOOLS): pyproject.toml | $(BIN)/python
