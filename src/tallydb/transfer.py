@@ -54,6 +54,7 @@ __all__ = [
     "TransferError",
     "create_table_request",
     "detect_format",
+    "expected_items",
     "export_table",
     "import_table",
     "jsonable",
@@ -409,6 +410,18 @@ def detect_format(source: Path) -> tuple[Format, Path]:
     raise TransferError(
         f"{source} holds no export: no manifest-summary.json, {JSONL_FILE} or {CSV_FILE}"
     )
+
+
+def expected_items(source: Path) -> int | None:
+    """How many items an export holds, if its manifest says (for a progress bar)."""
+    try:
+        detected, where = detect_format(source)
+        if detected != "dynamodb":
+            return None
+        count = json.loads((where / "manifest-summary.json").read_text()).get("itemCount")
+    except (TransferError, OSError, ValueError, AttributeError):
+        return None
+    return count if isinstance(count, int) else None
 
 
 def _data_files(folder: Path) -> Iterator[Path]:

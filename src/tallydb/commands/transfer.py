@@ -111,7 +111,7 @@ def import_(
         tallydb import ./videos-export videos2 --data ./tallydb-data
         tallydb import ./prod-export videos --hash-key PK:S --range-key SK:S
     """
-    from tallydb.transfer import import_table
+    from tallydb.transfer import expected_items, import_table
 
     try:
         keys = (parse_key_spec(hash_key) if hash_key else None,
@@ -122,7 +122,7 @@ def import_(
         raise click.UsageError("--range-key needs --hash-key")
     with database(data, endpoint) as db:
         try:
-            with _progress(f"import {table}", None, quiet) as progress:
+            with _progress(f"import {table}", expected_items(directory), quiet) as progress:
                 count = import_table(db, directory, table, format=format, hash_key=keys[0],
                                      range_key=keys[1], progress=progress)
         except TransferError as error:
