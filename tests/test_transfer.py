@@ -174,3 +174,38 @@ def test_expected_items_reads_the_manifest(db: tallydb.Database, tmp_path: Path)
     assert transfer.expected_items(tmp_path / "out") == 3
     transfer.export_table(db, table, tmp_path / "jsonl", format="jsonl")
     assert transfer.expected_items(tmp_path / "jsonl") is None
+
+
+def test_import_table_parameters_leave_out_what_import_table_cannot_create(
+    db: tallydb.Database, tmp_path: Path
+) -> None:
+    # ImportTable's TableCreationParameters have GlobalSecondaryIndexes but
+    # no LocalSecondaryIndexes; an attribute definition no key uses is refused.
+    table = _indexed_table(db)
+    folder = transfer.export_table(db, table, tmp_path / "out")
+    parameters = json.loads((folder / transfer.PARAMETERS_FILE).read_text())
+    assert parameters["TableName"] == table
+    assert "LocalSecondaryIndexes" not in parameters
+    assert [i["IndexName"] for i in parameters["GlobalSecondaryIndexes"]] == ["top"]
+    assert sorted(a["AttributeName"] for a in parameters["AttributeDefinitions"]) == [
+        "PK", "SK", "kind", "plays"]
+    db.client.create_table(**{**parameters, "TableName": _name()})  # a valid table
+
+
+def test_an_attribute_only_a_local_index_uses_is_left_out_of_import_parameters() -> None:
+    description = {
+        "TableName": "t",
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                      {"AttributeName": "SK", "KeyType": "RANGE"}],
+        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": "S"}
+                                 for n in ("PK", "SK", "x")],
+        "LocalSecondaryIndexes": [{
+            "IndexName": "by_x", "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                          {"AttributeName": "x", "KeyType": "RANGE"}],
+        }],
+    }
+    parameters = transfer.table_creation_parameters(description)
+    assert [a["AttributeName"] for a in parameters["AttributeDefinitions"]] == ["PK", "SK"]
+    assert "LocalSecondaryIndexes" not in parameters
+    assert "LocalSecondaryIndexes" in transfer.create_table_request(description)

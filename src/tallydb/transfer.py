@@ -14,6 +14,7 @@ and ``ImportTable`` reads (``InputFormat=DYNAMODB_JSON``, ``GZIP``)::
     DIR/AWSDynamoDB/<ExportId>/manifest-files.json     one line per data file
     DIR/AWSDynamoDB/<ExportId>/data/<name>.json.gz     {"Item": {...}} per line
     DIR/AWSDynamoDB/<ExportId>/table-description.json  tallydb's: CreateTable's shape
+    DIR/AWSDynamoDB/<ExportId>/table-creation-parameters.json  ImportTable's shape
 
 Every attribute type comes back exactly. **jsonl** (``items.jsonl``: one
 plain JSON object per item) and **csv** (``items.csv``: a header of every
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # the toolkit is imported when used: `tallydb serve` needs no
 __all__ = [
     "DESCRIPTION_FILE",
     "FORMATS",
+    "PARAMETERS_FILE",
     "TransferError",
     "create_table_request",
     "detect_format",
@@ -60,6 +62,7 @@ __all__ = [
     "jsonable",
     "parse_key_spec",
     "plain_item",
+    "table_creation_parameters",
 ]
 
 Format = Literal["dynamodb", "jsonl", "csv"]
@@ -67,6 +70,8 @@ FORMATS: tuple[Format, ...] = ("dynamodb", "jsonl", "csv")
 #: Beside the data: the table's key schema, indexes and billing mode, in
 #: CreateTable's shape, from which ``import_table`` creates the table.
 DESCRIPTION_FILE = "table-description.json"
+#: Beside it: ``aws dynamodb import-table --table-creation-parameters file://...``.
+PARAMETERS_FILE = "table-creation-parameters.json"
 JSONL_FILE = "items.jsonl"
 CSV_FILE = "items.csv"
 #: Items per gzip file of a DynamoDB-format export.
@@ -117,6 +122,21 @@ def create_table_request(description: dict[str, Any]) -> dict[str, Any]:
             indexes.append(kept)
         if indexes:
             request[kind] = indexes
+    return request
+
+
+def table_creation_parameters(description: dict[str, Any]) -> dict[str, Any]:
+    """``aws dynamodb import-table``'s ``TableCreationParameters`` for a table
+    like this one. ImportTable creates no local secondary index, so those
+    (and attribute definitions only they use) are left out."""
+    request = create_table_request(description)
+    request.pop("LocalSecondaryIndexes", None)
+    used = {k["AttributeName"] for k in request["KeySchema"]}
+    for index in request.get("GlobalSecondaryIndexes", []):
+        used |= {k["AttributeName"] for k in index["KeySchema"]}
+    request["AttributeDefinitions"] = [
+        a for a in request["AttributeDefinitions"] if a["AttributeName"] in used
+    ]
     return request
 
 
@@ -227,8 +247,9 @@ def _write_description(folder: Path, description: dict[str, Any], ttl: str | Non
     kept = create_table_request(description)
     if ttl:
         kept["TimeToLiveAttribute"] = ttl
-    text = json.dumps(kept, indent=2)
-    (folder / DESCRIPTION_FILE).write_text(text + "\n")
+    (folder / DESCRIPTION_FILE).write_text(json.dumps(kept, indent=2) + "\n")
+    parameters = table_creation_parameters(description)
+    (folder / PARAMETERS_FILE).write_text(json.dumps(parameters, indent=2) + "\n")
 
 
 def _md5_base64(data: bytes) -> str:
