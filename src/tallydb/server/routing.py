@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
+from tallydb.api import target_of
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -34,7 +35,6 @@ from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
 
-TARGET_PREFIX = "DynamoDB_20120810."
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
 # the two errors routing gives most, rendered once
@@ -65,7 +65,7 @@ class Router:
         origins: OriginPolicy | None = None,
     ) -> None:
         self.targets: dict[bytes, str] = {
-            (TARGET_PREFIX + name).encode(): name for name in operations
+            target_of(name).encode(): name for name in operations
         }
         self.verifier = verifier
         #: The web console's routes (None with ``--no-console``): asked only
