@@ -197,13 +197,15 @@ def test_the_grid_and_the_tables_list_follow_writes_live(console: Any) -> None:
     expect(cell.locator(".val.flash")).to_have_count(1)  # briefly highlighted
     client.put_item(TableName=table, Item={"PK": {"S": "VID#new"}, "SK": {"S": "STATS#TOTAL"}})
     expect(page.locator(".notice")).to_contain_text("1 new item since this page was read")
+    client.delete_item(TableName=table, Key=KEY)
+    expect(page.locator("table.items tbody tr.removed")).to_have_count(1)  # struck through
     assert console.operations().count("Scan") == 1, "the grid re-read instead of going live"
 
     page = console.open("#/tables")
     count = page.locator(f'tr[data-table="{table}"] td').nth(4)
-    expect(count).to_have_text("2")
+    expect(count).to_have_text("1")
     client.put_item(TableName=table, Item={"PK": {"S": "VID#third"}, "SK": {"S": "STATS#TOTAL"}})
-    expect(count).to_have_text("3")
+    expect(count).to_have_text("2")
 
 
 @pytest.mark.parametrize(

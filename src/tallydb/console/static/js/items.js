@@ -76,6 +76,12 @@ function readRequest(t, form, start) {
 
 const keyValue = (type, text) => (type === "N" ? { N: String(text).trim() } : { [type]: text });
 
+/** The attribute names a read projects, or null for all. */
+function projected(request) {
+  if (!request.ProjectionExpression) return null;
+  return new Set(request.ProjectionExpression.split(", ").map((p) => request.ExpressionAttributeNames[p]));
+}
+
 /** Whether a new item could be in a read's answer (a Query's partition; the filter is not judged). */
 function couldRead(request, item) {
   if (!request.KeyConditionExpression || !item) return true;
@@ -102,13 +108,13 @@ export function ItemsPage({ table }) {
   const [result, setResult] = useState(null);
   const [inserted, setInserted] = useState(0);
   const { busy, error, run } = useAction();
-  const current = useRef({ form, pages });
-  current.current = { form, pages };
+  const current = useRef({ form, pages, result });
+  current.current = { form, pages, result };
 
   const read = (start, stack) => run(async () => {
     const request = readRequest(t, current.current.form, start);
     const response = await call(current.current.form.mode, request);
-    setResult({ request, operation: current.current.form.mode, response, items: response.Items });
+    setResult({ request, operation: current.current.form.mode, response, items: response.Items, removed: new Set() });
     setPages(stack);
     setInserted(0);
   });
@@ -118,25 +124,26 @@ export function ItemsPage({ table }) {
     if (!t) return undefined;
     const offChanges = live.on("changes", (changes) => {
       const mine = changes.filter((c) => c.table === table);
-      if (!mine.length) return;
-      setResult((r) => {
-        if (!r) return r;
-        const byKey = new Map(mine.map((c) => [keyId(table, c.keys), c]));
-        let unseen = byKey.size;
-        const items = r.items.map((item) => {
-          const change = byKey.get(keyId(table, keyOf(item, t.KeySchema)));
-          if (!change) return item;
-          unseen -= 1;
-          if (!change.new) return { ...item, __removed: true };
-          return r.request.ProjectionExpression
-            ? Object.fromEntries(Object.entries(change.new).filter(([name]) => name in item || Object.values(r.request.ExpressionAttributeNames).includes(name)))
-            : change.new;
-        });
-        if (unseen > 0) {
-          setInserted((n) => n + mine.filter((c) => c.event === "INSERT" && couldRead(r.request, c.new)).length);
+      const r = current.current.result;
+      if (!mine.length || !r) return;
+      const byKey = new Map(mine.map((c) => [keyId(table, c.keys), c]));
+      const names = projected(r.request);
+      const removed = new Set(r.removed);
+      const items = r.items.map((item) => {
+        const change = byKey.get(keyId(table, keyOf(item, t.KeySchema)));
+        if (!change) return item;
+        byKey.delete(keyId(table, change.keys));
+        if (!change.new) {
+          removed.add(keyId(table, change.keys));
+          return item;
         }
-        return { ...r, items };
+        return names ? Object.fromEntries(Object.entries(change.new).filter(([name]) => names.has(name))) : change.new;
       });
+      const unseen = [...byKey.values()].filter((c) => c.event === "INSERT" && couldRead(r.request, c.new));
+      if (unseen.length) setInserted((n) => n + unseen.length);
+      const next = { ...r, items, removed };
+      current.current.result = next; // the next frame may come before the next render
+      setResult(next);
     });
     const offResync = live.on("resync", () => {
       const { pages: stack } = current.current;
@@ -212,7 +219,7 @@ export function ItemsPage({ table }) {
         <tbody>${items.map((item) => {
           const key = keyOf(item, t.KeySchema);
           const linkable = Object.values(key).every(Boolean);
-          return html`<tr key=${keyId(table, key)} class=${item.__removed ? "removed" : ""}>
+          return html`<tr key=${keyId(table, key)} class=${result.removed.has(keyId(table, key)) ? "removed" : ""}>
             ${cols.map((c, i) => {
               const value = item[c];
               const cell = html`<${Val} text=${show(value)} />`;
