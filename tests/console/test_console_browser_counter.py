@@ -25,8 +25,8 @@ def unique_table(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
 
 
-def make_videos(client: Any) -> str:
-    name = unique_table("videos")
+def make_videos(client: Any, name: str | None = None) -> str:
+    name = name or unique_table("videos")
     client.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"},
@@ -286,3 +286,30 @@ def test_a_hidden_tab_closes_its_stream_and_rereads_when_shown(console: Console)
     expect(value_cell(console, "play_count")).to_have_text("10")
     assert len(streams) == 2, "the stream did not reopen once"
     assert console.operations().count("GetItem") == 2, "the shown tab did not re-read its item"
+
+
+def test_the_item_page_lists_each_commit_by_any_client(console: Console) -> None:
+    """Also the README's picture: build/screenshots/console.png is docs/images/console.png."""
+    client = console.server.client()
+    table = make_videos(client, "videos")
+    client.put_item(TableName=table, Item={
+        **KEY, "title": {"S": "Counting without losing a single play"},
+        "play_count": {"N": "41"}, "likes": {"N": "1287"}, "shares": {"N": "96"},
+        "updated_at": {"S": "2026-11-25T10:30:00Z"},
+    })
+    page = console.open(item_fragment(table))
+    expect(page.locator(".live.on")).to_be_visible()
+    log = page.locator(".changelog li")
+    for n in range(3):
+        page.get_by_role("button", name="+1 play_count").click()
+        expect(log.first).to_contain_text(f"play_count {41 + n} → {42 + n}")
+        client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD likes :one",
+                           ExpressionAttributeValues={":one": {"N": "1"}})
+        expect(log.first).to_contain_text(f"likes {1287 + n} → {1288 + n}")
+    expect(value_cell(console, "play_count")).to_have_text("44")
+    expect(value_cell(console, "likes")).to_have_text("1290")
+    expect(log).to_have_count(6)
+    page.get_by_text("As code: JSON, boto3, AWS CLI, JavaScript").click()
+    page.get_by_role("tab", name="boto3").click()
+    expect(page.locator(".codetabs pre")).to_contain_text("response = client.update_item(")
+    console.shot("console", full_page=False)
