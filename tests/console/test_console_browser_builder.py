@@ -84,3 +84,16 @@ def test_the_builder_sends_a_valid_update(console: Any) -> None:
     key = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}
     item = client.get_item(TableName="videos", Key=key, ConsistentRead=True)["Item"]
     assert item["play_count"] == {"N": "1"}
+
+
+def test_the_code_tabs_work_from_the_keyboard(console: Any) -> None:
+    page = console.open("#/builder")
+    page.get_by_role("tab", name="JSON").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="boto3")).to_be_focused()
+    expect(page.get_by_role("tab", name="boto3")).to_have_attribute("aria-selected", "true")
+    expect(page.locator(".codetabs pre")).to_contain_text("client.update_item(")
+    page.keyboard.press("End")
+    expect(page.get_by_role("tab", name="JavaScript")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="JSON")).to_be_focused()

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import * as live from "./live.js";
-import { CodeTabs, ErrorBox, Json, Val, html, href, useAction } from "./ui.js";
+import { CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
 import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
 
@@ -437,11 +437,8 @@ export function ItemPage({ table, keyText: keyJson }) {
     ${!isNew && item === null && html`<p class="empty">No item has this key (it may have been deleted).</p>`}
     ${!isNew && item && html`<div class="itemlayout">
       <section class="card" aria-label="Item">
-        <div class="tabs" role="tablist" aria-label="Show item as">
-          ${[["attributes", "Attributes"], ["typed", "DynamoDB JSON"], ["plain", "Plain JSON"]].map(([v, label]) => html`
-            <button type="button" role="tab" aria-selected=${view === v} class=${view === v ? "tab active" : "tab"}
-              onClick=${() => setView(v)}>${label}</button>`)}
-        </div>
+        <${Tabs} label="Show item as" value=${view} onChange=${setView}
+          tabs=${[["attributes", "Attributes"], ["typed", "DynamoDB JSON"], ["plain", "Plain JSON"]]} />
         ${view === "attributes" && html`<table class="grid attrs" aria-label="Attributes">
           <thead><tr><th>Attribute</th><th>Type</th><th class="num">Value</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${Object.entries(item).map(([name, value]) => {
