@@ -7,13 +7,17 @@ import { bytes, count } from "./values.js";
 
 const KEY_TYPES = ["S", "N", "B"];
 
-/** Re-run load() when a change touches one of these tables (at most once a second). */
+// Counts follow commits within a second: a touched table is described again
+// RELOAD_MS after the first commit that touched it (at most twice a second).
+const RELOAD_MS = 400;
+
+/** Re-run load() when a change touches one of these tables. */
 function useLiveReload(load, tables) {
   useEffect(() => {
     let timer = null;
     const due = () => {
       if (timer) return;
-      timer = setTimeout(() => { timer = null; load(); }, 1000);
+      timer = setTimeout(() => { timer = null; load(); }, RELOAD_MS);
     };
     const offChanges = live.on("changes", (changes) => {
       if (!tables || changes.some((c) => tables.includes(c.table))) due();
@@ -33,7 +37,7 @@ export function TablesPage() {
     setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
-  // Re-describe only the tables a commit touched, at most once a second.
+  // Re-describe only the tables a commit touched.
   useEffect(() => {
     const due = new Set();
     let timer = null;
@@ -46,7 +50,7 @@ export function TablesPage() {
     };
     const offChanges = live.on("changes", (changes) => {
       for (const change of changes) due.add(change.table);
-      if (!timer) timer = setTimeout(flush, 1000);
+      if (!timer) timer = setTimeout(flush, RELOAD_MS);
     });
     const offResync = live.on("resync", load);
     return () => { offChanges(); offResync(); clearTimeout(timer); };
