@@ -112,8 +112,11 @@ class LiveStream:
             sink.write(event("resync", {"seq": self.hub.feed.seq}))
         sink.write(frame)
 
-    def wants(self, table: str) -> bool:
-        return self.tables is None or table in self.tables
+    def hotkeys_frame(self, top: list[dict[str, Any]]) -> bytes:
+        """The hot-keys event, of the tables this page watches only."""
+        tables = self.tables
+        keys = top if tables is None else [entry for entry in top if entry["table"] in tables]
+        return event("hotkeys", {"window": 60, "keys": keys})
 
     def close(self) -> None:
         if self.sink is not None:
@@ -188,7 +191,7 @@ class LiveHub:
         stream.send(event("hello", {"seq": self.feed.seq}))
         if stream.last_seen is not None:
             self._replay(stream, stream.last_seen)
-        stream.send(event("hotkeys", {"window": 60, "keys": self.hotkeys.top()}))
+        stream.send(stream.hotkeys_frame(self.hotkeys.top()))
         if self._task is None:
             self._task = self.loop.create_task(self._run())
 
@@ -218,9 +221,11 @@ class LiveHub:
                 if now - last_hotkeys >= HOTKEYS_EVERY:
                     last_hotkeys = now
                     if self.streams:
-                        frame = event("hotkeys", {"window": 60, "keys": self.hotkeys.top()})
+                        top = self.hotkeys.top()
+                        frame = event("hotkeys", {"window": 60, "keys": top})
                         for stream in list(self.streams):
-                            stream.send(frame)
+                            stream.send(frame if stream.tables is None
+                                        else stream.hotkeys_frame(top))
                 if now - last_beat >= HEARTBEAT:
                     last_beat = now
                     for stream in list(self.streams):

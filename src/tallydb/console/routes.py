@@ -63,7 +63,8 @@ class ConsoleResponse:
     stream: LiveStream | None = None
 
 
-Verify = Callable[[ConsoleRequest], None]
+#: Checks a signed request; returns the tables its key may see (None: all).
+Verify = Callable[[ConsoleRequest], frozenset[str] | None]
 
 
 def _json(status: int, body: Any) -> ConsoleResponse:
@@ -103,13 +104,18 @@ class Console:
         if rest == "/events":
             if request.method != "GET":
                 return NOT_ALLOWED
-            return self._authorized(request) or self._events(request)
+            try:
+                visible = self._visible(request)
+            except DynamoDBError as error:
+                return _error(error)
+            return self._events(request, visible)
         if rest == "/api/parse":
             if request.method != "POST":
                 return NOT_ALLOWED
-            denied = self._authorized(request)
-            if denied is not None:
-                return denied
+            try:
+                self._visible(request)
+            except DynamoDBError as error:
+                return _error(error)
             try:
                 body = orjson.loads(request.body or b"{}")
             except orjson.JSONDecodeError:
@@ -117,14 +123,10 @@ class Console:
             return _json(*parse(body))
         return NOT_FOUND
 
-    def _authorized(self, request: ConsoleRequest) -> ConsoleResponse | None:
-        if self.verify is None:
-            return None
-        try:
-            self.verify(request)
-        except DynamoDBError as error:
-            return _error(error)
-        return None
+    def _visible(self, request: ConsoleRequest) -> frozenset[str] | None:
+        """The tables the request's key may see (None: all); DynamoDB's
+        error for a request that is not signed by a known key."""
+        return None if self.verify is None else self.verify(request)
 
     def _file(self, name: str, request: ConsoleRequest) -> ConsoleResponse:
         found = self.files.get(name)
@@ -138,14 +140,19 @@ class Console:
         body = b"" if request.method == "HEAD" else found.body
         return ConsoleResponse(200, body, found.content_type.decode(), headers)
 
-    def _events(self, request: ConsoleRequest) -> ConsoleResponse:
+    def _events(self, request: ConsoleRequest, visible: frozenset[str] | None
+                ) -> ConsoleResponse:
+        """The live feed of the tables asked for (all by default), never of
+        a table the key may not see."""
         query = parse_qs(request.query)
-        tables = None
+        tables = visible
         if query.get("tables"):
             tables = frozenset(t for t in ",".join(query["tables"]).split(",") if t)
+            if visible is not None:
+                tables &= visible
         last = request.headers.get("last-event-id") or "".join(query.get("lastEventId", ()))
         last_seen = int(last) if last.isdigit() else None
-        stream = self.hub.open(tables or None, last_seen)
+        stream = self.hub.open(tables, last_seen)
         return ConsoleResponse(200, content_type="text/event-stream", headers=[
             ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
             ("X-Content-Type-Options", "nosniff")], stream=stream)
