@@ -13,7 +13,6 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from console_server import EventStream, get, post_json
-
 from tallytest import TallyServer
 
 ADMIN = ("AKIDADMIN", "admin-secret")

@@ -11,7 +11,6 @@ from importlib import resources
 
 import pytest
 from console_server import get, post_json, serving
-
 from tallytest import TallyServer
 
 
