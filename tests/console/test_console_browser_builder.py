@@ -64,6 +64,13 @@ def test_the_builder_copies_the_request_as_code(console: Any) -> None:
     expect(code).to_contain_text("--update-expression 'ADD #n :one'")
     expect(code).to_contain_text("--condition-expression 'attribute_exists(#pk)'")
 
+    console.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy").click()
+    expect(page.get_by_role("button", name="Copied")).to_be_visible()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == code.inner_text()
+    assert copied.startswith("aws dynamodb update-item --endpoint-url http://127.0.0.1:")
+
 
 def test_the_builder_sends_a_valid_update(console: Any) -> None:
     client = console.server.client()

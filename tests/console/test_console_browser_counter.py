@@ -5,6 +5,7 @@ that fails."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -313,3 +314,23 @@ def test_the_item_page_lists_each_commit_by_any_client(console: Console) -> None
     page.get_by_role("tab", name="boto3").click()
     expect(page.locator(".codetabs pre")).to_contain_text("response = client.update_item(")
     console.shot("console", full_page=False)
+
+
+def test_the_boto3_code_the_page_shows_runs_the_same_update(console: Console) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "7"}})
+    page = console.open(item_fragment(table))
+    page.get_by_role("button", name="Update play_count").click()
+    page.locator('select[name="condOp"]').select_option("=")
+    page.locator('input[name="condValue"]').fill("7")
+    page.get_by_text("As code: JSON, boto3, AWS CLI, JavaScript").click()
+    page.get_by_role("tab", name="boto3").click()
+    code = page.locator(".codetabs pre").inner_text()
+
+    env = dict(os.environ, AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="y")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, env=env,
+                   capture_output=True)
+    assert play_count(client, table) == "8"
+    assert console.operations().count("UpdateItem") == 0, "the page itself sent the update"
+    expect(value_cell(console, "play_count")).to_have_text("8")  # and saw it live
