@@ -43,7 +43,14 @@ def test_the_builder_shows_dynamodbs_errors_before_anything_is_sent(console: Any
     expect(page.locator('input[name="SET"]')).to_have_attribute("aria-invalid", "true")
     console.shot("builder_syntax_error")
 
-    compose(page, SET="a = b")
+    # An error in the condition marks the condition.
+    compose(page, SET="a = b", ConditionExpression="a = = b")
+    expect(page.locator('[data-field="ConditionExpression"] mark.bad')).to_have_text("=")
+    expect(page.locator('input[name="ConditionExpression"]')).to_have_attribute(
+        "aria-invalid", "true")
+    expect(error.locator(".error-message")).to_contain_text("Invalid ConditionExpression")
+
+    compose(page, ConditionExpression="")
     expect(verdict).to_have_attribute("data-state", "valid")
     assert console.sent == [], "the builder sent a DynamoDB request while checking"
 
