@@ -2,7 +2,7 @@
 deletion protection and table class, with DynamoDB's rules and messages.
 
 Sources: dynalite's tests (recorded against DynamoDB), the cortexproject
-issue #441 log (the "will not change" text), nubo-db/dynamodb-conformance
+bug-report log (the "will not change" text), nubo-db/dynamodb-conformance
 (2026) and its catalogue of DynamoDB's messages (2026).
 
 The change applies at once. As DynamoDB does, the answer to a throughput or

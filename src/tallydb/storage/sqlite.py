@@ -132,9 +132,6 @@ _ITEMS_TABLE = (
     ") WITHOUT ROWID"
 )
 
-#: Copy every row of one items table into another (a snapshot, a restore).
-_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
-
 #: An items table's row count and bytes, kept by SQLite itself as rows are
 #: written (an upsert that finds its row fires the UPDATE trigger), in the
 #: same transaction: exact after a rollback, a savepoint's or a replay, and
@@ -160,6 +157,9 @@ def _start_counting(conn: sqlite3.Connection, source: str) -> None:
         f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
     for trigger in _COUNTING:
         conn.execute(trigger.format(source))
+
+#: Copy every row of one items table into another (a snapshot, a restore).
+_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 
 
 class _RowSQL(NamedTuple):
