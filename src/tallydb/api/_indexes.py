@@ -35,7 +35,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tallydb.api._streams import CAPTURE, capture
+from tallydb.api._stream_records import capture
+from tallydb.api._streams import CAPTURE
 from tallydb.errors import ValidationException
 from tallydb.feed import Change
 from tallydb.storage import TableRecord, Transaction

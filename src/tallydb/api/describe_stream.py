@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.api import _streams as streams
 from tallydb.api._stream_api import STREAMS_SERVICE, find_stream
+from tallydb.api._stream_records import sequence_text
 from tallydb.storage import Transaction
 
 #: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
@@ -15,9 +15,9 @@ SERVICE = STREAMS_SERVICE
 
 def describe_stream(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record, stream = find_stream(txn, request.get("StreamArn"))
-    numbers = {"StartingSequenceNumber": streams.sequence_text(stream["start"])}
+    numbers = {"StartingSequenceNumber": sequence_text(stream["start"])}
     if "end" in stream:
-        numbers["EndingSequenceNumber"] = streams.sequence_text(stream["end"])
+        numbers["EndingSequenceNumber"] = sequence_text(stream["end"])
     shards = [{"ShardId": stream["shard"], "SequenceNumberRange": numbers}]
     if request.get("ExclusiveStartShardId") == stream["shard"]:
         shards = []

@@ -18,6 +18,7 @@ from tallydb.api._stream_api import (
     make_iterator,
     read_iterator,
 )
+from tallydb.api._stream_records import rows, wire_record
 from tallydb.errors import TrimmedDataAccessException
 from tallydb.storage import Transaction
 
@@ -43,8 +44,8 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     size = 0
     last = after
     sizes: dict[int, int] = {}
-    for entry in streams.rows(txn, record, shard, after):
-        wire = streams.wire_record(stream, entry, sizes)
+    for entry in rows(txn, record, shard, after):
+        wire = wire_record(stream, entry, sizes)
         records.append(wire)
         last = entry["s"]
         size += wire["dynamodb"]["SizeBytes"]

@@ -13,6 +13,7 @@ from tallydb.api._stream_api import (
     find_stream,
     make_iterator,
 )
+from tallydb.api._stream_records import last_sequence
 from tallydb.errors import (
     ResourceNotFoundException,
     TrimmedDataAccessException,
@@ -37,7 +38,7 @@ def get_shard_iterator(txn: Transaction, request: dict[str, Any]) -> dict[str, A
     if kind == "TRIM_HORIZON":
         after = 0
     elif kind == "LATEST":
-        after = stream.get("end", streams.last_sequence())
+        after = stream.get("end", last_sequence())
     else:
         text = request.get("SequenceNumber")
         if text is None:
