@@ -26,12 +26,15 @@ SCRIPT = Path(__file__).with_name("read_stream.mjs")
 
 
 @pytest.fixture(scope="session")
-def node_sdk(request: pytest.FixtureRequest) -> Path:
-    """A folder whose node_modules holds the SDK (the script runs from it)."""
+def node_sdk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder whose node_modules holds the SDK (the script runs from it):
+    pytest's cache, kept between runs, or a temporary one without it."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("Node.js and npm are needed for the AWS SDK for JavaScript v3")
-    folder = Path(request.config.cache.mkdir("aws-sdk-js-v3"))
+    cache = getattr(request.config, "cache", None)
+    folder = (Path(cache.mkdir("aws-sdk-js-v3")) if cache is not None
+              else tmp_path_factory.mktemp("aws-sdk-js-v3"))
     if not (folder / "node_modules" / "@aws-sdk" / "client-dynamodb-streams").is_dir():
         done = subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
