@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
-from click.testing import CliRunner
 import pytest
+from click.testing import CliRunner
 
 import tallydb
 from tallydb.cli import main
