@@ -36,14 +36,25 @@ class Change(NamedTuple):
     """One item's committed change. ``seq`` numbers the feed's changes in
     commit order (per engine, not durable; the engine skips a number each
     time listening begins, since changes made while nobody listened have
-    none); ``keys`` is the item's primary key; ``old``/``new`` its images
-    (None: absent)."""
+    none); ``hk``/``rk`` are the item's key as storage encodes it (bytes
+    that identify the item within its table, cheaply hashed); ``old``/``new``
+    its images (None: absent); ``key_names`` the table's key attributes,
+    HASH first."""
 
     seq: int
     table: str
-    keys: Item
+    hk: bytes
+    rk: bytes
     old: Item | None
     new: Item | None
+    key_names: tuple[str, ...]
+
+    @property
+    def keys(self) -> Item:
+        """The item's primary key, as DynamoDB JSON."""
+        image = self.new if self.new is not None else self.old
+        assert image is not None
+        return {name: image[name] for name in self.key_names}
 
     @property
     def event(self) -> str:

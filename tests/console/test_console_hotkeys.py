@@ -17,16 +17,17 @@ class Clock:
 
 
 def change(table: str, pk: str) -> Change:
-    keys = {"PK": {"S": pk}}
-    return Change(0, table, keys, None, keys)
+    item = {"PK": {"S": pk}}
+    return Change(0, table, encode_key_value(item["PK"]), b"", None, item, ("PK",))
 
 
 def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
     for second in range(10):
-        sketch.record([change("videos", "hot")] * 200)
-        sketch.record([change("videos", f"cold{i}") for i in range(10)])
+        sketch.record([(change("videos", "hot"), 150)])
+        sketch.record([(change("videos", "hot"), 50)])
+        sketch.record([(change("videos", f"cold{i}"), 1) for i in range(10)])
         clock.now += 1
     top = sketch.top()
     assert top[0]["keys"] == {"PK": {"S": "hot"}}
@@ -38,9 +39,9 @@ def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
 def test_the_window_forgets_what_is_older_than_a_minute() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    sketch.record([change("videos", "old")] * 50)
+    sketch.record([(change("videos", "old"), 50)])
     clock.now += WINDOW + 5
-    sketch.record([change("videos", "new")] * 5)
+    sketch.record([(change("videos", "new"), 5)])
     top = sketch.top()
     assert [entry["keys"]["PK"]["S"] for entry in top] == ["new"]
 
@@ -49,8 +50,8 @@ def test_memory_is_bounded_by_the_sketch_not_by_the_key_count() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
     for second in range(5):
-        sketch.record([change("big", f"k{second}-{i}") for i in range(20_000)])
-        sketch.record([change("big", "hot")] * 50)
+        sketch.record([(change("big", f"k{second}-{i}"), 1) for i in range(20_000)])
+        sketch.record([(change("big", "hot"), 50)])
         clock.now += 1
         assert len(sketch._current) <= SECOND_KEYS
     sketch.top()
@@ -61,7 +62,7 @@ def test_memory_is_bounded_by_the_sketch_not_by_the_key_count() -> None:
 def test_throttles_are_counted_against_their_partition() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    sketch.record([change("videos", "hot")] * 20)
+    sketch.record([(change("videos", "hot"), 20)])
     sketch.throttled("videos", encode_key_value({"S": "hot"}))
     sketch.throttled("videos", encode_key_value({"S": "hot"}))
     clock.now += 1

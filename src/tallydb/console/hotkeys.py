@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tallydb.feed import Change
-from tallydb.values import encode_key_value
 
 WINDOW = 60  # seconds
 SECOND_KEYS = 4096
@@ -32,58 +31,59 @@ TRACKED = 64
 SHOWN = 20
 
 Item = dict[str, Any]
-#: An item's identity: its table and its key values in wire form.
-ItemId = tuple[Any, ...]
+#: An item's identity: its table and its key as storage encodes it.
+ItemId = tuple[str, bytes, bytes]
 
 
 class _Tracked:
-    __slots__ = ("counts", "keys", "table", "throttled")
+    __slots__ = ("counts", "id", "keys")
 
-    def __init__(self, table: str, keys: Item) -> None:
-        self.table = table
-        self.keys = keys
+    def __init__(self, change: Change) -> None:
+        self.id = item_id(change)
+        self.keys = change.keys
         self.counts = [0] * WINDOW  # writes in each second of the window, by second % WINDOW
-        self.throttled = [0] * WINDOW
 
 
-def item_id(table: str, keys: Item) -> ItemId:
-    return (table, *(value for attribute in keys.values() for value in attribute.values()))
+def item_id(change: Change) -> ItemId:
+    return (change.table, change.hk, change.rk)
 
 
 class HotKeys:
-    """Feed ``record`` with committed changes (a ``ChangeFeed`` listener)
-    and ``throttled`` with refused requests; ``top()`` gives the panel."""
+    """Feed ``record`` with committed writes (the live hub's coalesced
+    changes) and ``throttled`` with refused requests; ``top()`` gives the
+    panel."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
         self._second = int(clock())
         self._current: dict[ItemId, int] = {}
-        self._keys: dict[ItemId, tuple[str, Item]] = {}
+        self._first: dict[ItemId, Change] = {}  # the current second's first change of each
         self._tracked: dict[ItemId, _Tracked] = {}
         #: partitions refused in the current second: (table, hk) -> count
         self._throttles: dict[tuple[str, bytes], int] = {}
         self._throttle_window: dict[tuple[str, bytes], list[int]] = {}
 
-    def record(self, changes: Sequence[Change]) -> None:
+    def record(self, counted: Iterable[tuple[Change, int]]) -> None:
+        """Count writes: each item's latest change and how many it had."""
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
         current = self._current
-        for change in changes:
-            key = item_id(change.table, change.keys)
-            count = current.get(key)
-            if count is not None:
-                current[key] = count + 1
+        for change, count in counted:
+            key = (change.table, change.hk, change.rk)
+            previous = current.get(key)
+            if previous is not None:
+                current[key] = previous + count
             elif len(current) < SECOND_KEYS or self._evict_a_single():
-                current[key] = 1
-                self._keys[key] = (change.table, change.keys)
+                current[key] = count
+                self._first[key] = change
 
     def _evict_a_single(self) -> bool:
-        """Make room for a new item by dropping one seen once this second."""
+        """Make room for a new item by dropping one written once this second."""
         for key, count in self._current.items():
             if count == 1:
                 del self._current[key]
-                del self._keys[key]
+                del self._first[key]
                 return True
         return False
 
@@ -104,11 +104,11 @@ class HotKeys:
         for key, count in busiest:
             entry = tracked.get(key)
             if entry is None:
-                entry = tracked[key] = _Tracked(*self._keys[key])
+                entry = tracked[key] = _Tracked(self._first[key])
             entry.counts[slot] += count
-        for key, count in self._throttles.items():
-            window = self._throttle_window.setdefault(key, [0] * WINDOW)
-            window[slot] += count
+        for partition, refused in self._throttles.items():
+            window = self._throttle_window.setdefault(partition, [0] * WINDOW)
+            window[slot] += refused
         # clear the slots of the seconds that start now (and those skipped)
         for passed in range(second + 1, min(now, second + WINDOW) + 1):
             cleared = passed % WINDOW
@@ -121,7 +121,7 @@ class HotKeys:
             self._tracked = dict(keep)
         self._throttle_window = {k: w for k, w in self._throttle_window.items() if any(w)}
         self._current = {}
-        self._keys = {}
+        self._first = {}
         self._throttles = {}
         self._second = now
 
@@ -138,18 +138,17 @@ class HotKeys:
         candidates = list(self._tracked.values())
         for key, _ in heapq.nlargest(limit, self._current.items(), key=lambda kv: kv[1]):
             if key not in self._tracked:  # busy only this second, so far
-                candidates.append(_Tracked(*self._keys[key]))
+                candidates.append(_Tracked(self._first[key]))
         current = self._current
-        ranked = sorted(candidates, key=lambda e: -sum(e.counts) - current.get(
-            item_id(e.table, e.keys), 0))
+        ranked = sorted(candidates, key=lambda e: -sum(e.counts) - current.get(e.id, 0))
         for entry in ranked[:limit]:
             spark = entry.counts[start:] + entry.counts[:start]
-            spark[-1] = current.get(item_id(entry.table, entry.keys), 0)
+            spark[-1] = current.get(entry.id, 0)
             writes = sum(spark)
             if not writes:
                 break
             shown.append({
-                "table": entry.table,
+                "table": entry.id[0],
                 "keys": entry.keys,
                 "writes": writes,
                 "rate": round(writes / WINDOW, 2),
@@ -159,8 +158,5 @@ class HotKeys:
         return shown
 
     def _throttled_of(self, entry: _Tracked) -> int:
-        if not self._throttle_window:
-            return 0
-        hash_value = next(iter(entry.keys.values()))
-        window = self._throttle_window.get((entry.table, encode_key_value(hash_value)))
+        window = self._throttle_window.get(entry.id[:2])  # (table, partition)
         return sum(window) if window else 0

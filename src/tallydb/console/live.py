@@ -24,6 +24,7 @@ most ``LIFETIME`` seconds; the page reconnects (and resumes) by itself.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -31,8 +32,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from tallydb.console.hotkeys import HotKeys, item_id
-from tallydb.feed import Change, ChangeFeed
+from tallydb.console.hotkeys import HotKeys
+from tallydb.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
 
 FRAME = 0.1
 HOTKEYS_EVERY = 1.0
@@ -49,6 +50,13 @@ class Sink(Protocol):
     def write(self, data: bytes) -> None: ...
     def get_write_buffer_size(self) -> int: ...
     def close(self) -> None: ...
+
+
+def _event(absent_before: bool, new: object) -> str:
+    """The eventName of an item's changes taken together."""
+    if new is None:
+        return REMOVE
+    return INSERT if absent_before else MODIFY
 
 
 def event(name: str, data: Any, seq: int | None = None) -> bytes:
@@ -121,7 +129,11 @@ class LiveHub:
         self.loop = loop
         self.hotkeys = hotkeys if hotkeys is not None else HotKeys()
         self.streams: set[LiveStream] = set()
-        self._pending: list[Change] = []
+        #: the changes since the last frame, per item: [whether the item
+        #: was absent before the first, the last change, how many]
+        self._latest: dict[tuple[str, bytes, bytes], list[Any]] = {}
+        self._frame_first = 0  # the sequence number of the first change in _latest
+        self._lock = threading.Lock()  # the writer's thread fills _latest, the loop empties it
         self._throttles: list[tuple[str, bytes]] = []
         self._ring: deque[_Frame] = deque(maxlen=RING)
         #: the feed's sequence number when listening began: every change
@@ -134,7 +146,20 @@ class LiveHub:
     # -- on the writer's thread ----------------------------------------------
 
     def _listen(self, changes: Sequence[Change]) -> None:
-        self._pending.extend(changes)
+        """Coalesce at once: an item's earlier images are dropped as its
+        next change arrives, so nothing piles up for the collector."""
+        with self._lock:
+            latest = self._latest
+            if not latest and changes:
+                self._frame_first = changes[0].seq
+            for change in changes:
+                key = (change.table, change.hk, change.rk)
+                entry = latest.get(key)
+                if entry is None:
+                    latest[key] = [change.old is None, change, 1]
+                else:
+                    entry[1] = change
+                    entry[2] += 1
 
     def throttled(self, table: str, hk: bytes) -> None:
         """``Limits.on_throttle``: a request on this partition was refused."""
@@ -151,7 +176,7 @@ class LiveHub:
         """A stream for a page that asked for ``tables`` (None: all), having
         seen changes up to ``last_seen`` (its Last-Event-ID)."""
         if self._unsubscribe is None:
-            self._pending = []
+            self._latest = {}
             self._ring.clear()
             self._unsubscribe = self.feed.subscribe(self._listen)
             self._framed_from = self.feed.seq
@@ -213,37 +238,32 @@ class LiveHub:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._pending = []
+        with self._lock:
+            self._latest = {}
 
     def _flush(self) -> None:
         """Send the changes since the last frame, coalesced per item."""
         throttles, self._throttles = self._throttles, []
         for table, hk in throttles:
             self.hotkeys.throttled(table, hk)
-        pending, self._pending = self._pending, []
-        if not pending:
+        with self._lock:
+            latest, self._latest = self._latest, {}
+            first = self._frame_first
+        if not latest:
             return
-        self.hotkeys.record(pending)
-        latest: dict[Any, list[Any]] = {}  # item -> [its first change, its last, count]
-        for change in pending:
-            key = item_id(change.table, change.keys)
-            entry = latest.get(key)
-            if entry is None:
-                latest[key] = [change, change, 1]
-            else:
-                entry[1] = change
-                entry[2] += 1
-        seq = pending[-1].seq
+        entries = list(latest.values())
+        self.hotkeys.record((change, count) for _, change, count in entries)
+        seq = max(change.seq for _, change, _ in entries)
         by_table: dict[str, list[dict[str, Any]]] = {}
-        for first, change, count in latest.values():
+        for absent, change, count in entries:
             by_table.setdefault(change.table, []).append({
                 "table": change.table, "keys": change.keys,
-                "event": Change(0, "", {}, first.old, change.new).event,
+                "event": _event(absent, change.new),
                 "new": change.new, "count": count})
         tables = frozenset(by_table)
         frame = event("changes", {"seq": seq, "changes": [
             entry for entries in by_table.values() for entry in entries]}, seq)
-        self._ring.append(_Frame(pending[0].seq, seq, tables, frame))
+        self._ring.append(_Frame(first, seq, tables, frame))
         for stream in list(self.streams):
             if stream.tables is None:
                 stream.send(frame)
