@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli_store import Store
 from click.testing import CliRunner
-from conftest import Store
 
 from tallydb.cli import main
 
