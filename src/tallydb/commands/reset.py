@@ -38,7 +38,7 @@ def reset(data: Path, yes: bool) -> None:
     except StoreInUseError:
         raise click.ClickException(in_use_message(data)) from None
     if not yes:
-        click.confirm(f"Delete every table and item in {data}?", abort=True)
+        click.confirm(f"Delete every table, item and backup in {data}?", abort=True)
     for path in sorted(data.glob(STORE_FILES)):
         path.unlink()
     click.echo(f"emptied {data}")
