@@ -15,7 +15,7 @@ from typing import Any
 from tallydb.api._tables import KeySchema
 from tallydb.errors import ValidationException
 from tallydb.expressions import BoundKeyCondition
-from tallydb.expressions.legacy import check_operands
+from tallydb.expressions.legacy import check_name, check_operands
 from tallydb.values import (
     AttributeValue,
     Item,
@@ -66,6 +66,7 @@ def check_conditions(conditions: Any, *, wording: Wording = "current") -> dict[s
     AttributeValues canonical."""
     checked: dict[str, Any] = {}
     for name, condition in conditions.items():
+        check_name(name)
         op = condition.get("ComparisonOperator")
         values = [validate_value(av, wording=wording)
                   for av in condition.get("AttributeValueList") or ()]

@@ -468,7 +468,7 @@ class _List(_Node):
 
 
 class _Map(_Node):
-    __slots__ = ("high", "key", "low", "simple", "value")
+    __slots__ = ("high", "key", "low", "short_key", "simple", "value")
 
     def __init__(self, shape: Any, in_value: bool, key: _Node, value: _Node) -> None:
         super().__init__(f"java.util.Map<java.lang.String, {value.java}>", in_value)
@@ -481,6 +481,9 @@ class _Map(_Node):
         #: or unconstrained strings, which only need the right JSON type.
         simple_key = isinstance(key, _String) and key.low in (None, 0, 1) and (
             key.high is None or key.high >= 65535) and key.pattern is None and not key.enum
+        #: Keys this short (in code points) are within the keys' maximum
+        #: (in UTF-16 units) whatever they hold.
+        self.short_key = (key.high // 2) if isinstance(key, _String) and key.high else None
         self.simple = simple_key and (
             type(value) is _AttributeValue or (type(value) is _String and value.plain)
         )
@@ -503,8 +506,10 @@ class _Map(_Node):
                     value_node.check(item)  # raises the JSON layer's message
             else:
                 n = len(value)
+                short = self.short_key
                 if (self.low is None or n >= self.low) and (
-                        self.high is None or n <= self.high):
+                        self.high is None or n <= self.high) and (
+                        short is None or all(len(k) <= short for k in value)):
                     return None
         found: list[Violation] | None = None
         bad_key = bad_value = null_value = False
@@ -724,6 +729,9 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
 # Ways a top-level member can be passed without its checker (``_Quick``).
 _TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP = range(4)
 _QUICK_MEMORY = 4096
+#: An attribute name this long (in code points) is within DynamoDB's 65,535
+#: (UTF-16 units) whatever it holds; a longer one takes the full check.
+_SHORT_NAME = 65535 // 2
 
 
 class _Quick:
@@ -785,8 +793,8 @@ class _Quick:
                 if (name, item) not in seen:
                     return False
             elif how == _VALUE_MAP:
-                for value in item.values():
-                    if type(value) is not dict:
+                for key, value in item.items():
+                    if type(value) is not dict or len(key) > _SHORT_NAME:
                         return False
             else:
                 try:

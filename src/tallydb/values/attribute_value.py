@@ -285,6 +285,8 @@ def validate_item(item: Any, *, wording: Wording = "current", check_depth: bool 
     """Check every AttributeValue of an item; return the item canonical."""
     if type(item) is not dict:
         raise _wrong_json(item, messages.EXPECTED_MAP)
+    if "" in item:
+        raise ValidationException(messages.EMPTY_ATTRIBUTE_NAME)
     return _map(item, wording, 1, check_depth)
 
 
