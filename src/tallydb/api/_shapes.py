@@ -56,6 +56,7 @@ __all__ = [
     "check_request",
     "constraint_error",
     "model_members",
+    "model_operations",
     "render_value",
     "violation",
 ]
@@ -830,6 +831,17 @@ def check_request(operation: str, request: dict[str, Any]) -> None:
     if checker is None:
         checker = _checkers[operation] = _compile(operation)
     checker(request)
+
+
+def model_operations() -> frozenset[str]:
+    """Every operation of DynamoDB's API in botocore's model."""
+    global _operations
+    if _operations is None:
+        _operations = frozenset(_service_model().operation_names)
+    return _operations
+
+
+_operations: frozenset[str] | None = None
 
 
 def model_members(operation: str) -> tuple[str, ...]:

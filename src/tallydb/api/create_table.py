@@ -26,6 +26,7 @@ from typing import Any
 from tallydb.api import _streams as streams
 from tallydb.api._shapes import constraint_error as _constraint_error
 from tallydb.api._shapes import render_value, violation
+from tallydb.api._tags import check_count
 from tallydb.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.errors import ResourceInUseException, ValidationException
 from tallydb.storage import Transaction
@@ -423,6 +424,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("Tags"):
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
+        check_count(description["_Tags"])
     return description
 
 
