@@ -205,6 +205,9 @@ def plan(
     range_term = by_name.get(keys.range_name) if keys.range_name else None
     if start is not None:
         _check_start(start, keys, table_keys, hash_term.values[0], range_term)
+        if keys is table_keys and keys.range_name is None:
+            # a table without a sort key holds one item per partition key
+            raise ValidationException(START_ONE_ROW)
     return KeyPlan(hash_term.values[0], range_term, start)
 
 
