@@ -38,6 +38,13 @@ ALL_ATTRIBUTES_GSI = (
     "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported "
     "for global secondary index {} because its projection type is not ALL"
 )
+#: Asking a GSI for an attribute it does not project (AttributesToGet,
+#: ProjectionExpression): DynamoDB refuses it; its wording is not on record,
+#: so this follows the ALL_ATTRIBUTES refusal's.
+NOT_PROJECTED_GSI = (
+    "One or more parameter values were invalid: Global secondary index {} does not project "
+    "the requested attribute {}"
+)
 MULTI_ATTRIBUTE_QUERY = (
     "tallydb does not support Query on an index with a multi-attribute key yet: {}"
 )
@@ -80,11 +87,15 @@ class Source:
         return encoded
 
     def check_select(self, request: dict[str, Any], exprs: ReadExpressions) -> None:
-        """ALL_ATTRIBUTES from a GSI that does not project everything (refused)."""
+        """ALL_ATTRIBUTES, or a named attribute, from a GSI that does not
+        project it (refused: a GSI cannot fetch from the table)."""
         index = self.index
-        if (index is not None and index.kind == GLOBAL and index.projected is not None
-                and request.get("Select") == "ALL_ATTRIBUTES"):
+        if index is None or index.kind != GLOBAL or index.projected is None:
+            return
+        if request.get("Select") == "ALL_ATTRIBUTES":
             raise ValidationException(ALL_ATTRIBUTES_GSI.format(index.name))
+        for name in sorted(exprs.projected_heads - index.projected):
+            raise ValidationException(NOT_PROJECTED_GSI.format(index.name, name))
 
     def fetcher(self, txn: Transaction, request: dict[str, Any], exprs: ReadExpressions
                 ) -> Callable[[Iterator[Item]], Iterator[Item]] | None:
