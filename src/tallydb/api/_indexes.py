@@ -92,6 +92,11 @@ class Index:
         return tuple(name for name, _ in self.hash_key + self.range_key)
 
     @property
+    def multi_attribute(self) -> bool:
+        """A key of several partition-key or sort-key attributes."""
+        return len(self.hash_key) > 1 or len(self.range_key) > 1
+
+    @property
     def start_names(self) -> tuple[str, ...]:
         """What a LastEvaluatedKey of this index holds: the table's key and the
         index's (each attribute once)."""

@@ -125,35 +125,39 @@ class KeyPlan:
     range_term: KeyTerm | None
     start: Item | None
 
+    def hash_bytes(self) -> bytes:
+        """The partition's encoded key."""
+        return encode_key_value(self.hash_value)
+
     def bounds(self) -> tuple[bytes | None, bytes | None]:
         """(low, below): the range read ``low <= rk < below``.
 
         A table's ``rk`` is the sort key's encoding; an index's is the index
         sort key's encoding followed by the table's key. Either way every
         ``rk`` whose sort key is ``v`` starts with ``enc(v)`` and sorts before
-        ``_successor(enc(v))`` (encodings are prefix-free), so one set of
+        ``successor(enc(v))`` (encodings are prefix-free), so one set of
         bounds serves both."""
         term = self.range_term
         if term is None:
             return None, None
         first = encode_key_value(term.values[0])
         if term.op == "EQ":
-            return first, _successor(first)
+            return first, successor(first)
         if term.op == "LE":
-            return None, _successor(first)
+            return None, successor(first)
         if term.op == "LT":
             return None, first
         if term.op == "GE":
             return first, None
         if term.op == "GT":
-            return _successor(first) or first, None
+            return successor(first) or first, None
         if term.op == "BETWEEN":
-            return first, _successor(encode_key_value(term.values[1]))
+            return first, successor(encode_key_value(term.values[1]))
         prefix = encode_key_prefix(term.values[0])  # BEGINS_WITH
-        return prefix, _successor(prefix)
+        return prefix, successor(prefix)
 
 
-def _successor(prefix: bytes) -> bytes | None:
+def successor(prefix: bytes) -> bytes | None:
     """The smallest byte string greater than every string starting with
     ``prefix`` (never itself a key's encoding: those end in 0x00 0x00)."""
     stripped = prefix.rstrip(b"\xff")

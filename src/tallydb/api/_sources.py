@@ -45,9 +45,6 @@ NOT_PROJECTED_GSI = (
     "One or more parameter values were invalid: Global secondary index {} does not project "
     "the requested attribute {}"
 )
-MULTI_ATTRIBUTE_QUERY = (
-    "tallydb does not support Query on an index with a multi-attribute key yet: {}"
-)
 
 
 @dataclass
@@ -68,8 +65,6 @@ class Source:
         index = self.index
         if index is None:
             return self.table.keys
-        if len(index.hash_key) > 1 or len(index.range_key) > 1:
-            raise ValidationException(MULTI_ATTRIBUTE_QUERY.format(index.name))
         return KeySchema.of(list(index.hash_key + index.range_key))
 
     def key_of(self, item: Item) -> Item:
