@@ -192,9 +192,16 @@ def _check_local_indexes(request: dict[str, Any], seen: set[str]) -> None:
             "a LocalSecondaryIndex"
         )
     table_hash = key_schema[0]["AttributeName"]
-    for index in indexes:
+    for position, index in enumerate(indexes, 1):
         name = index["IndexName"]
         schema = index["KeySchema"]
+        if len(schema) > 2:
+            # An LSI's key stays one HASH and one RANGE element: the length
+            # constraint DynamoDB's model held before multi-attribute keys.
+            raise _constraint_error([violation(
+                f"localSecondaryIndexes.{position}.member.keySchema",
+                render_value("CreateTable", ("KeySchema",), schema),
+                "Member must have length less than or equal to 2")])
         keys = _names(schema)
         error = _undefined_keys(keys, defined)
         if error is not None:
