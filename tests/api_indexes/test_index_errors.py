@@ -113,7 +113,7 @@ def test_transactions_cancel_on_a_type_mismatch(ddb: Any, table: str) -> None:
         ])
     response = excinfo.value.response
     assert response["Error"]["Code"] == "TransactionCanceledException"
-    # DynamoDB stops at the first ValidationError; the rest are None.
+    # DynamoDB stops at the first ValidationError: the actions after it are None.
     assert response["CancellationReasons"] == [
         {"Code": "ValidationError", "Message": _mismatch("n", "N", "S", "gsi_n")[1]},
         {"Code": "None"},

@@ -24,7 +24,7 @@ def change(table: str, pk: str) -> Change:
 def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    for second in range(10):
+    for _ in range(10):
         sketch.record([(change("videos", "hot"), 150)])
         sketch.record([(change("videos", "hot"), 50)])
         sketch.record([(change("videos", f"cold{i}"), 1) for i in range(10)])

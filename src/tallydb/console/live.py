@@ -67,11 +67,13 @@ def event(name: str, data: Any, seq: int | None = None) -> bytes:
 
 
 class _Frame(NamedTuple):
-    """A ``changes`` event as sent to pages that watch every table."""
+    """A ``changes`` event: the changes of seq ``first`` to ``last``,
+    coalesced per item, by table; ``data`` as pages that watch every table
+    get it."""
 
     first: int
     last: int
-    tables: frozenset[str]
+    by_table: dict[str, list[dict[str, Any]]]
     data: bytes
 
 
@@ -112,8 +114,21 @@ class LiveStream:
             sink.write(event("resync", {"seq": self.hub.feed.seq}))
         sink.write(frame)
 
-    def wants(self, table: str) -> bool:
-        return self.tables is None or table in self.tables
+    def send_changes(self, frame: _Frame) -> None:
+        """Send ``frame``'s changes of the tables this page watches, if any."""
+        tables = self.tables
+        if tables is None:
+            self.send(frame.data)
+            return
+        entries = [e for table in tables & frame.by_table.keys() for e in frame.by_table[table]]
+        if entries:
+            self.send(event("changes", {"seq": frame.last, "changes": entries}, frame.last))
+
+    def hotkeys_frame(self, top: list[dict[str, Any]]) -> bytes:
+        """The hot-keys event, of the tables this page watches only."""
+        tables = self.tables
+        keys = top if tables is None else [entry for entry in top if entry["table"] in tables]
+        return event("hotkeys", {"window": 60, "keys": keys})
 
     def close(self) -> None:
         if self.sink is not None:
@@ -188,7 +203,7 @@ class LiveHub:
         stream.send(event("hello", {"seq": self.feed.seq}))
         if stream.last_seen is not None:
             self._replay(stream, stream.last_seen)
-        stream.send(event("hotkeys", {"window": 60, "keys": self.hotkeys.top()}))
+        stream.send(stream.hotkeys_frame(self.hotkeys.top()))
         if self._task is None:
             self._task = self.loop.create_task(self._run())
 
@@ -205,8 +220,7 @@ class LiveHub:
             stream.send(event("resync", {"seq": self.feed.seq}))
             return
         for frame in frames:
-            if stream.tables is None or stream.tables & frame.tables:
-                stream.send(frame.data)
+            stream.send_changes(frame)
 
     async def _run(self) -> None:
         last_hotkeys = last_beat = time.monotonic()
@@ -218,9 +232,11 @@ class LiveHub:
                 if now - last_hotkeys >= HOTKEYS_EVERY:
                     last_hotkeys = now
                     if self.streams:
-                        frame = event("hotkeys", {"window": 60, "keys": self.hotkeys.top()})
+                        top = self.hotkeys.top()
+                        frame = event("hotkeys", {"window": 60, "keys": top})
                         for stream in list(self.streams):
-                            stream.send(frame)
+                            stream.send(frame if stream.tables is None
+                                        else stream.hotkeys_frame(top))
                 if now - last_beat >= HEARTBEAT:
                     last_beat = now
                     for stream in list(self.streams):
@@ -260,17 +276,11 @@ class LiveHub:
                 "table": change.table, "keys": change.keys,
                 "event": _event(absent, change.new),
                 "new": change.new, "count": count})
-        tables = frozenset(by_table)
-        frame = event("changes", {"seq": seq, "changes": [
-            entry for entries in by_table.values() for entry in entries]}, seq)
-        self._ring.append(_Frame(first, seq, tables, frame))
+        frame = _Frame(first, seq, by_table, event("changes", {"seq": seq, "changes": [
+            entry for entries in by_table.values() for entry in entries]}, seq))
+        self._ring.append(frame)
         for stream in list(self.streams):
-            if stream.tables is None:
-                stream.send(frame)
-            elif stream.tables & tables:
-                stream.send(event("changes", {"seq": seq, "changes": [
-                    entry for table in stream.tables & tables for entry in by_table[table]]},
-                    seq))
+            stream.send_changes(frame)
 
     def close(self) -> None:
         for stream in list(self.streams):
