@@ -9,7 +9,9 @@ architect/dynalite's tests and actions/query.js, recorded against DynamoDB):
 
 - by default, and with ``Select=ALL_PROJECTED_ATTRIBUTES``, the entries as
   the projection keeps them;
-- ``Select=ALL_ATTRIBUTES`` on a GSI whose projection is not ALL is refused;
+- ``Select=ALL_ATTRIBUTES`` on a GSI whose projection is not ALL is refused,
+  as is asking a GSI (AttributesToGet, ProjectionExpression) for an
+  attribute it does not project;
   on an LSI it (like a ProjectionExpression or filter naming an attribute the
   LSI does not project) fetches each item from the table, and the fetches are
   charged to the table as single-item reads;
@@ -89,8 +91,9 @@ class Source:
             return
         if request.get("Select") == "ALL_ATTRIBUTES":
             raise ValidationException(ALL_ATTRIBUTES_GSI.format(index.name))
-        for name in sorted(exprs.projected_heads - index.projected):
-            raise ValidationException(NOT_PROJECTED_GSI.format(index.name, name))
+        missing = sorted(exprs.projected_heads - index.projected)
+        if missing:
+            raise ValidationException(NOT_PROJECTED_GSI.format(index.name, missing[0]))
 
     def fetcher(self, txn: Transaction, request: dict[str, Any], exprs: ReadExpressions
                 ) -> Callable[[Iterator[Item]], Iterator[Item]] | None:
