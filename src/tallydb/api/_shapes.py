@@ -510,7 +510,7 @@ class _Map(_Node):
                 short = self.short_key
                 if (self.low is None or n >= self.low) and (
                         self.high is None or n <= self.high) and (
-                        short is None or all(len(k) <= short for k in value)):
+                        short is None or all(type(k) is str and len(k) <= short for k in value)):
                     return None
         found: list[Violation] | None = None
         bad_key = bad_value = null_value = False
@@ -795,7 +795,7 @@ class _Quick:
                     return False
             elif how == _VALUE_MAP:
                 for key, value in item.items():
-                    if type(value) is not dict or len(key) > _SHORT_NAME:
+                    if type(value) is not dict or type(key) is not str or len(key) > _SHORT_NAME:
                         return False
             else:
                 try:
