@@ -146,3 +146,11 @@ def test_every_unserved_operation_is_named_in_its_refusal(backend: Backend) -> N
     # A target that is no operation of DynamoDB's gets DynamoDB's own answer.
     answer = backend.raw("NoSuchOperation", {})
     assert (answer.status, answer.error_code) == (400, "UnknownOperationException")
+
+
+@pytest.mark.parametrize("operation", ["TagResource", "UntagResource"])
+def test_tag_operation_without_a_resource_arn(backend: Backend, operation: str) -> None:
+    # DynamoDB's own sentence, not a constraint violation (dynalite, recorded).
+    answer = backend.raw(operation, {})
+    assert (answer.status, answer.error_code, answer.message) == (
+        400, VALIDATION, "Invalid TableArn")

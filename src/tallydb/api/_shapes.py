@@ -105,6 +105,9 @@ EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
 #: instead of a constraint violation (dynalite, recorded against DynamoDB).
 TABLE_OPERATIONS = frozenset({"CreateTable", "DescribeTable", "DeleteTable", "UpdateTable"})
 TABLE_NAME_REQUIRED = "The parameter 'TableName' is required but was not present in the request"
+#: The same for the tag operations' ResourceArn (dynalite, recorded).
+TAG_OPERATIONS = frozenset({"TagResource", "UntagResource"})
+TABLE_ARN_REQUIRED = "Invalid TableArn"
 
 TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 _TABLE_NAME_RE = re.compile(TABLE_NAME_PATTERN)
@@ -705,12 +708,15 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     compiler.fill(top, shape, MEMBER_ORDER.get(operation, ()))
     required = [*top.required, *EXTRA_REQUIRED.get(operation, ())]
     table_operation = operation in TABLE_OPERATIONS
+    tag_operation = operation in TAG_OPERATIONS
     if table_operation:
         required = [name for name in required if name != "TableName"]
+    if tag_operation:
+        required = [name for name in required if name != "ResourceArn"]
     top.required = tuple(required)
     _nodes[operation] = top
     quick = _quick[operation] = _Quick(
-        top, (*required, "TableName") if table_operation else tuple(required))
+        top, (*required, *("TableName",) * table_operation, *("ResourceArn",) * tag_operation))
 
     def check(request: dict[str, Any]) -> None:
         if type(request) is not dict:
@@ -718,6 +724,8 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
         found = top.check(request)
         if table_operation and request.get("TableName") is None:
             raise ValidationException(TABLE_NAME_REQUIRED)
+        if tag_operation and request.get("ResourceArn") is None:
+            raise ValidationException(TABLE_ARN_REQUIRED)
         if found:
             found.sort(key=lambda v: v[0])
             raise constraint_error([violation(path, shown, text)

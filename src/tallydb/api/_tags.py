@@ -1,23 +1,21 @@
 """A table's tags: kept in its description as ``_Tags`` (a list of
 ``{"Key", "Value"}`` in the order first given), reached by the table's ARN.
 
-Messages: "Invalid TableArn" for a missing ResourceArn and the
-ResourceNotFoundException's "ResourcArn" (sic) are DynamoDB's as dynalite
-recorded them; the wording for a malformed ARN and for more than 50 tags is
-not on record, so they use the closest documented phrasing (the tagging
-restrictions page: at most 50 tags per resource).
+Messages: the ResourceNotFoundException's "ResourcArn" (sic) is DynamoDB's
+as dynalite recorded it (``_shapes`` answers a missing ResourceArn); the
+wording for a malformed ARN and for more than 50 tags is not on record, so
+they use the closest documented phrasing (the tagging restrictions page: at
+most 50 tags per resource).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from tallydb.errors import ResourceNotFoundException, ValidationException
 from tallydb.storage import TableRecord, Transaction
 
 MAX_TAGS = 50
-NO_ARN = "Invalid TableArn"
 BAD_ARN = "Invalid TableArn: Invalid ResourceArn provided as input {arn}"
 ARN_NOT_FOUND = "Requested resource not found: ResourcArn: {arn} not found"
 TOO_MANY_TAGS = (
@@ -33,10 +31,8 @@ def check_count(tags: Tags) -> None:
         raise ValidationException(TOO_MANY_TAGS)
 
 
-def tagged_table(txn: Transaction, arn: Any) -> TableRecord:
-    """The table a ResourceArn names."""
-    if arn is None:
-        raise ValidationException(NO_ARN)
+def tagged_table(txn: Transaction, arn: str) -> TableRecord:
+    """The table a ResourceArn names (present: ``check_request`` saw to it)."""
     match = _TABLE_ARN.fullmatch(arn)
     if match is None:
         raise ValidationException(BAD_ARN.format(arn=arn))

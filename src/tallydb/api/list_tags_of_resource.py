@@ -10,4 +10,4 @@ from tallydb.storage import Transaction
 
 
 def list_tags_of_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    return {"Tags": tags_of(tagged_table(txn, request.get("ResourceArn")))}
+    return {"Tags": tags_of(tagged_table(txn, request["ResourceArn"]))}

@@ -9,7 +9,7 @@ from tallydb.storage import Transaction
 
 
 def tag_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    record = tagged_table(txn, request.get("ResourceArn"))
+    record = tagged_table(txn, request["ResourceArn"])
     tags = tags_of(record)
     position = {tag["Key"]: i for i, tag in enumerate(tags)}
     for tag in request.get("Tags") or ():

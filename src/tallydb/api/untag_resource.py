@@ -9,7 +9,7 @@ from tallydb.storage import Transaction
 
 
 def untag_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    record = tagged_table(txn, request.get("ResourceArn"))
+    record = tagged_table(txn, request["ResourceArn"])
     removed = set(request.get("TagKeys") or ())
     store_tags(txn, record, [tag for tag in tags_of(record) if tag["Key"] not in removed])
     return {}
