@@ -147,7 +147,8 @@ class LiveHub:
         #: the changes since the last frame, per item: [whether the item
         #: was absent before the first, the last change, how many]
         self._latest: dict[tuple[str, bytes, bytes], list[Any]] = {}
-        self._frame_first = 0  # the sequence number of the first change in _latest
+        #: the sequence numbers of the first and last change in _latest
+        self._frame_first = self._frame_last = 0
         self._lock = threading.Lock()  # the writer's thread fills _latest, the loop empties it
         self._throttles: list[tuple[str, bytes]] = []
         self._ring: deque[_Frame] = deque(maxlen=RING)
@@ -160,15 +161,16 @@ class LiveHub:
 
     # -- on the writer's thread ----------------------------------------------
 
-    def _listen(self, changes: Sequence[Change]) -> None:
+    def _listen(self, first: int, changes: Sequence[Change]) -> None:
         """Coalesce at once: an item's earlier images are dropped as its
         next change arrives, so nothing piles up for the collector."""
         with self._lock:
             latest = self._latest
-            if not latest and changes:
-                self._frame_first = changes[0].seq
+            if not latest:
+                self._frame_first = first
+            self._frame_last = first + len(changes) - 1
             for change in changes:
-                key = (change.table, change.hk, change.rk)
+                key = (change.record.name, change.hk, change.rk)
                 entry = latest.get(key)
                 if entry is None:
                     latest[key] = [change.old is None, change, 1]
@@ -264,12 +266,11 @@ class LiveHub:
             self.hotkeys.throttled(table, hk)
         with self._lock:
             latest, self._latest = self._latest, {}
-            first = self._frame_first
+            first, seq = self._frame_first, self._frame_last
         if not latest:
             return
         entries = list(latest.values())
         self.hotkeys.record((change, count) for _, change, count in entries)
-        seq = max(change.seq for _, change, _ in entries)
         by_table: dict[str, list[dict[str, Any]]] = {}
         for absent, change, count in entries:
             by_table.setdefault(change.table, []).append({
