@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
-from tallydb.api import target_of
+from tallydb.api import DYNAMODB_SERVICE, target_of, unknown_operation
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -124,7 +124,11 @@ class Router:
                     b"/console/"):
                 console_http.answer(self.console, ex)
                 return
-            ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
+            body = _UNKNOWN_OPERATION
+            if ex.target is not None and ex.target.startswith(DYNAMODB_SERVICE.encode()):
+                name = ex.target[len(DYNAMODB_SERVICE):].decode("latin-1")
+                body = orjson.dumps(unknown_operation(name).to_wire())  # names DynamoDB's own
+            ex.response = http.render(400, body, ex.response_type, ex.extra)
             return
         access: Access | None = None
         if self.verifier is not None:
