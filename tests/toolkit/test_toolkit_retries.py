@@ -27,7 +27,7 @@ from toolkit_stores import unique
 import tallydb
 
 KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}
-ENDPOINTS = ("serve", "moto")
+ENDPOINTS = {"serve": "tallydb_server", "moto": "moto_server", "ddblocal": "dynamodb_local"}
 
 
 def _client(url: str, **config: Any) -> Any:
@@ -41,11 +41,11 @@ def _client(url: str, **config: Any) -> Any:
     )
 
 
-@pytest.fixture(params=ENDPOINTS)
+@pytest.fixture(params=list(ENDPOINTS))
 def upstream(request: pytest.FixtureRequest) -> str:
-    """The URL of a real store behind the proxy: ``tallydb serve`` or moto."""
-    fixture = "tallydb_server" if request.param == "serve" else "moto_server"
-    url: str = request.getfixturevalue(fixture).url
+    """The URL of a real store behind the proxy: ``tallydb serve``, moto or
+    DynamoDB Local."""
+    url: str = request.getfixturevalue(ENDPOINTS[request.param]).url
     return url
 
 
