@@ -51,7 +51,8 @@ from urllib.parse import urlsplit
 
 from botocore.endpoint import Endpoint
 
-from tallydb.inprocess import TARGET_PREFIX, InProcessTransport
+from tallydb.api import TARGETS
+from tallydb.inprocess import InProcessTransport
 from tallydb.sweeper import Sweeper
 
 if TYPE_CHECKING:
@@ -82,6 +83,10 @@ def _is_aws(url: str) -> bool:
     return host.endswith(AWS_DOMAINS)
 
 
+#: The X-Amz-Target prefixes the mock answers: DynamoDB's and DynamoDB Streams'.
+_SERVICES = tuple(sorted({target.rpartition(".")[0] + "." for target in TARGETS}))
+
+
 def _target(request: Any) -> str:
     value: Any = request.headers.get("X-Amz-Target", "")
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -90,7 +95,7 @@ def _target(request: Any) -> str:
 def _send(endpoint: Endpoint, request: Any) -> Any:
     """``Endpoint._send`` while a mock is active."""
     mock = _active[-1] if _active else None
-    if mock is not None and _target(request).startswith(TARGET_PREFIX) and _is_aws(request.url):
+    if mock is not None and _target(request).startswith(_SERVICES) and _is_aws(request.url):
         return mock.transport(request)
     assert _original_send is not None
     return _original_send(endpoint, request)

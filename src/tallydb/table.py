@@ -23,11 +23,13 @@ plain Python values). Builder placeholders never collide with yours.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tallydb import _expr as x
+from tallydb.changes import Change, ChangeReader, streams_client_for
 from tallydb.conditions import Condition, Path
 from tallydb.convert import Item, Wire, item_from_wire, item_to_wire, to_wire
 from tallydb.transport import Call, Plan, Transport
@@ -536,3 +538,21 @@ class Table(TableBase):
 
         result: list[Item] = self._run(p_batch_get(self, keys, consistent, projection))
         return result
+
+    def changes(self, after: str | None = None, *, follow: bool = False, poll: float = 1.0,
+                latest: bool = False, streams: Any = None) -> Iterator[Change]:
+        r"""The table's stream records as :class:`~tallydb.changes.Change`\ s, in
+        order: from the oldest retained (``latest=True``: from now on), or
+        right after a ``change.position`` saved earlier (``after=``). Stops
+        when caught up, unless ``follow`` (then polls every ``poll`` seconds).
+        ``streams``: a ``dynamodbstreams`` client to read with (by default
+        one on the same endpoint and credentials)."""
+        reader = ChangeReader(streams or streams_client_for(self.transport),
+                              self.describe, self.name, after, latest)
+        while True:
+            batch = reader.next_batch()
+            yield from batch
+            if not batch:
+                if not follow or reader.finished:
+                    return
+                time.sleep(poll)

@@ -19,13 +19,19 @@ from collections.abc import Callable, Iterator
 import pytest
 from serverkit import Pipe, Serve, StubServer
 
+from tallydb.server.limits import ConnectionLimits
+
 
 @pytest.fixture
 def stub_factory() -> Iterator[Callable[..., StubServer]]:
     servers: list[StubServer] = []
 
-    def make(credentials: dict[str, str] | None = None, offload: bool = False) -> StubServer:
-        server = StubServer(credentials, offload)
+    def make(
+        credentials: dict[str, str] | None = None,
+        offload: bool = False,
+        limits: ConnectionLimits | None = None,
+    ) -> StubServer:
+        server = StubServer(credentials, offload, limits)
         servers.append(server)
         return server
 

@@ -3,8 +3,8 @@
 ``StubEngine``/``StubServer``: the real server code (uvloop, httptools,
 batcher, routing) on a thread of this process, in front of an engine whose
 operations the test controls: ``Echo`` answers its request, ``Boom`` raises
-a bug, ``Invalid`` a ValidationException, ``ListTables`` an empty list; its
-commit can be made to fail. This pins down the group-commit rules whatever
+a bug, ``Invalid`` a ValidationException, ``ListTables`` an empty list,
+``Big`` 100 KB; its commit can be made to fail. This pins down the group-commit rules whatever
 operations the api has.
 
 ``Serve``: the real ``python -m tallydb serve`` as a subprocess.
@@ -38,10 +38,12 @@ from botocore.config import Config
 
 from tallydb.errors import ValidationException
 from tallydb.server import Server
+from tallydb.server.limits import ConnectionLimits
 
 TIMEOUT = 10.0
 TARGET = "DynamoDB_20120810."
-STUB_OPERATIONS = ("Echo", "Boom", "Invalid", "ListTables")
+STUB_OPERATIONS = ("Echo", "Boom", "Invalid", "ListTables", "Big")
+BIG_RESPONSE = 100_000  # bytes of padding in Big's answer
 
 
 class CommitFailed(Exception):
@@ -69,6 +71,8 @@ class StubEngine:
                 raise ValidationException("1 validation error detected")
             if operation == "ListTables":
                 return {"TableNames": []}
+            if operation == "Big":
+                return {"pad": "x" * BIG_RESPONSE}
             return {"Echo": request}
 
         yield call
@@ -87,7 +91,10 @@ class StubServer:
     """tallydb.server.Server on its own uvloop thread, port chosen by the OS."""
 
     def __init__(
-        self, credentials: dict[str, str] | None = None, offload: bool = False
+        self,
+        credentials: dict[str, str] | None = None,
+        offload: bool = False,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         import uvloop
 
@@ -99,6 +106,7 @@ class StubServer:
             credentials=credentials,
             operations=STUB_OPERATIONS,
             offload=offload,
+            limits=limits,
         )
         self.port = 0
         self._ready = threading.Event()
@@ -237,7 +245,7 @@ class Pipe:
 # The real command
 # --------------------------------------------------------------------------
 
-LISTENING = re.compile(r"^tallydb listening on (http://\S+) \((.*)\)$")
+LISTENING = re.compile(r"^tallydb listening on (https?://\S+) \((.*)\)$")
 
 
 class Serve:

@@ -188,10 +188,18 @@ def test_wrong_content_type_with_a_body_is_404(stub: StubServer) -> None:
         assert answer.body == b"<UnknownOperationException/>\n"
 
 
-def test_cors(stub: StubServer) -> None:
+def test_cors_with_credentials_is_open_as_dynamodbs(
+    stub_factory: Callable[..., StubServer],
+) -> None:
+    # Every request to a server with credentials is signed, so any page may
+    # call it, as any page may call DynamoDB.
+    stub = stub_factory(credentials={"AKID": "secret"})
     answer = post(stub.url, "Echo", headers={"Origin": "http://example.com"})
-    assert answer.status == 200
+    assert answer.error_type.endswith("#MissingAuthenticationTokenException")
     assert answer.headers["access-control-allow-origin"] == "*"
+    assert answer.headers["access-control-expose-headers"] == (
+        "x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date,x-amz-crc32"
+    )
     preflight = post(
         stub.url,
         None,
@@ -220,7 +228,13 @@ def test_oversized_body_by_content_length_is_413(
         b"X-Amz-Target: DynamoDB_20120810.Echo\r\nContent-Length: %d\r\n\r\n" % (MAX_BODY + 1)
         + b" " * 100_000
     )
-    assert pipe.response().status == 413
+    answer = pipe.response()
+    assert answer.status == 413
+    # boto3 reads this as a ValidationException with its message, not "413"
+    assert answer.json == {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "Request size exceeds the limit of 16777216 bytes",
+    }
     assert pipe.closed_by_server()
     assert post(stub.url, "Echo").status == 200
 

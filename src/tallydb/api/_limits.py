@@ -140,6 +140,8 @@ class Limits:
     partition_burst: float = 0.1
     provisioned_burst: float = 300.0
     clock: Callable[[], float] = time.monotonic
+    #: told of each refused item: its table and partition (the console's hot keys)
+    on_throttle: Callable[[str, bytes], None] | None = None
     _buckets: dict[tuple[Any, ...], Bucket] = field(default_factory=dict, repr=False)
 
     def wrap(self, run: Runner) -> Runner:
@@ -198,6 +200,8 @@ class Limits:
         for bucket, kind, name in buckets:
             if bucket.tokens <= 0:
                 target.refusal = _refusal(target, kind, name)
+                if self.on_throttle is not None:
+                    self.on_throttle(target.table.name, target.hk or b"")
                 return False
         for bucket, _, _ in buckets:
             bucket.tokens -= _HELD

@@ -7,6 +7,6 @@ Modules: ``protocol`` (a connection), ``routing`` (what a request is),
 (listening and shutting down).
 """
 
-from tallydb.server.app import Config, Server, run, serve
+from tallydb.server.app import Config, ConfigError, Server, run, serve
 
-__all__ = ["Config", "Server", "run", "serve"]
+__all__ = ["Config", "ConfigError", "Server", "run", "serve"]

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
+import ipaddress
 import logging
 import signal
+import ssl
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.console.live import LiveHub
+from tallydb.console.routes import Console
+from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.console_http import verifier_for
+from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
+from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import Router
 from tallydb.storage import Store, Sync
@@ -21,6 +30,24 @@ from tallydb.storage import Store, Sync
 log = logging.getLogger("tallydb.server")
 
 SHUTDOWN_GRACE = 5.0  # seconds to let clients read their last responses
+NO_AUTH_ELSEWHERE = (
+    "refusing to listen on {host} without credentials: anyone who can reach it could read "
+    "and write every table. Give --credentials FILE, listen on 127.0.0.1, or accept the "
+    "risk with --insecure-no-auth"
+)
+
+
+class ConfigError(ValueError):
+    """A configuration the server refuses to start with; the message says why."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass
@@ -31,16 +58,47 @@ class Config:
     port: int = 8000
     data: Path | None = Path("tallydb-data")  # None: in memory
     sync: Sync = Sync.NORMAL
-    credentials: Mapping[str, str] = field(default_factory=dict)
+    credentials: Mapping[str, Key | str] = field(default_factory=dict)
+    # without credentials: browser origins besides the server's own
+    cors_origins: tuple[str, ...] = ()
+    # serve without credentials on an address other machines can reach
+    insecure_no_auth: bool = False
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    log_requests: bool = False  # one access-log line per request (logger tallydb.access)
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     # group commits on a worker thread; None: only when COMMIT waits for fsync
     commit_thread: bool | None = None
     # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
     emulate_limits: bool = False
+    # the web console at /console
+    console: bool = True
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
             return self.commit_thread
         return self.data is not None and self.sync is Sync.FULL
+
+    def check(self) -> None:
+        """Raise ConfigError for a configuration the server must not run with."""
+        if not self.credentials and not self.insecure_no_auth and not is_loopback(self.host):
+            raise ConfigError(NO_AUTH_ELSEWHERE.format(host=self.host))
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ConfigError("TLS needs both --tls-cert and --tls-key")
+        try:
+            self.origin_policy()
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+
+    def origin_policy(self) -> OriginPolicy:
+        return OriginPolicy.build(bool(self.credentials), self.cors_origins, self.host)
+
+    def tls(self) -> ssl.SSLContext | None:
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.tls_cert, self.tls_key)
+        return context
 
     def describe_storage(self) -> str:
         if self.data is None:
@@ -56,25 +114,39 @@ class Server:
         self,
         engine: Engine,
         loop: asyncio.AbstractEventLoop,
-        credentials: Mapping[str, str] | None = None,
+        credentials: Mapping[str, Key | str] | None = None,
         operations: Iterable[str] | None = None,
         offload: bool = False,
+        origins: OriginPolicy | None = None,
+        tls: ssl.SSLContext | None = None,
+        log_requests: bool = False,
+        limits: ConnectionLimits | None = None,
+        console: bool = False,
+        hosts: Iterable[str] = (),
     ) -> None:
         self.engine = engine
         self.loop = loop
+        self.limits = limits or ConnectionLimits()
+        self.clock = loop.time()  # coarse: the watchdog moves it once a tick
+        verifier = Verifier(credentials) if credentials else None
+        self.console = None if not console else _console(engine, loop, verifier, hosts)
         self.router = Router(
-            OPERATIONS if operations is None else operations,
-            Verifier(credentials) if credentials else None,
-        )
-        self.batcher = Batcher(engine, loop, offload)
+            OPERATIONS if operations is None else operations, verifier, self.console, origins)
+        self.tls = tls
+        self.batcher = Batcher(engine, loop, offload, log_requests)
+        self.log_requests = log_requests
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
         self._server = await self.loop.create_server(
-            lambda: Connection(self), host, port, reuse_address=True, backlog=1024
+            lambda: Connection(self), host, port, reuse_address=True, backlog=1024,
+            ssl=self.tls,
         )
+        if self._watchdog is None:
+            self._watchdog = self.loop.create_task(Watchdog(self).run())
         return int(self._server.sockets[0].getsockname()[1])
 
     async def sweep_expired(self) -> None:
@@ -100,28 +172,53 @@ class Server:
         """Stop accepting, commit and answer what is in progress, close."""
         if self._server is not None:
             self._server.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for conn in list(self.connections):
             conn.stopped = True
         await self.batcher.drain()
         for conn in list(self.connections):
             conn.shutdown()
+        if self.console is not None:
+            self.console.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)
         self.engine.close()
 
 
-def url_for(host: str, port: int) -> str:
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
+             hosts: Iterable[str]) -> Console:
+    """The web console over ``engine``'s change feed (and its throttles)."""
+    hub = LiveHub(engine.feed, loop)
+    if engine.limits is not None:
+        engine.limits.on_throttle = hub.throttled
+    return Console(hub, verify=None if verifier is None else verifier_for(verifier),
+                   hosts=frozenset(hosts), emulate_limits=engine.limits is not None)
+
+
+def url_for(host: str, port: int, tls: bool = False) -> str:
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
+    return f"{'https' if tls else 'http'}://{shown}:{port}"
 
 
 async def serve(config: Config, announce: Callable[[str], None] = print) -> None:
     """Serve until SIGINT or SIGTERM; ``announce`` gets the one-line banner."""
+    config.check()
+    tls = config.tls()
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
     engine = Engine(store, limits=Limits() if config.emulate_limits else None)
-    server = Server(engine, loop, config.credentials, offload=config.offloads())
+    allowed = raise_descriptor_limit(config.limits.max_connections)
+    if allowed < config.limits.max_connections:
+        log.warning("the file-descriptor limit allows %d connections, not %d",
+                    allowed, config.limits.max_connections)
+    limits = dataclasses.replace(config.limits, max_connections=allowed)
+    server = Server(engine, loop, config.credentials, offload=config.offloads(),
+                    origins=config.origin_policy(), tls=tls, log_requests=config.log_requests,
+                    limits=limits, console=config.console, hosts=(config.host,))
+    if config.log_requests:
+        logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:
         port = await server.listen(config.host, config.port)
     except BaseException:
@@ -131,7 +228,12 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows has none
             loop.add_signal_handler(signum, stop.set)
-    announce(f"tallydb listening on {url_for(config.host, port)} ({config.describe_storage()})")
+    if not config.credentials and not is_loopback(config.host):
+        log.warning("serving without credentials on %s (--insecure-no-auth)", config.host)
+    url = url_for(config.host, port, tls is not None)
+    announce(f"tallydb listening on {url} ({config.describe_storage()})")
+    if config.console:
+        announce(f"console at {url}/console")
     # What start-up loaded lives as long as the server: keep it out of the
     # collector's full scans, which otherwise walk it all (a pause of several
     # ms in the middle of a batch) while requests leave only garbage behind.

@@ -4,8 +4,10 @@ Without credentials the server accepts any request, signed or not (as
 DynamoDB Local accepts any signature). With them, every request must be
 signed by one of the configured access keys: the signature is recomputed
 with botocore's own signer over the headers the client says it signed, so
-what botocore signs, we verify, byte for byte. Errors and messages are
-DynamoDB's.
+what botocore signs, we verify, byte for byte. As DynamoDB, the payload is
+always part of what is signed: ``X-Amz-Content-SHA256: UNSIGNED-PAYLOAD``
+does not take the body out of the signature. Errors and messages are
+DynamoDB's. A verified request's answer is the key's ``Access``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import hmac
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from urllib.parse import urlsplit
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest, HTTPHeaders
@@ -26,6 +29,7 @@ from tallydb.errors import (
     MissingAuthenticationTokenException,
     UnrecognizedClientException,
 )
+from tallydb.server.access import Access, Key
 
 MISSING_TOKEN = "Request is missing Authentication Token"
 INVALID_TOKEN = "The security token included in the request is invalid."
@@ -42,7 +46,7 @@ ALGORITHM = "AWS4-HMAC-SHA256"
 SERVICE = "dynamodb"
 TIMESTAMP = "%Y%m%dT%H%M%SZ"
 MAX_SKEW = timedelta(minutes=15)
-UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
+UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"  # a client's claim; the body is hashed regardless
 
 
 class _Recompute(SigV4Auth):  # type: ignore[misc]
@@ -59,23 +63,27 @@ class _Recompute(SigV4Auth):  # type: ignore[misc]
                 chosen[name] = value
         return chosen
 
-
-def parse_credentials(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """``["AKID:SECRET", ...]`` -> ``{"AKID": "SECRET"}``."""
-    keys: dict[str, str] = {}
-    for pair in pairs:
-        access_key, sep, secret = pair.partition(":")
-        if not sep or not access_key or not secret:
-            raise ValueError(f"credentials must look like ACCESS_KEY:SECRET, not {pair!r}")
-        keys[access_key] = secret
-    return keys
+    def canonical_request(self, request: AWSRequest) -> str:
+        """botocore's, except that the payload hash is always the body's own
+        (botocore would take the client's X-Amz-Content-SHA256 as it is)."""
+        signed = self.headers_to_sign(request)
+        return "\n".join((
+            request.method.upper(),
+            self._normalize_url_path(urlsplit(request.url).path),
+            self.canonical_query_string(request),
+            self.canonical_headers(signed) + "\n",
+            self.signed_headers(signed),
+            hashlib.sha256(request.body or b"").hexdigest(),
+        ))
 
 
 class Verifier:
     """Checks a request's SigV4 signature against the configured keys."""
 
-    def __init__(self, keys: Mapping[str, str]) -> None:
-        self.keys = dict(keys)
+    def __init__(self, keys: Mapping[str, Key | str]) -> None:
+        self.keys = {
+            name: key if isinstance(key, Key) else Key(key) for name, key in keys.items()
+        }
 
     def verify(
         self,
@@ -84,8 +92,9 @@ class Verifier:
         headers: list[tuple[str, str]],
         body: bytes,
         now: datetime | None = None,
-    ) -> None:
-        """Raise DynamoDB's error if the request is not signed by a known key."""
+    ) -> Access:
+        """What the signing key may do; DynamoDB's error if the request is
+        not signed by a known key."""
         by_name: dict[str, list[str]] = {}
         for name, value in headers:
             by_name.setdefault(name.lower(), []).append(value)
@@ -137,8 +146,8 @@ class Verifier:
         signed = [h.strip().lower() for h in params["SignedHeaders"].split(";") if h.strip()]
         if "host" not in signed:
             raise InvalidSignatureException(HOST_NOT_SIGNED)
-        secret = self.keys.get(access_key)
-        if secret is None:
+        key = self.keys.get(access_key)
+        if key is None:
             raise UnrecognizedClientException(INVALID_TOKEN)
         _check_time(timestamp, now or datetime.now(UTC))
         content_sha = _first(by_name, "x-amz-content-sha256")
@@ -151,11 +160,12 @@ class Verifier:
         for name, value in headers:
             request.headers[name] = value  # HTTPHeaders appends repeated names
         request.context["timestamp"] = timestamp
-        signer = _Recompute(Credentials(access_key, secret), region, signed)
+        signer = _Recompute(Credentials(access_key, key.secret), region, signed)
         canonical = signer.canonical_request(request)
         expected = signer.signature(signer.string_to_sign(request, canonical), request)
         if not hmac.compare_digest(str(expected), params["Signature"]):
             raise InvalidSignatureException(SIGNATURE_MISMATCH)
+        return Access(access_key, region, key.read_only, key.tables)
 
 
 def _auth_params(auth: str) -> dict[str, str]:

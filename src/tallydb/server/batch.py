@@ -21,7 +21,8 @@ import orjson
 
 from tallydb.api import Engine
 from tallydb.errors import DynamoDBError, InternalServerError
-from tallydb.server import http
+from tallydb.server import accesslog, http
+from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
@@ -38,10 +39,15 @@ class Batcher:
     """
 
     def __init__(
-        self, engine: Engine, loop: asyncio.AbstractEventLoop, offload: bool = False
+        self,
+        engine: Engine,
+        loop: asyncio.AbstractEventLoop,
+        offload: bool = False,
+        log_requests: bool = False,
     ) -> None:
         self.engine = engine
         self.loop = loop
+        self.log_requests = log_requests
         self.queue: list[Exchange] = []
         self.scheduled = False
         self.executor = (
@@ -76,10 +82,14 @@ class Batcher:
         if calls:
             self._run(calls)
         self._deliver(queue)
+        if self.log_requests:
+            self._log(queue)
 
     def _landed(self, queue: list[Exchange]) -> None:
         self.inflight = None
         self._deliver(queue)
+        if self.log_requests:
+            self._log(queue)
         if self.queue and not self.scheduled:
             self.scheduled = True
             self.loop.call_soon(self.flush)
@@ -93,6 +103,12 @@ class Batcher:
         self.flush()
         if executor is not None:
             executor.shutdown(wait=True)
+
+    def _log(self, queue: list[Exchange]) -> None:
+        now = self.loop.time()
+        for ex in queue:
+            if ex.response:
+                accesslog.record(ex, ex.response, now)
 
     @staticmethod
     def _deliver(queue: list[Exchange]) -> None:
@@ -108,6 +124,7 @@ class Batcher:
             conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
+                conn.stream = ex.stream
         for conn in touched:
             conn.write_out()
 
@@ -118,9 +135,15 @@ class Batcher:
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
-                        result = call(ex.operation, ex.request)  # type: ignore[arg-type]
+                        access = ex.access
+                        if access is not None and access.tables is not None and (
+                            ex.operation == "ListTables"
+                        ):
+                            result = list_tables(access, call, ex.request)  # type: ignore[arg-type]
+                        else:
+                            result = call(ex.operation, ex.request)  # type: ignore[arg-type]
                         ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra)
+                                                  ex.extra, ex.gzip)
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
                     except Exception:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
+    from tallydb.server.access import Access
     from tallydb.server.protocol import Connection
 
 
@@ -14,19 +16,27 @@ class Exchange:
     response bytes the connection writes once the batch has committed."""
 
     __slots__ = (
+        "access",
         "body",
         "close",
         "conn",
         "connection",
+        "content_encoding",
         "content_type",
         "extra",
+        "fetch_site",
+        "gzip",
         "headers",
+        "host",
         "method",
         "operation",
         "origin",
         "request",
         "response",
         "response_type",
+        "started",
+        "status",
+        "stream",
         "target",
         "url",
     )
@@ -38,6 +48,11 @@ class Exchange:
         self.target: bytes | None = None
         self.content_type: bytes | None = None
         self.origin: bytes | None = None
+        self.host: bytes | None = None
+        self.fetch_site: bytes | None = None  # Sec-Fetch-Site
+        self.content_encoding: bytes | None = None
+        self.gzip = False  # the client accepts a gzip-encoded response
+        self.started = 0.0  # loop time the request was complete (for the access log)
         self.connection = False  # a Connection (or Proxy-Connection) header came
         # every header, in order, only when a signature has to be checked
         self.headers: list[tuple[bytes, bytes]] | None = None
@@ -46,7 +61,11 @@ class Exchange:
         self.operation: str | None = None
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
+        self.access: Access | None = None  # the signing key's, when credentials are set
         self.extra = b""  # header lines every response to this request carries
         # set by routing or by the batch
         self.response: bytes | None = None
         self.close = False  # close the connection once this response is written
+        self.status = 0  # the response's, once rendered (for the access log)
+        # with close: the console's live feed, which takes the connection over
+        self.stream: LiveStream | None = None

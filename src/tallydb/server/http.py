@@ -1,9 +1,11 @@
 """HTTP/1.1 responses as DynamoDB sends them.
 
-Every response carries ``x-amzn-RequestId`` (52 characters of ``[0-9A-Z]``,
-as AWS's), ``x-amz-crc32`` (botocore checks it against the body and retries
-on a mismatch), a ``Content-Length`` and a ``Date``. Rendering is one bytes
-``%`` format: this runs once per request on the hot path.
+Every response carries ``Server``, ``x-amzn-RequestId`` (52 characters of
+``[0-9A-Z]``, as AWS's), ``x-amz-crc32`` (botocore checks it against the
+body and retries on a mismatch), a ``Content-Length`` and a ``Date``. A
+client that accepts gzip gets larger bodies compressed, the crc then over
+the compressed bytes, as DynamoDB's. Rendering is one bytes ``%`` format:
+this runs once per request on the hot path.
 """
 
 from __future__ import annotations
@@ -22,14 +24,24 @@ TEXT = b"text/plain"
 _REASONS = {
     200: b"OK",
     400: b"Bad Request",
+    403: b"Forbidden",
     404: b"Not Found",
     413: b"Request Entity Too Large",
+    503: b"Service Unavailable",
     500: b"Internal Server Error",
 }
 
 CLOSE = b"Connection: close\r\n"
 KEEP_ALIVE = b"Connection: keep-alive\r\n"
-ALLOW_ANY_ORIGIN = b"Access-Control-Allow-Origin: *\r\n"
+SERVER = b"Server: Server\r\n"  # what DynamoDB's responses say
+#: The response headers SDKs read, which a browser hides from a page unless told.
+EXPOSE_HEADERS = (
+    b"Access-Control-Expose-Headers: "
+    b"x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date,x-amz-crc32\r\n"
+)
+ALLOW_ANY_ORIGIN = b"Access-Control-Allow-Origin: *\r\n" + EXPOSE_HEADERS
+GZIP_ENCODED = b"Content-Encoding: gzip\r\n"
+GZIP_MIN = 1024  # smaller bodies are sent as they are: gzip would save little or grow them
 
 # What DynamoDB answers to anything that is not a JSON POST (and dynalite
 # copies byte for byte, crc included).
@@ -67,7 +79,7 @@ _heads: dict[tuple[int, bytes | None, bytes], bytes] = {}
 
 def _head(status: int, content_type: bytes | None, extra: bytes) -> bytes:
     """Everything before the request id's counter, for one kind of response."""
-    head = b"HTTP/1.1 %d %s\r\n" % (status, _REASONS.get(status, b"Unknown"))
+    head = b"HTTP/1.1 %d %s\r\n%s" % (status, _REASONS.get(status, b"Unknown"), SERVER)
     if content_type is not None:
         head += b"Content-Type: " + content_type + b"\r\n"
     head += extra + b"x-amzn-RequestId: " + _id_prefix
@@ -86,8 +98,14 @@ def render(
     body: bytes,
     content_type: bytes | None = JSON_1_0,
     extra: bytes = b"",
+    gzip: bool = False,
 ) -> bytes:
-    """One complete response; ``extra`` is already-formatted header lines."""
+    """One complete response; ``extra`` is already-formatted header lines;
+    ``gzip``: the client accepts a gzip-encoded body."""
+    if gzip and len(body) >= GZIP_MIN:
+        packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip container
+        body = packer.compress(body) + packer.flush()
+        extra += GZIP_ENCODED
     head = _heads.get((status, content_type, extra)) or _head(status, content_type, extra)
     end = _ends.get(body) if len(body) <= _SHORT_BODY else None
     if end is None:
@@ -105,10 +123,26 @@ def _end(body: bytes) -> bytes:
     return end
 
 
+def accepts_gzip(accept_encoding: bytes) -> bool:
+    """Whether an ``Accept-Encoding`` value lists gzip with a q above 0."""
+    for part in accept_encoding.lower().split(b","):
+        coding, _, params = part.partition(b";")
+        if coding.strip() not in (b"gzip", b"x-gzip", b"*"):
+            continue
+        params = params.replace(b" ", b"")
+        if not params.startswith(b"q="):
+            return True
+        try:
+            return float(params[2:]) > 0
+        except ValueError:
+            return False
+    return False
+
+
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 # Answers to broken HTTP, sent before the connection is closed.
 BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-TOO_LARGE = (
-    b"HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+REQUEST_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 )

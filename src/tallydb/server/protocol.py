@@ -18,20 +18,21 @@ import httptools
 from tallydb.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.exchange import Exchange
-from tallydb.server.routing import error_response
+from tallydb.server.limits import busy_response
+from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
+    from tallydb.console.live import LiveStream
     from tallydb.server.app import Server
 
 log = logging.getLogger("tallydb.server")
 
-MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 _MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
-MAX_HEAD = 1024 * 1024  # request line and headers; httptools itself has no limit
-SLICE = 64 * 1024  # bytes fed to the parser at a time when a read is larger
+MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
+SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
- _PREFLIGHT) = range(8)
+ _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
 _WANTED = {
     b"expect": _EXPECT,
     # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
@@ -41,6 +42,10 @@ _WANTED = {
     b"content-type": _CONTENT_TYPE,
     b"content-length": _CONTENT_LENGTH,
     b"origin": _ORIGIN,
+    b"host": _HOST,
+    b"sec-fetch-site": _FETCH_SITE,
+    b"accept-encoding": _ACCEPT_ENCODING,
+    b"content-encoding": _CONTENT_ENCODING,
     b"access-control-request-headers": _PREFLIGHT,
     b"access-control-request-method": _PREFLIGHT,
 }
@@ -65,42 +70,111 @@ class Connection(asyncio.Protocol):
         self.server = server
         self.router = server.router
         self.batcher = server.batcher
-        self.keep_headers = server.router.verifier is not None
+        # every header of every request when a signature has to be checked;
+        # else only of a console request (``on_url``)
+        self.signed = self.keep_headers = server.router.verifier is not None
+        self.console = server.router.console is not None
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.ex: Exchange | None = None
         self.body: list[bytes] = []
         self.size = 0
         self.head = -1  # bytes of the current request's head so far; -1 once it is complete
+        self.fields = 0  # bytes of its request line and headers as parsed
         self.expect_continue = False
         self.pending = 0  # requests handed to the batcher and not yet answered
         self.out: list[bytes] = []
         self.stopped = False  # no more requests are read from this connection
         self.close_after_write = False
         self.closed = False
+        self.limits = server.limits
+        self.mark = server.clock  # when the current phase (idle, head, body) began
+        # bytes read but not parsed while the client has too much in progress
+        self.unparsed: bytes | None = None
+        self.stream: LiveStream | None = None  # the console's live feed, once it has begun
 
     # -- asyncio -----------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        self.server.connections.add(self)
+        connections = self.server.connections
+        if len(connections) >= self.limits.max_connections:
+            self.closed = self.stopped = True
+            self.transport.write(busy_response(self.limits))
+            self.transport.close()
+            return
+        connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.stopped = True
+        self.unparsed = None
         self.server.connections.discard(self)
+        if self.stream is not None:
+            self.stream.stopped()
+            self.stream = None
 
     def data_received(self, data: bytes) -> None:
         if self.stopped:
             return  # draining before a close, or shutting down
+        if self.pending and (self.unparsed is not None or self._backlogged()):
+            self.unparsed = data if self.unparsed is None else self.unparsed + data
+            if self.transport is not None:
+                self.transport.pause_reading()
+            return
         if len(data) <= SLICE:
             self._feed(data)
             return
+        self._parse(data)
+
+    def _parse(self, data: bytes) -> None:
+        """Feed ``data`` a slice at a time; once the client has too many
+        responses due, keep the rest and stop reading until they are read."""
         view = memoryview(data)
         for start in range(0, len(data), SLICE):
+            if self.pending and self._backlogged():
+                self.unparsed = bytes(view[start:])
+                if self.transport is not None:
+                    self.transport.pause_reading()
+                return
             self._feed(view[start : start + SLICE])
             if self.stopped:
                 return
+
+    def _backlogged(self) -> bool:
+        transport = self.transport
+        return self.pending >= self.limits.max_pipeline or (
+            transport is not None and transport.get_write_buffer_size() > self.limits.max_output
+        )
+
+    def _resume(self) -> None:
+        """Parse what was held back, and read again, once the client has
+        read enough of its responses."""
+        if self.closed or self.stopped or self._backlogged():
+            return
+        data, self.unparsed = self.unparsed, None
+        if data is not None:
+            self._parse(data)
+        if self.unparsed is None and not self.stopped and self.transport is not None:
+            self.transport.resume_reading()
+
+    def check_deadlines(self, now: float) -> None:
+        """The watchdog's tick: time out a slow request, close an idle or stuck connection."""
+        transport = self.transport
+        if self.closed or transport is None or self.stream is not None:
+            return  # (the live feed deals with a browser that falls behind)
+        limits = self.limits
+        waited = now - self.mark
+        if self.ex is not None and not self.stopped:
+            if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
+                self._stop(http.REQUEST_TIMEOUT)
+        elif self.unparsed is not None or transport.get_write_buffer_size():
+            if waited > limits.idle_timeout:  # responses the client has not read for so long
+                self.closed = self.stopped = True
+                transport.abort()
+        elif not self.pending and waited > limits.idle_timeout:
+            self.closed = self.stopped = True
+            transport.close()
 
     def _feed(self, data: bytes | memoryview) -> None:
         """Parse; and bound a request's head, which httptools buffers without
@@ -127,19 +201,25 @@ class Connection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def resume_writing(self) -> None:
-        if self.transport is not None and not self.closed and not self.stopped:
+        if self.unparsed is not None:
+            self._resume()
+        elif self.transport is not None and not self.closed and not self.stopped:
             self.transport.resume_reading()
 
     # -- httptools callbacks -------------------------------------------------
 
     def on_message_begin(self) -> None:
+        self.mark = self.server.clock
+        self.keep_headers = self.signed
         self.ex = Exchange(self)
         self.body = []
         self.size = 0
         self.head = 0
+        self.fields = 0
 
     def on_headers_complete(self) -> None:
         self.head = -1
+        self.mark = self.server.clock
         if self.expect_continue:
             # curl sends "Expect: 100-continue" before bodies over 1 KB and
             # waits a second for this; it is only sent when no earlier
@@ -152,9 +232,21 @@ class Connection(asyncio.Protocol):
         ex = self.ex
         if ex is not None:
             ex.url += url
+            if self.console and ex.url.startswith(b"/console"):
+                self.keep_headers = True
+        self._count_head(len(url))
+
+    def _count_head(self, size: int) -> None:
+        self.fields += size
+        if self.fields > MAX_HEAD:
+            self._stop(http.BAD_REQUEST)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         # Called for every header of every request: keep the miss path short.
+        self.fields += len(name) + len(value) + 4
+        if self.fields > MAX_HEAD:
+            self._stop(http.BAD_REQUEST)
+            return
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
@@ -173,6 +265,14 @@ class Connection(asyncio.Protocol):
                     self._too_large()
             elif which == _ORIGIN:
                 ex.origin = value
+            elif which == _HOST:
+                ex.host = value
+            elif which == _FETCH_SITE:
+                ex.fetch_site = value
+            elif which == _ACCEPT_ENCODING:
+                ex.gzip = http.accepts_gzip(value)
+            elif which == _CONTENT_ENCODING:
+                ex.content_encoding = value
             elif which == _EXPECT:
                 self.expect_continue = value.lower() == b"100-continue"
             elif which == _CONNECTION:
@@ -202,6 +302,8 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
+        if self.server.log_requests:
+            ex.started = self.server.loop.time()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)
@@ -231,11 +333,17 @@ class Connection(asyncio.Protocol):
         if transport is None or self.closed:
             return
         transport.write(out[0] if len(out) == 1 else b"".join(out))
+        self.mark = self.server.clock
         if self.close_after_write:
-            self._close_gracefully()
+            if self.stream is not None:
+                self.stream.start(transport)  # the connection is the live feed's now
+            else:
+                self._close_gracefully()
+        elif self.unparsed is not None:
+            self._resume()
 
     def _too_large(self) -> None:
-        self._stop(http.TOO_LARGE)
+        self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
 
     def _stop(self, final: bytes | None) -> None:
         """Read no more requests; after the responses already due (and

@@ -1,55 +1,97 @@
 """What a parsed request is: an operation for the engine, or an answer now.
 
-The checks run in DynamoDB's order (as dynalite reproduces it): not a JSON
-POST -> 404; body not JSON -> SerializationException; unknown target ->
-UnknownOperationException; then the signature; then an empty body ->
-SerializationException. Only a request that passes all of them reaches the
-engine.
+First, on a server without credentials, the cross-origin rule (origin.py):
+a browser page of another origin gets 403. Then the checks run in
+DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
+404; body not decodable (Content-Encoding) or not JSON ->
+SerializationException; unknown target -> UnknownOperationException; then
+the signature; then an empty body -> SerializationException; then what the
+signing key may do -> AccessDeniedException. Only a request that passes all
+of them reaches the engine. Anything that is not the data plane goes to
+``route_other``.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from tallydb import __version__
-from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
-from tallydb.server import http
+from tallydb.api import target_of
+from tallydb.console.routes import Console
+from tallydb.errors import (
+    AccessDeniedException,
+    DynamoDBError,
+    SerializationException,
+    UnknownOperationException,
+    ValidationException,
+)
+from tallydb.server import console_http, http
+from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
+from tallydb.server.origin import OriginPolicy, cross_origin_refusal
 
-TARGET_PREFIX = "DynamoDB_20120810."
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
 # the two errors routing gives most, rendered once
 _SERIALIZATION = orjson.dumps(SerializationException().to_wire())
 _UNKNOWN_OPERATION = orjson.dumps(UnknownOperationException().to_wire())
+MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
+# DynamoDB's exact words for a request over 16 MB are not documented; this
+# names the documented limit, in the shape SDKs read.
+TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
+TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
+UNKNOWN_ENCODING = "Content-Encoding {!r} is not supported (gzip, deflate or identity)"
+UNDECODABLE = "The request body is not valid {} data"
+_DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
+
+
+class _TooLarge(Exception):
+    """A decoded body over MAX_BODY."""
 
 
 class Router:
     """Decides each request; holds the operation table and the verifier."""
 
-    def __init__(self, operations: Iterable[str], verifier: Verifier | None = None) -> None:
+    def __init__(
+        self,
+        operations: Iterable[str],
+        verifier: Verifier | None = None,
+        console: Console | None = None,
+        origins: OriginPolicy | None = None,
+    ) -> None:
         self.targets: dict[bytes, str] = {
-            (TARGET_PREFIX + name).encode(): name for name in operations
+            target_of(name).encode(): name for name in operations
         }
         self.verifier = verifier
+        #: The web console's routes (None with ``--no-console``): asked only
+        #: where a request would otherwise be refused, off the data path.
+        self.console = console
+        self.origins = origins or OriginPolicy(open=verifier is not None)
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
+        if not self.origins.open:
+            refusal = cross_origin_refusal(
+                self.origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
+            )
+            if refusal is not None:
+                ex.response = http.render(
+                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
+                )
+                return
         if ex.origin is not None:
-            ex.extra += http.ALLOW_ANY_ORIGIN
-        method = ex.method
-        if method != b"POST":
-            if method == b"OPTIONS" and ex.origin is not None:
-                ex.response = http.render(200, b"", None, ex.extra + _preflight_headers(ex))
-            elif method in (b"GET", b"HEAD") and ex.url.split(b"?", 1)[0] == b"/":
-                body = b"" if method == b"HEAD" else HEALTHY
-                ex.response = http.render(200, body, http.TEXT, ex.extra)
-            else:
-                ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+            ex.extra += (
+                http.ALLOW_ANY_ORIGIN if self.origins.open
+                else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
+                + http.EXPOSE_HEADERS
+            )
+        if ex.method != b"POST" or ex.url.split(b"?", 1)[0] != b"/":
+            self.route_other(ex)
             return
         content_type = ex.content_type
         if content_type is not None and content_type not in _ACCEPTED_TYPES:
@@ -58,21 +100,36 @@ class Router:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
             return
         ex.response_type = http.JSON_1_0 if content_type == http.JSON_1_0 else http.JSON
-        request: Any = None
-        if ex.body:
+        body = ex.body
+        if ex.content_encoding is not None:
             try:
-                request = orjson.loads(ex.body)
+                body = decode_body(ex.content_encoding, body)
+            except SerializationException as error:
+                self.fail(ex, error)
+                return
+            except _TooLarge:
+                too_large(ex)
+                return
+        request: Any = None
+        if body:
+            try:
+                request = orjson.loads(body)
             except orjson.JSONDecodeError:
                 ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
+            if ex.target is None and self.console is not None and ex.url.startswith(
+                    b"/console/"):
+                console_http.answer(self.console, ex)
+                return
             ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
             return
+        access: Access | None = None
         if self.verifier is not None:
             try:
-                self.verifier.verify(
-                    method.decode(),
+                access = self.verifier.verify(
+                    "POST",
                     ex.url.decode("latin-1"),
                     [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()],
                     ex.body,
@@ -83,8 +140,31 @@ class Router:
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
-        ex.operation = operation
         ex.request = request
+        if access is not None and not access.unlimited:
+            try:
+                access.check(operation, request)
+            except AccessDeniedException as error:
+                self.fail(ex, error)
+                return
+            ex.access = access
+        ex.operation = operation
+
+    def route_other(self, ex: Exchange) -> None:
+        """Anything but a POST to ``/``: the console's routes, CORS preflight,
+        the health check, 404."""
+        method = ex.method
+        if self.console is not None and ex.url.startswith(b"/console"):
+            console_http.answer(self.console, ex)
+        elif ex.url.split(b"?", 1)[0] != b"/":
+            ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+        elif method == b"OPTIONS" and ex.origin is not None:
+            ex.response = http.render(200, b"", None, ex.extra + _preflight_headers(ex))
+        elif method in (b"GET", b"HEAD"):
+            body = b"" if method == b"HEAD" else HEALTHY
+            ex.response = http.render(200, body, http.TEXT, ex.extra)
+        else:
+            ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
 
     @staticmethod
     def fail(ex: Exchange, error: DynamoDBError) -> None:
@@ -93,7 +173,49 @@ class Router:
 
 def error_response(ex: Exchange, error: DynamoDBError) -> bytes:
     """DynamoDB's error body for ``error``, with its status."""
-    return http.render(error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra)
+    return http.render(
+        error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra, ex.gzip
+    )
+
+
+def too_large(ex: Exchange) -> None:
+    """A request over 16 MB: 413 with DynamoDB's error shape, then close."""
+    ex.response = http.render(413, TOO_LARGE_BODY, http.JSON_1_0, ex.extra + http.CLOSE)
+    ex.close = True
+
+
+def decode_body(content_encoding: bytes, body: bytes) -> bytes:
+    """Undo ``Content-Encoding`` (gzip, deflate, identity; several in the
+    order applied); SerializationException for anything else, _TooLarge
+    past MAX_BODY decoded."""
+    codings = [c.strip().lower() for c in content_encoding.decode("latin-1").split(",")]
+    for coding in reversed(codings):
+        if coding in ("identity", ""):
+            continue
+        wbits = _DECODERS.get(coding)
+        if wbits is None:
+            raise SerializationException(UNKNOWN_ENCODING.format(coding))
+        body = _inflate(body, wbits, coding)
+    return body
+
+
+def _inflate(body: bytes, wbits: int, coding: str) -> bytes:
+    attempts = (wbits, -15) if wbits == 15 else (wbits,)  # deflate: zlib, or raw
+    for bits in attempts:
+        inflater = zlib.decompressobj(bits)
+        try:
+            out = inflater.decompress(body, MAX_BODY + 1)
+        except zlib.error:
+            continue
+        if len(out) > MAX_BODY:
+            raise _TooLarge
+        if inflater.eof and not inflater.unused_data:
+            return out
+    raise SerializationException(UNDECODABLE.format(coding))
+
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")
 
 
 def _preflight_headers(ex: Exchange) -> bytes:

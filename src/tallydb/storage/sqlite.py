@@ -14,7 +14,7 @@ import functools
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -98,11 +98,22 @@ CREATE TABLE IF NOT EXISTS client_tokens (
     replay BLOB NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS client_tokens_created ON client_tokens(created);
+CREATE TABLE IF NOT EXISTS item_counts (
+    source TEXT PRIMARY KEY,
+    items INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS item_log_applied (
     one INTEGER PRIMARY KEY CHECK (one = 1),
     lsn INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS snapshots (
+    name TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    tables BLOB NOT NULL,
+    meta BLOB NOT NULL
+) WITHOUT ROWID;
 """
 
 #: The overlay is written into SQLite once it holds this many rows, or the
@@ -119,6 +130,35 @@ _ITEMS_TABLE = (
     "hk BLOB NOT NULL, rk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (hk, rk)"
     ") WITHOUT ROWID"
 )
+
+#: An items table's row count and bytes, kept by SQLite itself as rows are
+#: written (an upsert that finds its row fires the UPDATE trigger), in the
+#: same transaction: exact after a rollback, a savepoint's or a replay, and
+#: read in one lookup however large the table (DescribeTable's figures).
+_COUNTING = (
+    """CREATE TRIGGER IF NOT EXISTS "{0}_inserted" AFTER INSERT ON {0} BEGIN
+        UPDATE item_counts SET items = items + 1, bytes = bytes + length(NEW.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_deleted" AFTER DELETE ON {0} BEGIN
+        UPDATE item_counts SET items = items - 1, bytes = bytes - length(OLD.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_updated" AFTER UPDATE OF item ON {0} BEGIN
+        UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
+        WHERE source = '{0}'; END""",
+)
+
+
+def _start_counting(conn: sqlite3.Connection, source: str) -> None:
+    """Count ``source``'s rows from what it holds now on (a new items
+    table, or one of a database made before counts were kept)."""
+    conn.execute(
+        f"INSERT OR REPLACE INTO item_counts(source, items, bytes) "
+        f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
+    for trigger in _COUNTING:
+        conn.execute(trigger.format(source))
+
+#: Copy every row of one items table into another (a snapshot, a restore).
+_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 
 
 class _RowSQL(NamedTuple):
@@ -186,6 +226,7 @@ class Store:
         ):
             self._tables[name] = TableRecord(
                 table_id, name, orjson.loads(description), indexes.get(table_id, {}))
+        self._count_uncounted()
         self._depth = 0
         self._closed = False
         #: Committed item writes not yet in SQLite (durable in the item log),
@@ -204,7 +245,11 @@ class Store:
                      ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
         self._applied = self._replay()  # the last LSN SQLite holds
         self._lsn = self._applied  # the last LSN committed
-        self._txn = Transaction(self)  # holds no state of its own: one serves every scope
+        self._txn = Transaction(self)  # one serves every scope
+        #: Called after each COMMIT, still holding the writer, with what the
+        #: transaction recorded in ``Transaction.journal``; while it is None
+        #: nothing is recorded (see ``tallydb.feed``).
+        self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = None if path is None else Checkpointer(self.location)
 
     def _catalog(self, name: str, record: TableRecord | None) -> None:
@@ -217,6 +262,20 @@ class Store:
         else:
             tables[name] = record
         self._tables = tables
+
+    def _count_uncounted(self) -> None:
+        """Start counting the items tables a database made before counts
+        were kept has (once: one scan of each)."""
+        counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
+        sources = [source for record in self._tables.values()
+                   for source in (record.items_table,
+                                  *(record.index_table(i) for i in record.indexes))]
+        missing = [source for source in sources if source not in counted]
+        if missing:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for source in missing:
+                _start_counting(self._conn, source)
+            self._conn.execute("COMMIT")
 
     def _replay(self) -> int:
         """Write the item log's records after SQLite's last into SQLite, in
@@ -426,10 +485,12 @@ class _Scope:
             raise RuntimeError("the store is closed")
         self._outer = store._depth == 0
         store._depth += 1
+        txn = store._txn
         if self._outer:
             self._tables_before = store._tables
             store._pending = {}
-        return store._txn
+            txn.journal = None if store.on_commit is None else []
+        return txn
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: object) -> None:
@@ -437,6 +498,8 @@ class _Scope:
         try:
             if self._outer:
                 committed = False
+                txn = store._txn
+                journal, txn.journal = txn.journal, None
                 try:
                     if kind is None:
                         store._commit()
@@ -445,6 +508,8 @@ class _Scope:
                     if not committed:
                         store._rollback()
                         store._tables = self._tables_before
+                if journal and store.on_commit is not None:
+                    store.on_commit(journal)
         finally:
             store._depth -= 1
             store._lock.release()
@@ -457,7 +522,7 @@ class _Savepoint:
     writes goes straight to SQLite, where ROLLBACK TO can undo it.
     """
 
-    __slots__ = ("_pending", "_store", "_tables_before")
+    __slots__ = ("_journaled", "_pending", "_store", "_tables_before")
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -467,6 +532,8 @@ class _Savepoint:
         store._begin_sqlite()
         self._pending, store._pending = store._pending, None
         self._tables_before = store._tables
+        journal = store._txn.journal
+        self._journaled = 0 if journal is None else len(journal)
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -477,6 +544,9 @@ class _Savepoint:
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
             store._tables = self._tables_before
+            journal = store._txn.journal
+            if journal is not None:
+                del journal[self._journaled:]
         conn.execute("RELEASE operation")
 
 
@@ -485,13 +555,20 @@ _UNWRITTEN = object()
 
 
 class Transaction:
-    """What one writer may do while it holds the store."""
+    """What one writer may do while it holds the store.
 
-    __slots__ = ("_conn", "_store")
+    ``journal``: while the store has an ``on_commit`` hook, a list the
+    transaction's writers append what they changed to (dropped with a
+    rolled-back savepoint or transaction, handed to the hook after COMMIT);
+    None otherwise.
+    """
+
+    __slots__ = ("_conn", "_store", "journal")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
+        self.journal: list[Any] | None = None
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
@@ -525,6 +602,7 @@ class Transaction:
             (name, record.id, orjson.dumps(description)),
         )
         self._conn.execute(_ITEMS_TABLE.format(record.items_table))
+        _start_counting(self._conn, record.items_table)
         self._store._catalog(name, record)
         return record
 
@@ -543,6 +621,9 @@ class Transaction:
         for index in record.indexes:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
+        self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
+            (source,) for source in (record.items_table,
+                                     *(record.index_table(i) for i in record.indexes))])
         self._store._catalog(record.name, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
@@ -555,6 +636,7 @@ class Transaction:
         )
         updated = replace(record, indexes={**record.indexes, index: index_id})
         self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
+        _start_counting(self._conn, updated.index_table(index))
         self._store._catalog(record.name, updated)
         return updated
 
@@ -562,6 +644,8 @@ class Transaction:
         """Remove an index table; the new record (the catalog already holds it)."""
         self._store._begin_sqlite()
         self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+        self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                           (record.index_table(index),))
         self._conn.execute(
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
         updated = replace(
@@ -571,13 +655,13 @@ class Transaction:
 
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
         """(ItemCount, bytes of stored item JSON) of the table or of one of
-        its indexes: DescribeTable's figures."""
+        its indexes: DescribeTable's figures, kept as rows are written (one
+        lookup, not a scan)."""
         self._store._sync_items()
         source = record.items_table if index is None else record.index_table(index)
         row = self._conn.execute(
-            f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}"
-        ).fetchone()
-        return int(row[0]), int(row[1])
+            "SELECT items, bytes FROM item_counts WHERE source = ?", (source,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     # -- items -------------------------------------------------------------
 
@@ -689,3 +773,57 @@ class Transaction:
     def forget_tokens_before(self, created: float) -> None:
         self._store._begin_sqlite()
         self._conn.execute("DELETE FROM client_tokens WHERE created < ?", (created,))
+
+    # -- snapshots (backups) -------------------------------------------------
+
+    def create_snapshot(self, name: str, record: TableRecord, meta: dict[str, Any]) -> None:
+        """Copy the table's items and every index's entries, as this
+        transaction sees them, under ``name`` with ``meta`` (the caller's
+        description of it). A copy inside SQLite: the writer is held for it,
+        so no write lands halfway."""
+        snapshot_id = self._next("snapshot")  # SQLite's, begun: every item write is in it
+        tables: dict[str, str] = {}
+        sources = {"": record.items_table}
+        sources.update((index, record.index_table(index)) for index in record.indexes)
+        for number, (index, source) in enumerate(sources.items()):
+            copy = tables[index] = f"snapshot_{snapshot_id}_{number}"
+            self._conn.execute(_ITEMS_TABLE.format(copy))
+            self._conn.execute(_COPY_ROWS.format(copy, source))
+        self._conn.execute(
+            "INSERT INTO snapshots(name, id, tables, meta) VALUES (?, ?, ?, ?)",
+            (name, snapshot_id, orjson.dumps(tables), orjson.dumps(meta)))
+
+    def snapshots(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, meta) of every snapshot, oldest first."""
+        self._store._begin_reading()
+        rows = self._conn.execute("SELECT name, meta FROM snapshots ORDER BY id").fetchall()
+        return [(name, orjson.loads(meta)) for name, meta in rows]
+
+    def snapshot(self, name: str) -> dict[str, Any] | None:
+        """The meta of snapshot ``name``, or None."""
+        self._store._begin_reading()
+        row = self._conn.execute("SELECT meta FROM snapshots WHERE name = ?", (name,)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def restore_snapshot(self, name: str, record: TableRecord) -> None:
+        """Fill ``record``'s (empty) table, and each of its indexes the
+        snapshot holds, from snapshot ``name``."""
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        for index, copy in orjson.loads(row[0]).items():
+            if index == "":
+                target = record.items_table
+            elif index in record.indexes:
+                target = record.index_table(index)
+            else:
+                continue
+            self._conn.execute(_COPY_ROWS.format(target, copy))
+
+    def delete_snapshot(self, name: str) -> None:
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return
+        for copy in orjson.loads(row[0]).values():
+            self._conn.execute(f"DROP TABLE IF EXISTS {copy}")
+        self._conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))

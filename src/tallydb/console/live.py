@@ -1,0 +1,281 @@
+"""The console's live view: the change feed as server-sent events.
+
+One ``LiveHub`` per server listens to the engine's change feed while at
+least one page does (and for ``LINGER`` seconds after the last leaves, so
+the hot-keys window survives a reload). The feed's listener only appends to
+a list, so the writer pays a list extend per commit; everything else runs
+on the event loop every ``FRAME`` seconds:
+
+- the changes since the last frame, coalesced per item (its latest image
+  and how many commits it had), go to each page as one ``changes`` event
+  whose ``id`` is the last change's sequence number;
+- once a second, the hot-keys panel (``hotkeys.HotKeys``) as a ``hotkeys``
+  event; every ``HEARTBEAT`` seconds a comment keeps proxies from closing
+  an idle stream.
+
+A page that does not read its stream is never waited for: while the
+socket's write buffer holds more than ``MAX_BUFFERED`` bytes its frames are
+dropped, and once it drains it gets a ``resync`` event (re-read what you
+show). A reconnecting page's ``Last-Event-ID`` replays the frames it missed
+from a small ring, or gets ``resync`` when they are gone. A stream lasts at
+most ``LIFETIME`` seconds; the page reconnects (and resumes) by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
+
+import orjson
+
+from tallydb.console.hotkeys import HotKeys
+from tallydb.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
+
+FRAME = 0.1
+HOTKEYS_EVERY = 1.0
+HEARTBEAT = 15.0
+LIFETIME = 30 * 60.0
+LINGER = 120.0
+MAX_BUFFERED = 256 * 1024
+RING = 256  # frames kept for Last-Event-ID
+
+
+class Sink(Protocol):
+    """Where a stream's bytes go (an asyncio transport)."""
+
+    def write(self, data: bytes) -> None: ...
+    def get_write_buffer_size(self) -> int: ...
+    def close(self) -> None: ...
+
+
+def _event(absent_before: bool, new: object) -> str:
+    """The eventName of an item's changes taken together."""
+    if new is None:
+        return REMOVE
+    return INSERT if absent_before else MODIFY
+
+
+def event(name: str, data: Any, seq: int | None = None) -> bytes:
+    head = b"event: " + name.encode() + b"\n"
+    if seq is not None:
+        head += b"id: %d\n" % seq
+    return head + b"data: " + orjson.dumps(data) + b"\n\n"
+
+
+class _Frame(NamedTuple):
+    """A ``changes`` event as sent to pages that watch every table."""
+
+    first: int
+    last: int
+    tables: frozenset[str]
+    data: bytes
+
+
+class LiveStream:
+    """One page's event stream."""
+
+    def __init__(self, hub: LiveHub, tables: frozenset[str] | None, last_seen: int | None
+                 ) -> None:
+        self.hub = hub
+        self.tables = tables
+        self.last_seen = last_seen
+        self.sink: Sink | None = None
+        self.lagging = False
+        self.started = 0.0
+
+    def start(self, sink: Sink) -> None:
+        """The response head is written: stream from here on."""
+        self.sink = sink
+        self.started = time.monotonic()
+        self.hub.attach(self)
+
+    def stopped(self) -> None:
+        """The connection closed."""
+        self.hub.detach(self)
+        self.sink = None
+
+    def send(self, frame: bytes) -> None:
+        """Write ``frame`` unless the page is behind (then drop it and
+        remember to tell the page to resync once it catches up)."""
+        sink = self.sink
+        if sink is None:
+            return
+        if sink.get_write_buffer_size() > MAX_BUFFERED:
+            self.lagging = True
+            return
+        if self.lagging:
+            self.lagging = False
+            sink.write(event("resync", {"seq": self.hub.feed.seq}))
+        sink.write(frame)
+
+    def wants(self, table: str) -> bool:
+        return self.tables is None or table in self.tables
+
+    def close(self) -> None:
+        if self.sink is not None:
+            self.sink.close()
+
+
+class LiveHub:
+    """The change feed's listener for every open page (see the module doc)."""
+
+    def __init__(self, feed: ChangeFeed, loop: asyncio.AbstractEventLoop,
+                 hotkeys: HotKeys | None = None) -> None:
+        self.feed = feed
+        self.loop = loop
+        self.hotkeys = hotkeys if hotkeys is not None else HotKeys()
+        self.streams: set[LiveStream] = set()
+        #: the changes since the last frame, per item: [whether the item
+        #: was absent before the first, the last change, how many]
+        self._latest: dict[tuple[str, bytes, bytes], list[Any]] = {}
+        self._frame_first = 0  # the sequence number of the first change in _latest
+        self._lock = threading.Lock()  # the writer's thread fills _latest, the loop empties it
+        self._throttles: list[tuple[str, bytes]] = []
+        self._ring: deque[_Frame] = deque(maxlen=RING)
+        #: the feed's sequence number when listening began: every change
+        #: after it is in a frame or pending
+        self._framed_from = 0
+        self._unsubscribe: Callable[[], None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._idle_since: float | None = None
+
+    # -- on the writer's thread ----------------------------------------------
+
+    def _listen(self, changes: Sequence[Change]) -> None:
+        """Coalesce at once: an item's earlier images are dropped as its
+        next change arrives, so nothing piles up for the collector."""
+        with self._lock:
+            latest = self._latest
+            if not latest and changes:
+                self._frame_first = changes[0].seq
+            for change in changes:
+                key = (change.table, change.hk, change.rk)
+                entry = latest.get(key)
+                if entry is None:
+                    latest[key] = [change.old is None, change, 1]
+                else:
+                    entry[1] = change
+                    entry[2] += 1
+
+    def throttled(self, table: str, hk: bytes) -> None:
+        """``Limits.on_throttle``: a request on this partition was refused."""
+        if self._unsubscribe is not None:
+            self._throttles.append((table, hk))
+
+    # -- on the loop -----------------------------------------------------------
+
+    @property
+    def listening(self) -> bool:
+        return self._unsubscribe is not None
+
+    def open(self, tables: frozenset[str] | None, last_seen: int | None) -> LiveStream:
+        """A stream for a page that asked for ``tables`` (None: all), having
+        seen changes up to ``last_seen`` (its Last-Event-ID)."""
+        if self._unsubscribe is None:
+            self._latest = {}
+            self._ring.clear()
+            self._unsubscribe = self.feed.subscribe(self._listen)
+            self._framed_from = self.feed.seq
+        return LiveStream(self, tables, last_seen)
+
+    def attach(self, stream: LiveStream) -> None:
+        self.streams.add(stream)
+        self._idle_since = None
+        stream.send(event("hello", {"seq": self.feed.seq}))
+        if stream.last_seen is not None:
+            self._replay(stream, stream.last_seen)
+        stream.send(event("hotkeys", {"window": 60, "keys": self.hotkeys.top()}))
+        if self._task is None:
+            self._task = self.loop.create_task(self._run())
+
+    def detach(self, stream: LiveStream) -> None:
+        self.streams.discard(stream)
+        if not self.streams:
+            self._idle_since = time.monotonic()
+
+    def _replay(self, stream: LiveStream, last_seen: int) -> None:
+        """Send the frames after ``last_seen``, or ``resync`` when some of
+        the changes after it are no longer in the ring."""
+        frames = [f for f in self._ring if f.last > last_seen]
+        if last_seen < self._framed_from or (frames and frames[0].first > last_seen + 1):
+            stream.send(event("resync", {"seq": self.feed.seq}))
+            return
+        for frame in frames:
+            if stream.tables is None or stream.tables & frame.tables:
+                stream.send(frame.data)
+
+    async def _run(self) -> None:
+        last_hotkeys = last_beat = time.monotonic()
+        try:
+            while True:
+                await asyncio.sleep(FRAME)
+                self._flush()
+                now = time.monotonic()
+                if now - last_hotkeys >= HOTKEYS_EVERY:
+                    last_hotkeys = now
+                    if self.streams:
+                        frame = event("hotkeys", {"window": 60, "keys": self.hotkeys.top()})
+                        for stream in list(self.streams):
+                            stream.send(frame)
+                if now - last_beat >= HEARTBEAT:
+                    last_beat = now
+                    for stream in list(self.streams):
+                        stream.send(b": heartbeat\n\n")
+                for stream in list(self.streams):
+                    if now - stream.started > LIFETIME:
+                        stream.close()
+                if self._idle_since is not None and now - self._idle_since > LINGER:
+                    self._stop_listening()
+                    return
+        finally:
+            self._task = None
+
+    def _stop_listening(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        with self._lock:
+            self._latest = {}
+
+    def _flush(self) -> None:
+        """Send the changes since the last frame, coalesced per item."""
+        throttles, self._throttles = self._throttles, []
+        for table, hk in throttles:
+            self.hotkeys.throttled(table, hk)
+        with self._lock:
+            latest, self._latest = self._latest, {}
+            first = self._frame_first
+        if not latest:
+            return
+        entries = list(latest.values())
+        self.hotkeys.record((change, count) for _, change, count in entries)
+        seq = max(change.seq for _, change, _ in entries)
+        by_table: dict[str, list[dict[str, Any]]] = {}
+        for absent, change, count in entries:
+            by_table.setdefault(change.table, []).append({
+                "table": change.table, "keys": change.keys,
+                "event": _event(absent, change.new),
+                "new": change.new, "count": count})
+        tables = frozenset(by_table)
+        frame = event("changes", {"seq": seq, "changes": [
+            entry for entries in by_table.values() for entry in entries]}, seq)
+        self._ring.append(_Frame(first, seq, tables, frame))
+        for stream in list(self.streams):
+            if stream.tables is None:
+                stream.send(frame)
+            elif stream.tables & tables:
+                stream.send(event("changes", {"seq": seq, "changes": [
+                    entry for table in stream.tables & tables for entry in by_table[table]]},
+                    seq))
+
+    def close(self) -> None:
+        for stream in list(self.streams):
+            stream.close()
+        self._stop_listening()
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None

@@ -1,0 +1,85 @@
+"""What one client may hold: time to send a request, idle time, open
+connections, bytes waiting in each direction.
+
+Slow and stuck clients cost memory and file descriptors, never CPU: a
+request's head and body must arrive in time, an idle keep-alive connection
+is closed, a connection past the cap is answered 503 and closed, and a
+client that does not read its responses stops being read (its responses
+waiting are bounded by ``max_output`` and ``max_pipeline``; its request
+bodies by DynamoDB's 16 MB). Deadlines are checked by one ``Watchdog``
+tick for every connection rather than a timer per request: the hot path
+only stores a timestamp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import orjson
+
+from tallydb.errors import ThrottlingException
+from tallydb.server import http
+
+if TYPE_CHECKING:
+    from tallydb.server.app import Server
+
+FD_RESERVE = 64  # descriptors kept for the store, logs and the listening sockets
+TOO_MANY_CONNECTIONS = "Too many open connections: the server holds {} (--max-connections)"
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    header_timeout: float = 10.0  # seconds from a request's first byte to the end of its head
+    body_timeout: float = 60.0  # seconds from the end of its head to the end of its body
+    idle_timeout: float = 60.0  # seconds a keep-alive connection may wait with nothing to do
+    max_connections: int = 4096  # open at once; more are answered 503 and closed
+    max_output: int = 4 << 20  # response bytes waiting for a client before it stops being read
+    max_pipeline: int = 16  # requests in progress per connection before it stops being read
+
+    def tick(self) -> float:
+        """How often the watchdog looks: a quarter of the shortest timeout, at most 1 s."""
+        return min(1.0, self.header_timeout / 4, self.body_timeout / 4, self.idle_timeout / 4)
+
+
+def busy_response(limits: ConnectionLimits) -> bytes:
+    """What a connection past the cap is told before it is closed (botocore
+    retries a 503)."""
+    error = ThrottlingException(TOO_MANY_CONNECTIONS.format(limits.max_connections))
+    return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, http.CLOSE)
+
+
+def raise_descriptor_limit(connections: int) -> int:
+    """Raise this process's soft file-descriptor limit towards what
+    ``connections`` need (within the hard limit); return how many
+    connections the limit allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + FD_RESERVE
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return connections
+    return max(1, min(connections, soft - FD_RESERVE))
+
+
+class Watchdog:
+    """Keeps ``server.clock`` (coarse loop time) and enforces each
+    connection's deadlines once a tick."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    async def run(self) -> None:
+        server = self.server
+        tick = server.limits.tick()
+        while True:
+            await asyncio.sleep(tick)
+            now = server.clock = server.loop.time()
+            for conn in list(server.connections):
+                conn.check_deadlines(now)

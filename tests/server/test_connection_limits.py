@@ -1,0 +1,128 @@
+"""Slow and stuck clients hold bounded memory, for a bounded time."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+from serverkit import Pipe, StubServer, post, request_bytes
+
+from tallydb.server.limits import ConnectionLimits
+
+pytest_plugins = ["server_fixtures"]
+
+QUICK = ConnectionLimits(header_timeout=0.5, body_timeout=0.5, idle_timeout=0.8,
+                         max_connections=8)
+
+
+@pytest.fixture
+def quick(stub_factory: Callable[..., StubServer]) -> StubServer:
+    return stub_factory(limits=QUICK)
+
+
+def test_a_head_that_does_not_arrive_in_time_gets_408(
+    quick: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    pipe = pipe_factory(quick.url)
+    pipe.send(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.Echo\r\n")
+    started = time.monotonic()
+    assert pipe.response().status == 408
+    assert pipe.closed_by_server()
+    assert 0.4 < time.monotonic() - started < 5
+
+
+def test_a_trickled_head_still_times_out(
+    quick: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    # one byte every 0.1 s keeps a socket busy but never finishes a request
+    pipe = pipe_factory(quick.url)
+    head = request_bytes("Echo", {})
+    deadline = time.monotonic() + 3
+    try:
+        for byte in head[:-3]:
+            pipe.send(bytes([byte]))
+            time.sleep(0.1)
+            if time.monotonic() > deadline:
+                break
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    assert pipe.response().status == 408
+
+
+def test_a_body_one_byte_short_times_out_and_frees_the_connection(
+    quick: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    pipe = pipe_factory(quick.url)
+    request = request_bytes("Echo", {"pad": "x" * 100_000})
+    pipe.send(request[:-1])
+    assert pipe.response().status == 408
+    assert pipe.closed_by_server()
+    assert quick.engine.batches == []  # nothing ran
+    assert post(quick.url, "Echo", {}).status == 200
+
+
+def test_an_idle_connection_is_closed(
+    quick: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    pipe = pipe_factory(quick.url)
+    pipe.send(request_bytes("Echo", {}))
+    assert pipe.response().status == 200
+    started = time.monotonic()
+    assert pipe.closed_by_server()
+    assert 0.7 < time.monotonic() - started < 5
+    busy = pipe_factory(quick.url)  # a connection in use is not idle
+    for _ in range(6):
+        busy.send(request_bytes("Echo", {}))
+        assert busy.response().status == 200
+        time.sleep(0.3)
+
+
+def test_connections_past_the_cap_get_503_and_a_close(
+    quick: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    held = [pipe_factory(quick.url) for _ in range(QUICK.max_connections)]
+    for pipe in held:  # each one accepted and served
+        pipe.send(request_bytes("Echo", {}))
+        assert pipe.response().status == 200
+    extra = pipe_factory(quick.url)
+    answer = extra.response()
+    assert answer.status == 503
+    assert answer.error_type == "com.amazon.coral.availability#ThrottlingException"
+    assert answer.json["message"] == (
+        "Too many open connections: the server holds 8 (--max-connections)"
+    )
+    held[0].close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the server sees the close in its own time
+        if post(quick.url, "Echo", {}).status == 200:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("a freed slot was not reused")
+
+
+def test_a_client_that_does_not_read_stops_being_read(stub: StubServer) -> None:
+    # 1,500 pipelined requests for 100 KB answers, none read: the server
+    # answers a few and waits, rather than holding 150 MB for the client.
+    requests = request_bytes("Big", {}) * 1500
+    pipe = Pipe(stub.url)
+    pipe.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    sender = threading.Thread(target=pipe.sock.sendall, args=(requests,), daemon=True)
+    sender.start()
+    try:
+        time.sleep(1.5)
+        answered = sum(len(batch) for batch in stub.engine.batches)
+        # at most: 4 MB waiting in the server (max_output), what the kernel's
+        # socket buffers hold (up to ~4 MB on loopback), 16 in progress and
+        # one 4 KB slice of requests: about 130 of 100 KB
+        assert 0 < answered < 150, answered
+        for _ in range(1500):  # reading lets it finish: every answer comes, in order
+            answer = pipe.response()
+            assert (answer.status, len(answer.body)) == (200, 100_000 + len('{"pad":""}'))
+        sender.join(10)
+    finally:
+        pipe.close()
+    assert sum(len(batch) for batch in stub.engine.batches) == 1500

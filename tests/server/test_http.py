@@ -1,0 +1,147 @@
+"""HTTP as DynamoDB speaks it: compressed bodies both ways, the head limit,
+paths, the headers SDKs and browsers read, TLS."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import socket
+import ssl
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+from serverkit import Pipe, Serve, StubServer, post, request_bytes
+
+pytest_plugins = ["server_fixtures"]
+
+BIG = {"pad": "tally " * 400}  # a response over the gzip threshold
+
+
+def test_gzip_and_deflate_request_bodies_are_decoded(stub: StubServer) -> None:
+    body = b'{"n": 1}'
+    for encoding, packed in (
+        ("gzip", gzip.compress(body)),
+        ("deflate", zlib.compress(body)),
+        ("deflate", zlib.compress(body)[2:-4]),  # raw deflate, as some clients send it
+        ("identity", body),
+        ("gzip, identity", gzip.compress(body)),
+    ):
+        answer = post(stub.url, "Echo", packed, headers={"Content-Encoding": encoding})
+        assert (answer.status, answer.json) == (200, {"Echo": {"n": 1}}), encoding
+
+
+def test_unknown_or_false_content_encoding_is_refused(stub: StubServer) -> None:
+    for encoding, body, says in (
+        ("br", b'{"n": 1}',
+         "Content-Encoding 'br' is not supported (gzip, deflate or identity)"),
+        ("gzip", b'{"n": 1}', "The request body is not valid gzip data"),
+        ("deflate", b'{"n": 1}', "The request body is not valid deflate data"),
+        ("gzip", gzip.compress(b'{"n": 1}')[:-3], "The request body is not valid gzip data"),
+    ):
+        answer = post(stub.url, "Echo", body, headers={"Content-Encoding": encoding})
+        assert answer.status == 400, encoding
+        assert answer.json == {
+            "__type": "com.amazon.coral.service#SerializationException", "Message": says
+        }
+    assert stub.engine.batches == []  # nothing ran
+
+
+def test_a_gzip_bomb_is_too_large(stub: StubServer) -> None:
+    bomb = gzip.compress(b"{" + b" " * (17 << 20) + b"}")
+    answer = post(stub.url, "Echo", bomb, headers={"Content-Encoding": "gzip"})
+    assert answer.status == 413
+    assert answer.json["message"] == "Request size exceeds the limit of 16777216 bytes"
+    assert stub.engine.batches == []
+
+
+def test_gzip_responses_carry_the_crc_of_the_compressed_bytes(stub: StubServer) -> None:
+    # As DynamoDB: x-amz-crc32 covers the bytes on the wire.
+    answer = post(stub.url, "Echo", BIG, headers={"Accept-Encoding": "gzip"})
+    assert answer.headers["content-encoding"] == "gzip"
+    assert int(answer.headers["x-amz-crc32"]) == zlib.crc32(answer.body)
+    assert gzip.decompress(answer.body) == b'{"Echo":{"pad":"' + BIG["pad"].encode() + b'"}}'
+    small = post(stub.url, "Echo", {"n": 1}, headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers  # too small to be worth it
+    refused = post(stub.url, "Echo", BIG, headers={"Accept-Encoding": "gzip;q=0, identity"})
+    assert "content-encoding" not in refused.headers
+
+
+def test_a_head_over_16_kb_is_400(stub: StubServer, pipe_factory: Callable[[str], Pipe]) -> None:
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Echo", {}, extra="X-Pad: " + "p" * (16 * 1024) + "\r\n"))
+    assert pipe.response().status == 400
+    assert pipe.closed_by_server()
+    many = "".join(f"X-H{n}: {'v' * 60}\r\n" for n in range(300))  # 300 small headers
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Echo", {}, extra=many))
+    assert pipe.response().status == 400
+    pipe = pipe_factory(stub.url)
+    pipe.send(b"GET /" + b"u" * (17 * 1024) + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert pipe.response().status == 400
+    # just under the limit is served
+    assert post(stub.url, "Echo", {}, headers={"X-Pad": "p" * 15_000}).status == 200
+
+
+def test_a_post_to_another_path_is_404(stub: StubServer) -> None:
+    for path in ("/other", "/tables/x", "//"):
+        pipe = Pipe(stub.url)
+        try:
+            request = request_bytes("Echo", {})
+            pipe.send(request.replace(b"POST / ", b"POST " + path.encode() + b" "))
+            answer = pipe.response()
+        finally:
+            pipe.close()
+        assert answer.status == 404, path
+        assert answer.body == b"<UnknownOperationException/>\n"
+    assert stub.engine.batches == []
+    assert post(stub.url, "Echo", {}).status == 200
+
+
+def test_every_response_names_a_server(stub: StubServer) -> None:
+    for target, body in (("Echo", b"{}"), ("NoSuch", b"{}"), ("Echo", b"not json")):
+        assert post(stub.url, target, body).headers["server"] == "Server"  # DynamoDB's value
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_tls(serve: Callable[..., Serve], tmp_path: Path) -> None:
+    pytest.importorskip("cryptography", reason="cryptography makes the test certificate")
+    cert, key = _self_signed(tmp_path)
+    server = serve("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key))
+    assert server.url.startswith("https://")
+    port = server.url.rsplit(":", 1)[1]
+    ddb = boto3.session.Session().client(
+        "dynamodb", endpoint_url=f"https://localhost:{port}", region_name="us-east-1",
+        aws_access_key_id="x", aws_secret_access_key="y", verify=str(cert),
+        config=Config(retries={"total_max_attempts": 1}),
+    )
+    assert ddb.list_tables()["TableNames"] == []
+    raw = socket.create_connection(("127.0.0.1", int(port)))
+    with raw, pytest.raises(ssl.SSLError):  # a client that does not trust it
+        ssl.create_default_context().wrap_socket(raw, server_hostname="localhost")

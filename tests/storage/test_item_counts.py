@@ -1,0 +1,153 @@
+"""DescribeTable's ItemCount and TableSizeBytes are kept as items are
+written, not counted by a scan: exact after every kind of write, after a
+rollback, after a crash and replay, for indexes too, and for a database
+made before counts were kept."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tally_table import TABLE
+
+from tallydb.api import Engine
+from tallydb.errors import DynamoDBError
+from tallydb.storage import Store
+
+INDEXED = {
+    **TABLE,
+    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"},
+                             {"AttributeName": "kind", "AttributeType": "S"}],
+    "GlobalSecondaryIndexes": [{
+        "IndexName": "by_kind", "KeySchema": [{"AttributeName": "kind", "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"}}],
+}
+
+
+def scanned(engine: Engine, index: str | None = None) -> tuple[int, int]:
+    """What a full scan of the stored rows says (the figures to match)."""
+    with engine.store.transaction() as txn:
+        record = txn.table("tally")
+        assert record is not None
+        source = record.items_table if index is None else record.index_table(index)
+        txn._store._sync_items()
+        row = txn._conn.execute(
+            f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}").fetchone()
+        return int(row[0]), int(row[1])
+
+
+def described(engine: Engine) -> dict[str, Any]:
+    table: dict[str, Any] = engine.call("DescribeTable", {"TableName": "tally"})["Table"]
+    return table
+
+
+def put(engine: Engine, pk: str, **attributes: str) -> None:
+    item = {"PK": {"S": pk}, **{k: {"S": v} for k, v in attributes.items()}}
+    engine.call("PutItem", {"TableName": "tally", "Item": item})
+
+
+def test_counts_follow_puts_updates_and_deletes(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    assert (described(engine)["ItemCount"], described(engine)["TableSizeBytes"]) == (0, 0)
+    for i in range(200):
+        put(engine, f"p{i}", kind="odd" if i % 2 else "even")
+    for i in range(0, 200, 3):
+        engine.call("UpdateItem", {"TableName": "tally", "Key": {"PK": {"S": f"p{i}"}},
+                                   "UpdateExpression": "SET extra = :x REMOVE kind",
+                                   "ExpressionAttributeValues": {":x": {"S": "x" * i}}})
+    for i in range(0, 200, 7):
+        engine.call("DeleteItem", {"TableName": "tally", "Key": {"PK": {"S": f"p{i}"}}})
+    engine.call("BatchWriteItem", {"RequestItems": {"tally": [
+        {"PutRequest": {"Item": {"PK": {"S": f"b{i}"}, "kind": {"S": "odd"}}}}
+        for i in range(25)]}})
+    table = described(engine)
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    index = table["GlobalSecondaryIndexes"][0]
+    assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
+    assert table["ItemCount"] == 200 - len(range(0, 200, 7)) + 25
+    engine.close()
+
+
+def test_a_rolled_back_write_is_not_counted(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    put(engine, "a")
+    with engine.batch() as call:
+        call("PutItem", {"TableName": "tally", "Item": {"PK": {"S": "b"}}})
+        with pytest.raises(DynamoDBError):  # its first put is undone with its savepoint
+            call("BatchWriteItem", {"RequestItems": {"tally": [
+                {"PutRequest": {"Item": {"PK": {"S": "c"}}}},
+                {"PutRequest": {"Item": {"PK": {"S": "d"}, "n": {"N": "x"}}}}]}})
+    with pytest.raises(RuntimeError), engine.store.transaction():
+        engine.call("PutItem", {"TableName": "tally", "Item": {"PK": {"S": "e"}}})
+        raise RuntimeError("roll back")
+    assert described(engine)["ItemCount"] == 2
+    assert (described(engine)["ItemCount"], described(engine)["TableSizeBytes"]) == scanned(
+        engine)
+    engine.close()
+
+
+def test_counts_survive_a_crash_and_the_log_replay(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    engine.close()
+    # A process that commits to the item log (below the overlay's flush)
+    # and dies without closing the store.
+    script = textwrap.dedent(f"""
+        import os
+        from tallydb.api import Engine
+        from tallydb.storage import Store
+        engine = Engine(Store({str(tmp_path)!r}))
+        for i in range(40):
+            engine.call("PutItem", {{"TableName": "tally", "Item": {{"PK": {{"S": f"k{{i}}"}}}}}})
+        engine.call("DeleteItem", {{"TableName": "tally", "Key": {{"PK": {{"S": "k3"}}}}}})
+        os._exit(0)
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True)
+    engine = Engine(Store(tmp_path))
+    assert described(engine)["ItemCount"] == 39
+    assert (described(engine)["ItemCount"], described(engine)["TableSizeBytes"]) == scanned(
+        engine)
+    engine.close()
+
+
+def test_a_database_made_before_counts_were_kept_is_counted_once_at_open(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    for i in range(30):
+        put(engine, f"p{i}", kind="k")
+    engine.close()
+    with sqlite3.connect(tmp_path / "tallydb.sqlite3") as conn:
+        conn.execute("DELETE FROM item_counts")
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                    ).fetchall():
+            conn.execute(f'DROP TRIGGER "{name}"')
+    engine = Engine(Store(tmp_path))
+    table = described(engine)
+    assert table["ItemCount"] == 30
+    assert table["GlobalSecondaryIndexes"][0]["ItemCount"] == 30
+    put(engine, "later", kind="k")
+    assert described(engine)["ItemCount"] == 31
+    engine.close()
+
+
+def test_deleting_a_table_forgets_its_counts(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    put(engine, "a", kind="k")
+    engine.call("DeleteTable", {"TableName": "tally"})
+    engine.call("CreateTable", TABLE)
+    assert described(engine)["ItemCount"] == 0
+    with engine.store.transaction() as txn:
+        sources = [row[0] for row in txn._conn.execute("SELECT source FROM item_counts")]
+        record = txn.table("tally")
+        assert record is not None
+        assert sources == [record.items_table]
+    engine.close()

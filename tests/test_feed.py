@@ -1,0 +1,153 @@
+"""The change feed (tallydb.feed): every committed item change once, in
+commit order, after COMMIT; nothing that rolled back, nothing that changed
+nothing, and nothing recorded while nobody listens."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from tallydb import inprocess
+from tallydb.api import Engine
+from tallydb.feed import Change
+from tallydb.storage import Store
+
+ONE = {":one": {"N": "1"}}
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    engine = Engine(Store(None))
+    client = inprocess.client(engine)
+    client.create_table(
+        TableName="tbl", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    yield engine
+    engine.close()
+
+
+def listen(engine: Engine) -> list[Change]:
+    got: list[Change] = []
+    engine.feed.subscribe(got.extend)
+    return got
+
+
+def add(client: Any, key: str) -> None:
+    client.update_item(TableName="tbl", Key={"pk": {"S": key}},
+                       UpdateExpression="ADD n :one", ExpressionAttributeValues=ONE)
+
+
+def test_each_committed_change_is_published_once_in_commit_order(engine: Engine) -> None:
+    got = listen(engine)
+    client = inprocess.client(engine)
+    for _ in range(3):
+        add(client, "a")
+    client.delete_item(TableName="tbl", Key={"pk": {"S": "a"}})
+    assert [(c.seq - got[0].seq, c.event) for c in got] == [
+        (0, "INSERT"), (1, "MODIFY"), (2, "MODIFY"), (3, "REMOVE")]
+    assert [c.new and c.new["n"] for c in got] == [{"N": "1"}, {"N": "2"}, {"N": "3"}, None]
+    assert got[1].old == {"pk": {"S": "a"}, "n": {"N": "1"}}
+    assert all(c.keys == {"pk": {"S": "a"}} and c.table == "tbl" for c in got)
+
+
+def test_a_write_that_changes_nothing_is_no_change(engine: Engine) -> None:
+    client = inprocess.client(engine)
+    client.put_item(TableName="tbl", Item={"pk": {"S": "a"}, "v": {"S": "x"}})
+    got = listen(engine)
+    client.put_item(TableName="tbl", Item={"pk": {"S": "a"}, "v": {"S": "x"}})
+    client.delete_item(TableName="tbl", Key={"pk": {"S": "missing"}})
+    assert got == []
+
+
+def test_failed_writes_publish_nothing(engine: Engine) -> None:
+    got = listen(engine)
+    client = inprocess.client(engine)
+    with pytest.raises(ClientError):
+        client.put_item(TableName="tbl", Item={"pk": {"S": "b"}},
+                        ConditionExpression="attribute_exists(pk)")
+    with pytest.raises(ClientError):  # the second action's condition cancels the first's put
+        client.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "tbl", "Item": {"pk": {"S": "x"}}}},
+            {"ConditionCheck": {"TableName": "tbl", "Key": {"pk": {"S": "y"}},
+                                "ConditionExpression": "attribute_exists(pk)"}}])
+    assert got == []
+
+
+def test_a_transaction_publishes_one_change_per_item(engine: Engine) -> None:
+    got = listen(engine)
+    inprocess.client(engine).transact_write_items(TransactItems=[
+        {"Put": {"TableName": "tbl", "Item": {"pk": {"S": "x"}}}},
+        {"Update": {"TableName": "tbl", "Key": {"pk": {"S": "y"}},
+                    "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE}}])
+    assert [(c.keys["pk"]["S"], c.event) for c in got] == [("x", "INSERT"), ("y", "INSERT")]
+
+
+def test_a_batch_publishes_after_its_commit_without_the_writes_that_failed(
+        engine: Engine) -> None:
+    seen_inside: list[int] = []
+    got = listen(engine)
+    with engine.batch() as call:
+        call("UpdateItem", {"TableName": "tbl", "Key": {"pk": {"S": "a"}},
+                            "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE})
+        with pytest.raises(Exception):  # noqa: B017 - a failed write inside the batch
+            call("BatchWriteItem", {"RequestItems": {"tbl": [
+                {"PutRequest": {"Item": {"pk": {"S": "b"}}}},
+                {"PutRequest": {"Item": {"pk": {"S": "c"}, "n": {"N": "x"}}}}]}})
+        call("UpdateItem", {"TableName": "tbl", "Key": {"pk": {"S": "a"}},
+                            "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE})
+        seen_inside.append(len(got))
+    assert seen_inside == [0]
+    assert [(c.keys["pk"]["S"], c.new and c.new["n"]["N"]) for c in got] == [
+        ("a", "1"), ("a", "2")]
+
+
+def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:
+    client = inprocess.client(engine)
+    assert engine.store.on_commit is None
+    got: list[Change] = []
+    stop_first = engine.feed.subscribe(got.extend)
+    stop_second = engine.feed.subscribe(lambda changes: None)
+    assert engine.store.on_commit is not None
+    add(client, "a")
+    stop_second()
+    assert engine.store.on_commit is not None  # the first listener is still there
+    stop_first()
+    assert engine.store.on_commit is None
+    add(client, "a")
+    assert len(got) == 1
+
+
+def test_positions_from_before_listening_began_are_never_reused(engine: Engine) -> None:
+    client = inprocess.client(engine)
+    got: list[Change] = []
+    stop = engine.feed.subscribe(got.extend)
+    add(client, "a")
+    stop()
+    add(client, "a")  # unseen: nobody listens
+    engine.feed.subscribe(got.extend)
+    add(client, "a")
+    assert got[1].seq > got[0].seq + 1  # a gap marks what went unseen
+
+
+def test_listeners_see_concurrent_writers_in_commit_order(engine: Engine) -> None:
+    got: list[Change] = []
+    batches: list[Sequence[Change]] = []
+    engine.feed.subscribe(lambda changes: (got.extend(changes), batches.append(changes)))
+
+    def writer() -> None:
+        client = inprocess.client(engine)
+        for _ in range(100):
+            add(client, "hot")
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [c.seq for c in got] == list(range(got[0].seq, got[0].seq + 400))
+    assert [int(c.new["n"]["N"]) for c in got if c.new] == list(range(1, 401))
