@@ -111,7 +111,8 @@ class ModelBase:
         for name in own:
             if name.startswith("_"):
                 continue
-            hint = hints.get(name, Any)
+            declared_hint = own[name]
+            hint = hints.get(name, Any if isinstance(declared_hint, str) else declared_hint)
             if typing.get_origin(hint) is ClassVar:
                 continue
             declared = cls.__dict__.get(name, MISSING)
