@@ -12,6 +12,7 @@ import pytest
 from toolkit_stores import unique
 
 import tallydb
+import tallydb.aio
 from tallydb import Path, Update
 
 
@@ -211,3 +212,32 @@ def test_extension_must_be_an_extension() -> None:
 
         class Bad(tallydb.Model, table="bad", extensions=[object()]):  # type: ignore[list-item]
             id: str = tallydb.HashKey()
+
+
+def test_async_model_breadth(store: str, request: pytest.FixtureRequest) -> None:
+    from test_toolkit_aio import run
+
+    class Clip(tallydb.aio.Model, table=unique("clips"), extensions=[Stamp()]):
+        pk: str = tallydb.HashKey()
+        sk: str = tallydb.RangeKey()
+        owner: str | None = None
+        updated: int = 0
+        plays: int = tallydb.AtomicCounter()
+        expires: dt.datetime | None = tallydb.TTLAttribute()
+        by_owner = tallydb.GlobalIndex("by_owner", hash_key="owner", range_key="sk")
+
+    async def body(db: Any) -> None:
+        Clip.bind(db)
+        await Clip.create_table()
+        for i, owner in enumerate(["ada", "bob", "ada"]):
+            await Clip(pk="c", sk=str(i), owner=owner, expires=dt.timedelta(days=1)).save()
+        assert [c.sk async for c in Clip.query("ada", index="by_owner")] == ["0", "2"]
+        assert await Clip.count("c", consistent=True) == 3
+        assert await Clip.exists("c", "1", consistent=True)
+        assert [c.sk for c in await Clip.batch_get([("c", "2"), ("c", "0")])] == ["2", "0"]
+        clip = await Clip.get("c", "0", consistent=True)
+        assert (await clip.update()).updated == 7 and clip.plays == 1
+        assert sorted([c.sk async for c in Clip.scan(consistent=True)]) == ["0", "1", "2"]
+        await Clip.delete_table()
+
+    run(store, request, body)
