@@ -22,13 +22,16 @@ first, no lost update.
 
 What each costs, and what it guarantees:
 
-* ``add(d)``: one UpdateItem. Atomic, but like every DynamoDB write *not
-  idempotent*: if the reply is lost and the call retried (by you or by
-  botocore's retry), it counts twice.
+* ``add(d)``: one UpdateItem. Atomic, but *not idempotent*: sent twice, it
+  counts twice. The toolkit never re-sends it (botocore would, after a
+  dropped connection): a lost answer raises
+  :class:`~tallydb.exceptions.OutcomeUnknown`.
 * ``add(d, idempotency_key=k)``: exactly once per key. One TransactWriteItems
-  writes a *dedupe item* for ``k`` (only if none exists) together with the
-  ADD, so a retry with the same key changes nothing; the counter's value is
-  then recorded on the dedupe item, so every retry returns the same value.
+  writes a *dedupe item* for ``k`` (only if none exists; under a partition
+  key of its own, which no query of the user's partitions meets, or in
+  ``dedupe_table=``) together with the ADD, so a retry with the same key
+  changes nothing; the counter's value is then recorded on the dedupe item,
+  so every retry returns the same value.
   The dedupe item carries a TTL attribute (``expires_at``, epoch seconds)
   ``retention`` in the future; a key is remembered for that long (turn TTL on
   for the table so old dedupe items are swept: ``table.enable_ttl("expires_at")``).
@@ -36,6 +39,8 @@ What each costs, and what it guarantees:
   value is the counter as read just after the increment committed: with
   other writers at the same moment it may already include theirs
   (DynamoDB's transactions return no values).
+* ``add(d, also=Update().set("last_seen", t))``: other actions in the same
+  request (UpdateItem, or the transaction's Update), applied with the add.
 * ``minimum``/``maximum``: the ADD carries a ConditionExpression, so a change
   that would cross a bound is refused by the store, atomically, and nothing
   changes (:class:`~tallydb.exceptions.CounterLimitError`).
@@ -181,9 +186,7 @@ class _Idempotency:
         self.retention = _seconds(retention)
         self.ttl_attribute = ttl_attribute
 
-    def dedupe_key(
-        self, schema: KeySchema, partition: Mapping[str, Any], scope: str, key: str
-    ) -> dict[str, Any]:
+    def dedupe_key(self, schema: KeySchema, scope: str, key: str) -> dict[str, Any]:
         """Where the dedupe item for ``key`` lives: under a string hash key of
         its own (``<counter table>#tallydb#idempotency#...``), a partition
         that no query of the user's partitions ever meets, in the dedupe
@@ -215,13 +218,11 @@ class _Idempotency:
         limit_error: Callable[[str], CounterLimitError],
         also: Update | None = None,
     ) -> Plan[Number | None]:
-        if not key:
-            raise ValueError("an idempotency key is a non-empty string")
         change = Update().add(path, delta)
         if also is not None:
             change = change.merge(also)
         schema = yield from self.dedupe_table._p_schema()
-        dedupe_key = self.dedupe_key(schema, counter_key, scope, key)
+        dedupe_key = self.dedupe_key(schema, scope, key)
         stored_delta = from_wire(to_wire(delta))
         for attempt in range(TRANSACTION_ATTEMPTS):
             now = int(time.time())
@@ -765,7 +766,7 @@ class ShardedCounterBase:
             idempotency_key,
             None,
             lambda message: CounterLimitError(message),
-            also,
+            extra,
         )
 
     def _p_value(self) -> Plan[Number]:
