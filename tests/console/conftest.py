@@ -16,7 +16,9 @@ Fixtures
 ``chromium``           the worker's Chromium (a Playwright ``Browser``).
 ``console``            a fresh page (own context, 1280x800) with helpers:
                        ``console.open("#/tables")``, ``console.page``,
-                       ``console.shot("name")`` (to build/screenshots/); fails
+                       ``console.shot("name")`` (to build/screenshots/),
+                       ``console.sent`` (each DynamoDB operation the page sent,
+                       with its body) and ``console.operations()``; fails
                        the test on an uncaught error in the page or a Content
                        Security Policy violation.
 ``console_page_for``   factory: ``console_page_for(server)`` for a test that

@@ -5,6 +5,7 @@ that fails."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -25,8 +26,8 @@ def unique_table(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
 
 
-def make_videos(client: Any) -> str:
-    name = unique_table("videos")
+def make_videos(client: Any, name: str | None = None) -> str:
+    name = name or unique_table("videos")
     client.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"},
@@ -133,6 +134,10 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
     editor.fill(json.dumps(draft))
     client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :one",
                        ExpressionAttributeValues={":one": {"N": "1"}})
+    # The live stream warns before Save; Save is refused all the same.
+    expect(page.locator(".stale")).to_contain_text(
+        "Changed since you started editing: play_count 5 → 6"
+    )
     page.get_by_role("button", name="Save").click()
 
     expect(page.locator(".conflict")).to_contain_text(
@@ -144,6 +149,17 @@ def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Conso
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
     assert item["play_count"] == {"N": "6"}
     assert item["title"] == {"S": "old"}
+
+    # Starting again from the current item, the edit goes through and keeps the increment.
+    page.get_by_role("button", name="Start again from the current item").click()
+    draft = json.loads(editor.input_value())
+    assert draft["play_count"] == {"N": "6"}
+    draft["title"] = {"S": "new"}
+    editor.fill(json.dumps(draft))
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator('tr[data-attribute="title"] td.value')).to_have_text("new")
+    item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    assert item == {**KEY, "play_count": {"N": "6"}, "title": {"S": "new"}}
 
 
 def test_a_failed_condition_shows_the_current_item(console: Console) -> None:
@@ -182,13 +198,15 @@ def test_the_grid_and_the_tables_list_follow_writes_live(console: Any) -> None:
     expect(cell.locator(".val.flash")).to_have_count(1)  # briefly highlighted
     client.put_item(TableName=table, Item={"PK": {"S": "VID#new"}, "SK": {"S": "STATS#TOTAL"}})
     expect(page.locator(".notice")).to_contain_text("1 new item since this page was read")
+    client.delete_item(TableName=table, Key=KEY)
+    expect(page.locator("table.items tbody tr.removed")).to_have_count(1)  # struck through
     assert console.operations().count("Scan") == 1, "the grid re-read instead of going live"
 
     page = console.open("#/tables")
     count = page.locator(f'tr[data-table="{table}"] td').nth(4)
-    expect(count).to_have_text("2")
+    expect(count).to_have_text("1")
     client.put_item(TableName=table, Item={"PK": {"S": "VID#third"}, "SK": {"S": "STATS#TOTAL"}})
-    expect(count).to_have_text("3")
+    expect(count).to_have_text("2")
 
 
 @pytest.mark.parametrize(
@@ -236,3 +254,83 @@ def test_delete_from_a_set(console: Console) -> None:
     expect(page.locator('tr[data-attribute="tags"] td.value')).to_have_text("{b}")
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
     assert item["tags"] == {"SS": ["b"]}
+
+
+HIDE = """hidden => {
+    Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+    Object.defineProperty(document, "visibilityState",
+                          {value: hidden ? "hidden" : "visible", configurable: true});
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_hidden_tab_closes_its_stream_and_rereads_when_shown(console: Console) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "1"}})
+    streams: list[str] = []
+    console.page.on(
+        "request", lambda r: streams.append(r.url) if "/console/events" in r.url else None
+    )
+    page = console.open(item_fragment(table))
+    expect(page.locator(".live.on")).to_be_visible()
+    assert len(streams) == 1
+
+    page.evaluate(HIDE, True)
+    page.wait_for_timeout(300)
+    client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :n",
+                       ExpressionAttributeValues={":n": {"N": "9"}})
+    page.wait_for_timeout(1_000)  # a live page shows a commit within a second; a hidden one not
+    expect(value_cell(console, "play_count")).to_have_text("1")
+
+    page.evaluate(HIDE, False)
+    expect(value_cell(console, "play_count")).to_have_text("10")
+    assert len(streams) == 2, "the stream did not reopen once"
+    assert console.operations().count("GetItem") == 2, "the shown tab did not re-read its item"
+
+
+def test_the_item_page_lists_each_commit_by_any_client(console: Console) -> None:
+    """Also the README's picture: build/screenshots/console.png is docs/images/console.png."""
+    client = console.server.client()
+    table = make_videos(client, "videos")
+    client.put_item(TableName=table, Item={
+        **KEY, "title": {"S": "Counting without losing a single play"},
+        "play_count": {"N": "41"}, "likes": {"N": "1287"}, "shares": {"N": "96"},
+        "updated_at": {"S": "2026-11-25T10:30:00Z"},
+    })
+    page = console.open(item_fragment(table))
+    expect(page.locator(".live.on")).to_be_visible()
+    log = page.locator(".changelog li")
+    for n in range(3):
+        page.get_by_role("button", name="+1 play_count").click()
+        expect(log.first).to_contain_text(f"play_count {41 + n} → {42 + n}")
+        client.update_item(TableName=table, Key=KEY, UpdateExpression="ADD likes :one",
+                           ExpressionAttributeValues={":one": {"N": "1"}})
+        expect(log.first).to_contain_text(f"likes {1287 + n} → {1288 + n}")
+    expect(value_cell(console, "play_count")).to_have_text("44")
+    expect(value_cell(console, "likes")).to_have_text("1290")
+    expect(log).to_have_count(6)
+    page.get_by_text("As code: JSON, boto3, AWS CLI, JavaScript").click()
+    page.get_by_role("tab", name="boto3").click()
+    expect(page.locator(".codetabs pre")).to_contain_text("response = client.update_item(")
+    console.shot("console", full_page=False)
+
+
+def test_the_boto3_code_the_page_shows_runs_the_same_update(console: Console) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "7"}})
+    page = console.open(item_fragment(table))
+    page.get_by_role("button", name="Update play_count").click()
+    page.locator('select[name="condOp"]').select_option("=")
+    page.locator('input[name="condValue"]').fill("7")
+    page.get_by_text("As code: JSON, boto3, AWS CLI, JavaScript").click()
+    page.get_by_role("tab", name="boto3").click()
+    code = page.locator(".codetabs pre").inner_text()
+
+    env = dict(os.environ, AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="y")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, env=env,
+                   capture_output=True)
+    assert play_count(client, table) == "8"
+    assert console.operations().count("UpdateItem") == 0, "the page itself sent the update"
+    expect(value_cell(console, "play_count")).to_have_text("8")  # and saw it live

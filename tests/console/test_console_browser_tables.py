@@ -184,3 +184,55 @@ def test_a_narrow_window_with_big_values_keeps_its_layout(console: Any) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the grid page is {overflow}px wider than a 390px window"
     console.shot("items_narrow")
+
+
+@pytest.mark.parametrize("fragment", ["#/tables", "#/tables/{table}", "#/builder", "#/hotkeys"])
+def test_every_page_fits_a_narrow_window(console: Any, fragment: str) -> None:
+    table = make_events(console.server.client(), 1)
+    console.page.set_viewport_size({"width": 390, "height": 844})
+    page = console.open(fragment.format(table=table))
+    expect(page.locator("main h1")).to_be_visible()
+    expect(page.locator(".live.on")).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{fragment} is {overflow}px wider than a 390px window"
+
+
+def test_a_query_on_an_index_and_dynamodbs_error_for_a_bad_filter(console: Any) -> None:
+    client = console.server.client()
+    table = unique_table("videos")
+    client.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"},
+                              {"AttributeName": "channel", "AttributeType": "S"},
+                              {"AttributeName": "views", "AttributeType": "N"}],
+        BillingMode="PAY_PER_REQUEST",
+        GlobalSecondaryIndexes=[{
+            "IndexName": "byChannel",
+            "KeySchema": [{"AttributeName": "channel", "KeyType": "HASH"},
+                          {"AttributeName": "views", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }],
+    )
+    for n in range(6):
+        client.put_item(TableName=table, Item={
+            "id": {"S": f"v{n}"}, "channel": {"S": f"ch{n % 2}"}, "views": {"N": str(n * 10)}})
+    page = console.open(f"#/tables/{table}/items")
+    page.get_by_text("Query", exact=True).click()
+    page.locator('select[name="index"]').select_option("byChannel")
+    page.locator('input[name="pk"]').fill("ch1")
+    page.locator('select[name="skOp"]').select_option(">=")
+    page.get_by_label("Sort key value", exact=True).fill("30")
+    page.get_by_label("descending").check()
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator('table.items td[data-attribute="views"]')).to_have_text(["50", "30"])
+    sent = [body for operation, body in console.sent if operation == "Query"][-1]
+    assert sent["IndexName"] == "byChannel"
+    assert sent["ExpressionAttributeValues"][":sk"] == {"N": "30"}
+    assert sent["ScanIndexForward"] is False
+
+    page.locator('input[name="filter"]').fill("#views >")
+    page.get_by_role("button", name="Run").click()
+    error = page.locator("section > .error")
+    expect(error.locator(".error-type")).to_have_text("ValidationException")
+    expect(error.locator(".error-message")).to_contain_text("Invalid FilterExpression")

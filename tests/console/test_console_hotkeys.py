@@ -3,6 +3,9 @@ memory bounded whatever the key count."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from tallydb.console.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
 from tallydb.feed import Change
 from tallydb.values import encode_key_value
@@ -16,15 +19,22 @@ class Clock:
         return self.now
 
 
+@dataclass(frozen=True)
+class Record:
+    name: str
+    description: dict[str, Any] = field(default_factory=lambda: {
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]})
+
+
 def change(table: str, pk: str) -> Change:
     item = {"PK": {"S": pk}}
-    return Change(0, table, encode_key_value(item["PK"]), b"", None, item, ("PK",))
+    return Change(Record(table), encode_key_value(item["PK"]), b"", None, item)
 
 
 def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    for second in range(10):
+    for _ in range(10):
         sketch.record([(change("videos", "hot"), 150)])
         sketch.record([(change("videos", "hot"), 50)])
         sketch.record([(change("videos", f"cold{i}"), 1) for i in range(10)])

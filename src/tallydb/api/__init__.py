@@ -21,8 +21,8 @@ from tallydb.api._shapes import check_request
 from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
-from tallydb.feed import Change, ChangeFeed
-from tallydb.storage import Store, TableRecord, Transaction
+from tallydb.feed import ChangeFeed
+from tallydb.storage import Store, Transaction
 
 __all__ = [
     "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL",
@@ -114,27 +114,9 @@ class Engine:
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
-            self.store.on_commit = self._publish if on else None
+            self.store.on_commit = self.feed.publish if on else None
             if on:  # a gap: no position from before is taken for one after
-                self.feed.next_seq()
-
-    def _publish(self, journal: list[tuple[TableRecord, bytes, bytes, Item | None, Item | None]]
-                 ) -> None:
-        """Turn a committed transaction's journal into the feed's changes."""
-        feed = self.feed
-        seq = feed.seq
-        names_of = self._key_names
-        changes = []
-        make = tuple.__new__
-        for record, hk, rk, old, new in journal:
-            names = names_of.get(record.id)
-            if names is None:
-                names = names_of[record.id] = tuple(
-                    k["AttributeName"] for k in record.description["KeySchema"])
-            seq += 1
-            changes.append(make(Change, (seq, record.name, hk, rk, old, new, names)))
-        feed.seq = seq
-        feed.publish(changes)
+                self.feed.skip()
 
     def call(self, operation: str, request: Request) -> Response:
         with self.store.transaction() as txn:

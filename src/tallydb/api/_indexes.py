@@ -37,6 +37,7 @@ from typing import Any
 
 from tallydb.api._streams import CAPTURE, capture
 from tallydb.errors import ValidationException
+from tallydb.feed import Change
 from tallydb.storage import TableRecord, Transaction
 from tallydb.values import Item, encode_key_value, item_size
 
@@ -65,6 +66,9 @@ NESTED_INDEX_KEY = (
 )
 
 KeyAttributes = tuple[tuple[str, str], ...]
+#: ``Change(...)`` without its Python-level ``__new__`` (half the cost, on
+#: every write while the feed has listeners).
+_new_tuple = tuple.__new__
 #: Write (or read) units per index, by (kind, name): what ConsumedCapacity reports.
 IndexUnits = dict[tuple[str, str], float]
 
@@ -282,7 +286,7 @@ def write_item(
     stream = record.description.get(CAPTURE)
     if (journal is not None or stream is not None) and old != new:
         if journal is not None:
-            journal.append((record, hk, rk, old, new))
+            journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service)
     if new is None:

@@ -70,7 +70,7 @@ class HotKeys:
             self._roll(now)
         current = self._current
         for change, count in counted:
-            key = (change.table, change.hk, change.rk)
+            key = (change.record.name, change.hk, change.rk)
             previous = current.get(key)
             if previous is not None:
                 current[key] = previous + count

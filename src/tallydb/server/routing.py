@@ -75,7 +75,8 @@ class Router:
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
-        if not self.origins.open:
+        if not self.origins.open and (ex.origin is not None or ex.fetch_site is not None):
+            # (an SDK sends neither: only a browser's request can be cross-origin)
             refusal = cross_origin_refusal(
                 self.origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
@@ -90,7 +91,7 @@ class Router:
                 else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
                 + http.EXPOSE_HEADERS
             )
-        if ex.method != b"POST" or ex.url.split(b"?", 1)[0] != b"/":
+        if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
         content_type = ex.content_type

@@ -18,7 +18,15 @@ const START = {
 /** The request fields the form composes, or the reason it cannot. */
 function compose(form) {
   const fields = {};
-  const update = CLAUSES.filter((c) => form[c].trim()).map((c) => `${c} ${form[c].trim()}`).join(" ");
+  // Where each clause's text starts in the UpdateExpression, to find which one holds a bad token.
+  const spans = {};
+  let update = "";
+  for (const clause of CLAUSES.filter((c) => form[c].trim())) {
+    if (update) update += " ";
+    const start = update.length + clause.length + 1;
+    update += `${clause} ${form[clause].trim()}`;
+    spans[clause] = [start, update.length];
+  }
   if (update) fields.UpdateExpression = update;
   if (form.condition.trim()) fields.ConditionExpression = form.condition.trim();
   for (const [field, text] of [["ExpressionAttributeNames", form.names], ["ExpressionAttributeValues", form.values]]) {
@@ -26,10 +34,10 @@ function compose(form) {
     try {
       fields[field] = JSON.parse(text);
     } catch (error) {
-      return { fields, problem: `${field} is not valid JSON: ${error.message}` };
+      return { fields, spans, problem: `${field} is not valid JSON: ${error.message}` };
     }
   }
-  return { fields, problem: update ? null : "Write at least one clause" };
+  return { fields, spans, problem: update ? null : "Write at least one clause" };
 }
 
 /** The text of one field with the offending token marked. */
@@ -43,7 +51,7 @@ export function BuilderPage() {
   const [check, setCheck] = useState({ state: "idle" });
   const [sent, setSent] = useState(null);
   const generation = useRef(0);
-  const { fields, problem } = compose(form);
+  const { fields, spans, problem } = compose(form);
   const fieldsJson = JSON.stringify(fields);
 
   useEffect(() => {
@@ -82,6 +90,8 @@ export function BuilderPage() {
   };
   const detail = check.detail || {};
   const marked = (field) => (detail.expression === field ? detail : {});
+  const invalid = (clause) => check.state === "invalid" && detail.expression === "UpdateExpression"
+    && spans[clause] && detail.start >= spans[clause][0] - clause.length - 1 && detail.start <= spans[clause][1];
   return html`<section aria-labelledby="builder-title">
     <h1 id="builder-title">Expression builder</h1>
     <p class="muted">Compose an UpdateItem. Each change is checked by the server's own parser
@@ -89,11 +99,12 @@ export function BuilderPage() {
     <div class="builder">
       <form class="card" aria-label="Expression" onSubmit=${(e) => e.preventDefault()}>
         ${CLAUSES.map((clause) => html`<label class="clause"><span class="kw">${clause}</span>
-          <input name=${clause} spellcheck="false" value=${form[clause]}
+          <input name=${clause} spellcheck="false" value=${form[clause]} aria-invalid=${invalid(clause) ? "true" : undefined}
             placeholder=${{ SET: "#n = #n + :one, #t = :now", REMOVE: "#old", ADD: "#n :one", DELETE: "#tags :gone" }[clause]}
             onInput=${(e) => set({ [clause]: e.target.value })} /></label>`)}
         <label class="clause"><span class="kw">Condition</span>
           <input name="ConditionExpression" spellcheck="false" value=${form.condition}
+            aria-invalid=${check.state === "invalid" && detail.expression === "ConditionExpression" ? "true" : undefined}
             placeholder="attribute_exists(#pk)" onInput=${(e) => set({ condition: e.target.value })} /></label>
         <label>ExpressionAttributeNames
           <textarea name="ExpressionAttributeNames" rows="3" spellcheck="false" value=${form.names}

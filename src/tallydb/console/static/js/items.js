@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import * as live from "./live.js";
-import { CodeTabs, ErrorBox, Json, Val, html, href, useAction } from "./ui.js";
+import { CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
 import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
 
@@ -76,6 +76,12 @@ function readRequest(t, form, start) {
 
 const keyValue = (type, text) => (type === "N" ? { N: String(text).trim() } : { [type]: text });
 
+/** The attribute names a read projects, or null for all. */
+function projected(request) {
+  if (!request.ProjectionExpression) return null;
+  return new Set(request.ProjectionExpression.split(", ").map((p) => request.ExpressionAttributeNames[p]));
+}
+
 /** Whether a new item could be in a read's answer (a Query's partition; the filter is not judged). */
 function couldRead(request, item) {
   if (!request.KeyConditionExpression || !item) return true;
@@ -102,13 +108,13 @@ export function ItemsPage({ table }) {
   const [result, setResult] = useState(null);
   const [inserted, setInserted] = useState(0);
   const { busy, error, run } = useAction();
-  const current = useRef({ form, pages });
-  current.current = { form, pages };
+  const current = useRef({ form, pages, result });
+  current.current = { form, pages, result };
 
   const read = (start, stack) => run(async () => {
     const request = readRequest(t, current.current.form, start);
     const response = await call(current.current.form.mode, request);
-    setResult({ request, operation: current.current.form.mode, response, items: response.Items });
+    setResult({ request, operation: current.current.form.mode, response, items: response.Items, removed: new Set() });
     setPages(stack);
     setInserted(0);
   });
@@ -118,25 +124,26 @@ export function ItemsPage({ table }) {
     if (!t) return undefined;
     const offChanges = live.on("changes", (changes) => {
       const mine = changes.filter((c) => c.table === table);
-      if (!mine.length) return;
-      setResult((r) => {
-        if (!r) return r;
-        const byKey = new Map(mine.map((c) => [keyId(table, c.keys), c]));
-        let unseen = byKey.size;
-        const items = r.items.map((item) => {
-          const change = byKey.get(keyId(table, keyOf(item, t.KeySchema)));
-          if (!change) return item;
-          unseen -= 1;
-          if (!change.new) return { ...item, __removed: true };
-          return r.request.ProjectionExpression
-            ? Object.fromEntries(Object.entries(change.new).filter(([name]) => name in item || Object.values(r.request.ExpressionAttributeNames).includes(name)))
-            : change.new;
-        });
-        if (unseen > 0) {
-          setInserted((n) => n + mine.filter((c) => c.event === "INSERT" && couldRead(r.request, c.new)).length);
+      const r = current.current.result;
+      if (!mine.length || !r) return;
+      const byKey = new Map(mine.map((c) => [keyId(table, c.keys), c]));
+      const names = projected(r.request);
+      const removed = new Set(r.removed);
+      const items = r.items.map((item) => {
+        const change = byKey.get(keyId(table, keyOf(item, t.KeySchema)));
+        if (!change) return item;
+        byKey.delete(keyId(table, change.keys));
+        if (!change.new) {
+          removed.add(keyId(table, change.keys));
+          return item;
         }
-        return { ...r, items };
+        return names ? Object.fromEntries(Object.entries(change.new).filter(([name]) => names.has(name))) : change.new;
       });
+      const unseen = [...byKey.values()].filter((c) => c.event === "INSERT" && couldRead(r.request, c.new));
+      if (unseen.length) setInserted((n) => n + unseen.length);
+      const next = { ...r, items, removed };
+      current.current.result = next; // the next frame may come before the next render
+      setResult(next);
     });
     const offResync = live.on("resync", () => {
       const { pages: stack } = current.current;
@@ -212,7 +219,7 @@ export function ItemsPage({ table }) {
         <tbody>${items.map((item) => {
           const key = keyOf(item, t.KeySchema);
           const linkable = Object.values(key).every(Boolean);
-          return html`<tr key=${keyId(table, key)} class=${item.__removed ? "removed" : ""}>
+          return html`<tr key=${keyId(table, key)} class=${result.removed.has(keyId(table, key)) ? "removed" : ""}>
             ${cols.map((c, i) => {
               const value = item[c];
               const cell = html`<${Val} text=${show(value)} />`;
@@ -268,7 +275,7 @@ function changes(base, now) {
   return differ.length ? `: ${differ.slice(0, 5).join(", ")}${differ.length > 5 ? ", …" : ""}` : "";
 }
 
-function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
+function Editor({ table, t, base, current, onSaved, onConflict, onCancel, onRestart }) {
   const [text, setText] = useState(JSON.stringify(base || Object.fromEntries(
     t.KeySchema.map((k) => [k.AttributeName, { [attributeType(t, k.AttributeName)]: "" }])), null, 2));
   const [message, setMessage] = useState(null);
@@ -308,6 +315,10 @@ function Editor({ table, t, base, onSaved, onConflict, onCancel }) {
     <p class="hint">${base ? "Saved as a PutItem that only succeeds if the item is unchanged since you opened it, so no increment by anyone else is overwritten."
       : "Saved as a PutItem that only succeeds if no item has this key yet."}</p>
     ${message && html`<p class="error conflict" role="alert">${message}</p>`}
+    ${base && current && !message && JSON.stringify(current) !== JSON.stringify(base) && html`<p class="notice stale" role="status">
+      Changed since you started editing${changes(base, current)}. Saving now would be refused.</p>`}
+    ${base && current && JSON.stringify(current) !== JSON.stringify(base) && html`<p>
+      <button type="button" onClick=${onRestart}>Start again from the current item</button></p>`}
     <${ErrorBox} error=${error} />
     <div class="row"><button type="submit" class="primary" disabled=${busy}>Save</button>
       <button type="button" onClick=${onCancel}>Cancel</button></div>
@@ -406,7 +417,7 @@ export function ItemPage({ table, keyText: keyJson }) {
     <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <a href=${href("tables", table)}>${table}</a> / <a href=${href("tables", table, "items")}>items</a> / <span>${title}</span></nav>
     <div class="heading">
       <h1 id="item-title" class="wrapanywhere">${title}</h1>
-      ${!isNew && item && !editing && html`<button type="button" onClick=${() => setEditing({ base: item })}>Edit</button>`}
+      ${!isNew && item && !editing && html`<button type="button" onClick=${() => setEditing({ base: item, since: Date.now() })}>Edit</button>`}
       ${!isNew && item && (confirmDelete
         ? html`<span class="confirm">Delete this item?
             <button type="button" class="danger" onClick=${remove}>Delete item</button>
@@ -414,7 +425,8 @@ export function ItemPage({ table, keyText: keyJson }) {
         : html`<button type="button" class="danger-outline" onClick=${() => setConfirmDelete(true)}>Delete…</button>`)}
     </div>
     <${ErrorBox} error=${error} />
-    ${editing && html`<${Editor} table=${table} t=${t} base=${editing.base}
+    ${editing && html`<${Editor} key=${editing.since} table=${table} t=${t} base=${editing.base} current=${item}
+      onRestart=${() => setEditing({ base: item, since: Date.now() })}
       onSaved=${(draft) => {
         setEditing(null);
         if (isNew) location.hash = itemHref(table, keyOf(draft, t.KeySchema));
@@ -425,11 +437,8 @@ export function ItemPage({ table, keyText: keyJson }) {
     ${!isNew && item === null && html`<p class="empty">No item has this key (it may have been deleted).</p>`}
     ${!isNew && item && html`<div class="itemlayout">
       <section class="card" aria-label="Item">
-        <div class="tabs" role="tablist" aria-label="Show item as">
-          ${[["attributes", "Attributes"], ["typed", "DynamoDB JSON"], ["plain", "Plain JSON"]].map(([v, label]) => html`
-            <button type="button" role="tab" aria-selected=${view === v} class=${view === v ? "tab active" : "tab"}
-              onClick=${() => setView(v)}>${label}</button>`)}
-        </div>
+        <${Tabs} label="Show item as" value=${view} onChange=${setView}
+          tabs=${[["attributes", "Attributes"], ["typed", "DynamoDB JSON"], ["plain", "Plain JSON"]]} />
         ${view === "attributes" && html`<table class="grid attrs" aria-label="Attributes">
           <thead><tr><th>Attribute</th><th>Type</th><th class="num">Value</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${Object.entries(item).map(([name, value]) => {

@@ -7,13 +7,17 @@ import { bytes, count } from "./values.js";
 
 const KEY_TYPES = ["S", "N", "B"];
 
-/** Re-run load() when a change touches one of these tables (at most once a second). */
+// Counts follow commits within a second: a touched table is described again
+// RELOAD_MS after the first commit that touched it (at most twice a second).
+const RELOAD_MS = 400;
+
+/** Re-run load() when a change touches one of these tables. */
 function useLiveReload(load, tables) {
   useEffect(() => {
     let timer = null;
     const due = () => {
       if (timer) return;
-      timer = setTimeout(() => { timer = null; load(); }, 1000);
+      timer = setTimeout(() => { timer = null; load(); }, RELOAD_MS);
     };
     const offChanges = live.on("changes", (changes) => {
       if (!tables || changes.some((c) => tables.includes(c.table))) due();
@@ -27,14 +31,30 @@ export function TablesPage() {
   const [tables, setTables] = useState(null);
   const [creating, setCreating] = useState(false);
   const { error, run } = useAction();
+  const describe = (name) => call("DescribeTable", { TableName: name })
+    .then((r) => r.Table, (e) => ({ TableName: name, error: e }));
   const load = () => run(async () => {
-    const names = await listTables();
-    const described = await Promise.all(names.map((name) => call("DescribeTable", { TableName: name })
-      .then((r) => r.Table, (e) => ({ TableName: name, error: e }))));
-    setTables(described);
+    setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
-  useLiveReload(load, null);
+  // Re-describe only the tables a commit touched.
+  useEffect(() => {
+    const due = new Set();
+    let timer = null;
+    const flush = async () => {
+      timer = null;
+      const names = [...due];
+      due.clear();
+      const fresh = new Map((await Promise.all(names.map(describe))).map((t) => [t.TableName, t]));
+      setTables((current) => current && current.map((t) => fresh.get(t.TableName) || t));
+    };
+    const offChanges = live.on("changes", (changes) => {
+      for (const change of changes) due.add(change.table);
+      if (!timer) timer = setTimeout(flush, RELOAD_MS);
+    });
+    const offResync = live.on("resync", load);
+    return () => { offChanges(); offResync(); clearTimeout(timer); };
+  }, []);
   return html`<section aria-labelledby="tables-title">
     <div class="heading">
       <h1 id="tables-title">Tables</h1>

@@ -22,18 +22,37 @@ export function Val({ text, className = "" }) {
   return html`<span ref=${ref} class=${`val ${className}`}>${text}</span>`;
 }
 
+/** A row of tabs: arrow keys, Home and End move between them (WAI-ARIA tabs). */
+export function Tabs({ label, tabs, value, onChange, children }) {
+  const onKeyDown = (event) => {
+    const at = tabs.findIndex(([v]) => v === value);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length][0];
+    onChange(next);
+    const list = event.currentTarget;
+    requestAnimationFrame(() => list.querySelector('[aria-selected="true"]')?.focus());
+  };
+  return html`<div class="tabs">
+    <div role="tablist" aria-label=${label} class="tablist" onKeyDown=${onKeyDown}>
+      ${tabs.map(([v, name]) => html`<button type="button" role="tab" aria-selected=${v === value ? "true" : "false"}
+        tabindex=${v === value ? "0" : "-1"} class=${v === value ? "tab active" : "tab"}
+        onClick=${() => onChange(v)}>${name}</button>`)}
+    </div>
+    ${children}
+  </div>`;
+}
+
 /** The same request in every format, each copyable. */
 export function CodeTabs({ operation, request, label = "Request" }) {
   const [format, setFormat] = useState(0);
   const code = FORMATS[format][1](operation, request);
   return html`<div class="codetabs">
-    <div class="tabs" role="tablist" aria-label=${`${label} as`}>
-      ${FORMATS.map(([name], i) => html`<button type="button" role="tab"
-        aria-selected=${i === format} class=${i === format ? "tab active" : "tab"}
-        onClick=${() => setFormat(i)}>${name}</button>`)}
+    <${Tabs} label=${`${label} as`} tabs=${FORMATS.map(([name], i) => [i, name])} value=${format} onChange=${setFormat}>
       <copy-button text=${code}></copy-button>
-    </div>
-    <pre class="code" data-format=${FORMATS[format][0]}><code>${code}</code></pre>
+    </${Tabs}>
+    <pre class="code" role="tabpanel" data-format=${FORMATS[format][0]}><code>${code}</code></pre>
   </div>`;
 }
 
