@@ -34,7 +34,7 @@ import boto3
 
 from tallydb.testing import mock_dynamodb
 
-#: Issue 16's target: tallydb's mock at least this many times faster than moto's.
+#: The speed target: tallydb's mock at least this many times faster than moto's.
 TARGET = 5.0
 TABLE = "bench"
 KEY_SCHEMA: dict[str, Any] = {

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
-from click.testing import CliRunner
 import pytest
+from click.testing import CliRunner
 
 import tallydb
 from tallydb.cli import main
@@ -91,3 +92,15 @@ def test_the_site_builds_strict(tmp_path: Path) -> None:
     assert "atomic-counter pattern" in home
     reference = (tmp_path / "reference" / "api" / "index.html").read_text()
     assert "ShardedCounter" in reference and "Add <code>delta</code>" in reference
+
+
+def test_the_repository_names_behaviours_not_work_items() -> None:
+    # Code, tests, comments and docs say what a thing does, never which work
+    # item asked for it.
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout, or no git: git grep cannot search it")
+    found = subprocess.run(
+        ["git", "grep", "-nEi", r"issue [0-9#]|issue-[0-9]|session [0-9]"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert found.returncode == 1, f"references to work items:\n{found.stdout}"

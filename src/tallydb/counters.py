@@ -22,13 +22,16 @@ first, no lost update.
 
 What each costs, and what it guarantees:
 
-* ``add(d)``: one UpdateItem. Atomic, but like every DynamoDB write *not
-  idempotent*: if the reply is lost and the call retried (by you or by
-  botocore's retry), it counts twice.
+* ``add(d)``: one UpdateItem. Atomic, but *not idempotent*: sent twice, it
+  counts twice. The toolkit never re-sends it (botocore would, after a
+  dropped connection): a lost answer raises
+  :class:`~tallydb.exceptions.OutcomeUnknown`.
 * ``add(d, idempotency_key=k)``: exactly once per key. One TransactWriteItems
-  writes a *dedupe item* for ``k`` (only if none exists) together with the
-  ADD, so a retry with the same key changes nothing; the counter's value is
-  then recorded on the dedupe item, so every retry returns the same value.
+  writes a *dedupe item* for ``k`` (only if none exists; under a partition
+  key of its own, which no query of the user's partitions meets, or in
+  ``dedupe_table=``) together with the ADD, so a retry with the same key
+  changes nothing; the counter's value is then recorded on the dedupe item,
+  so every retry returns the same value.
   The dedupe item carries a TTL attribute (``expires_at``, epoch seconds)
   ``retention`` in the future; a key is remembered for that long (turn TTL on
   for the table so old dedupe items are swept: ``table.enable_ttl("expires_at")``).
@@ -36,6 +39,8 @@ What each costs, and what it guarantees:
   value is the counter as read just after the increment committed: with
   other writers at the same moment it may already include theirs
   (DynamoDB's transactions return no values).
+* ``add(d, also=Update().set("last_seen", t))``: other actions in the same
+  request (UpdateItem, or the transaction's Update), applied with the add.
 * ``minimum``/``maximum``: the ADD carries a ConditionExpression, so a change
   that would cross a bound is refused by the store, atomically, and nothing
   changes (:class:`~tallydb.exceptions.CounterLimitError`).
@@ -113,6 +118,26 @@ def _canonical(key: Mapping[str, Any]) -> str:
     return json.dumps({k: plain(v) for k, v in key.items()}, sort_keys=True, separators=(",", ":"))
 
 
+def _number(role: str, value: Any) -> Delta:
+    """``value`` if it is a number (int, float, Decimal), else a TypeError saying so."""
+    if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"{role} is a number (int, float or Decimal), not {type(value).__name__}: "
+                    f"{value!r}")
+
+
+def _also(also: Any) -> Update | None:
+    if also is None or isinstance(also, Update):
+        return also
+    raise TypeError(f"also= is a tallydb.Update, not {type(also).__name__}: {also!r}")
+
+
+def _idempotency_key(key: Any) -> str | None:
+    if key is None or (isinstance(key, str) and key):
+        return key
+    raise TypeError(f"an idempotency key is a non-empty str, not {key!r}")
+
+
 def _decimal(value: Delta) -> Decimal:
     """Exact arithmetic for bounds: a float as the decimal it prints as."""
     return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
@@ -161,23 +186,15 @@ class _Idempotency:
         self.retention = _seconds(retention)
         self.ttl_attribute = ttl_attribute
 
-    def dedupe_key(
-        self, schema: KeySchema, partition: Mapping[str, Any], scope: str, key: str
-    ) -> dict[str, Any]:
-        """Where the dedupe item for ``key`` lives.
-
-        In the counter's own table, next to the counter (same partition key,
-        sort key ``tallydb#idempotency#...``) when the sort key is a string;
-        otherwise under a string hash key of its own.
+    def dedupe_key(self, schema: KeySchema, scope: str, key: str) -> dict[str, Any]:
+        """Where the dedupe item for ``key`` lives: under a string hash key of
+        its own (``<counter table>#tallydb#idempotency#...``), a partition
+        that no query of the user's partitions ever meets, in the dedupe
+        table (the counter's own table unless ``dedupe_table=`` was given).
+        A whole-table Scan does see them, there: give ``dedupe_table=`` to
+        keep them out of the counter's table altogether.
         """
         tag = f"{DEDUPE_TAG}{scope}#{key}"
-        if (
-            self.dedupe_table is self.counter_table
-            and schema.range_key is not None
-            and schema.range_type == "S"
-            and schema.hash_key in partition
-        ):
-            return {schema.hash_key: partition[schema.hash_key], schema.range_key: tag}
         if schema.hash_type != "S":
             raise ValueError(
                 f"idempotent adds keep a dedupe item under a string key, and table "
@@ -199,11 +216,13 @@ class _Idempotency:
         key: str,
         read_value: Callable[[], Plan[Number]] | None,
         limit_error: Callable[[str], CounterLimitError],
+        also: Update | None = None,
     ) -> Plan[Number | None]:
-        if not key:
-            raise ValueError("an idempotency key is a non-empty string")
+        change = Update().add(path, delta)
+        if also is not None:
+            change = change.merge(also)
         schema = yield from self.dedupe_table._p_schema()
-        dedupe_key = self.dedupe_key(schema, counter_key, scope, key)
+        dedupe_key = self.dedupe_key(schema, scope, key)
         stored_delta = from_wire(to_wire(delta))
         for attempt in range(TRANSACTION_ATTEMPTS):
             now = int(time.time())
@@ -223,7 +242,7 @@ class _Idempotency:
                 "Key": item_to_wire(counter_key),
                 **build_request(
                     [
-                        ("UpdateExpression", Update().add(path, delta)),
+                        ("UpdateExpression", change),
                         ("ConditionExpression", bounds),
                     ]
                 ),
@@ -340,6 +359,16 @@ class CounterBase:
         item's expiry attribute; ``dedupe_table`` where dedupe items go (by
         default the counter's own table).
         """
+        if not isinstance(table, TableBase):
+            raise TypeError(f"a counter's table is a tallydb Table, not {table!r}")
+        if not isinstance(key, Mapping):
+            raise TypeError(f"a counter's key is a mapping such as {{'PK': 'a'}}, not {key!r}")
+        if not isinstance(attribute, str | Path):
+            raise TypeError(f"a counter's attribute is a name or a Path, not {attribute!r}")
+        if minimum is not None:
+            _number("minimum", minimum)
+        if maximum is not None:
+            _number("maximum", maximum)
         if minimum is not None and maximum is not None and minimum > maximum:
             raise ValueError(f"minimum {minimum} is above maximum {maximum}")
         #: The UpdateItem request of ``add(delta)``, by delta (see _add_request).
@@ -407,7 +436,12 @@ class CounterBase:
 
     # -- plans -------------------------------------------------------------------
 
-    def _p_add(self, delta: Delta, idempotency_key: str | None) -> Plan[Number]:
+    def _p_add(
+        self, delta: Delta, idempotency_key: str | None, also: Update | None = None
+    ) -> Plan[Number]:
+        _number("delta", delta)
+        extra = _also(also)
+        idempotency_key = _idempotency_key(idempotency_key)
         if idempotency_key is not None:
             result = yield from self._idempotency.plan(
                 self.key,
@@ -418,12 +452,16 @@ class CounterBase:
                 idempotency_key,
                 self._p_value,
                 self._limit_error(delta),
+                extra,
             )
             assert result is not None
             return result
-        kept = self._add_request(delta)
+        if extra is not None:
+            step = self._add_step(Update().add(self.path, delta).merge(extra), delta)
+        else:
+            step = self._add_request(delta).step
         try:
-            response = yield kept.step
+            response = yield step
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         return self._added(response)
@@ -456,20 +494,21 @@ class CounterBase:
         cache_key = _delta_key(delta)
         kept = self._add_requests.get(cache_key)
         if kept is None:
-            request = self.table._update_request(
-                self.key,
-                Update().add(self.path, delta),
-                self._bounds(delta),
-                None,
-                None,
-                "UPDATED_NEW",
-            )
+            _number("delta", delta)
+            request = self._add_step(Update().add(self.path, delta), delta).request
             (name, *rest) = self.path.elements
             top = name if not rest and isinstance(name, str) else None
             kept = _AddRequest(request, json_shape(request), top)
             if len(self._add_requests) < ADD_REQUESTS_KEPT:
                 self._add_requests[cache_key] = kept
         return kept
+
+    def _add_step(self, update: Update, delta: Delta) -> Call:
+        """The UpdateItem of an add: ``update``, the bounds, UPDATED_NEW; sent once."""
+        request = self.table._update_request(
+            self.key, update, self._bounds(delta), None, None, "UPDATED_NEW"
+        )
+        return Call("UpdateItem", request, once=True)
 
     def _p_read(self) -> Plan[Number | None]:
         item = yield from self.table._p_get(self.key, True, [self.path])
@@ -491,13 +530,15 @@ class CounterBase:
             )
 
     def _p_set(self, value: Delta) -> Plan[None]:
-        self._check(value)
+        self._check(_number("value", value))
         yield from self.table._p_update(
             self.key, Update().set(self.path, value), None, None, None, "NONE"
         )
 
     def _p_compare_and_set(self, expected: Delta | None, new: Delta) -> Plan[bool]:
-        self._check(new)
+        if expected is not None:
+            _number("expected", expected)
+        self._check(_number("new", new))
         condition = self.path.not_exists() if expected is None else self.path == expected
         try:
             yield from self.table._p_update(
@@ -555,16 +596,29 @@ class Counter(CounterBase):
             dedupe_table=dedupe_table,
         )
 
-    def add(self, delta: Delta = 1, *, idempotency_key: str | None = None) -> Number:
+    def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> Number:
         """Add ``delta`` (negative to subtract); the new value.
+
+        ``also`` carries other actions in the same UpdateItem (or transaction),
+        applied atomically with the add: ``also=Update().set("last_seen", now)``,
+        a TTL for a window counter. Overlapping paths are refused before
+        anything is sent.
 
         With ``idempotency_key``, the add happens at most once per key (within
         the retention): a retry changes nothing and returns the same value.
         Raises :class:`~tallydb.exceptions.CounterLimitError` if a bound
         would be crossed (nothing changes).
         """
-        if idempotency_key is not None:
-            result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
+        if idempotency_key is not None or also is not None:
+            result: Number = self.table.transport.run(
+                self._p_add(delta, idempotency_key, also)
+            )
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
         # would send it: the transport's ``send``, errors as it raises them).
@@ -631,8 +685,12 @@ class ShardedCounterBase:
         table needs a string sort key (its name is looked up, or pass
         ``sort_key=``).
         """
-        if len(partition) != 1:
+        if not isinstance(table, TableBase):
+            raise TypeError(f"a counter's table is a tallydb Table, not {table!r}")
+        if not isinstance(partition, Mapping) or len(partition) != 1:
             raise ValueError("partition is the partition (hash) key alone: {name: value}")
+        if not isinstance(sort_prefix, str):
+            raise TypeError(f"sort_prefix is a str, not {sort_prefix!r}")
         self.table = table
         self.partition = dict(partition)
         self.sort_prefix = sort_prefix
@@ -650,6 +708,8 @@ class ShardedCounterBase:
 
     @shards.setter
     def shards(self, shards: int) -> None:
+        if isinstance(shards, bool) or not isinstance(shards, int):
+            raise TypeError(f"shards is a whole number >= 1, not {shards!r}")
         if shards < 1:
             raise ValueError("a sharded counter needs at least one shard")
         self._shards = shards
@@ -673,13 +733,21 @@ class ShardedCounterBase:
     def shard_key(self, shard: int, sort_key: str) -> dict[str, Any]:
         return {**self.partition, sort_key: f"{self.sort_prefix}{shard}"}
 
-    def _p_add(self, delta: Delta, idempotency_key: str | None) -> Plan[None]:
+    def _p_add(
+        self, delta: Delta, idempotency_key: str | None, also: Update | None = None
+    ) -> Plan[None]:
+        _number("delta", delta)
+        change = Update().add(self.path, delta)
+        extra = _also(also)
+        if extra is not None:
+            change = change.merge(extra)
+        idempotency_key = _idempotency_key(idempotency_key)
         sort_key = yield from self._p_sort_key()
         if idempotency_key is None:
             shard = random.randrange(self.shards)
             yield from self.table._p_update(
                 self.shard_key(shard, sort_key),
-                Update().add(self.path, delta),
+                change,
                 None,
                 None,
                 None,
@@ -698,6 +766,7 @@ class ShardedCounterBase:
             idempotency_key,
             None,
             lambda message: CounterLimitError(message),
+            extra,
         )
 
     def _p_value(self) -> Plan[Number]:
@@ -756,10 +825,17 @@ class ShardedCounter(ShardedCounterBase):
             dedupe_table=dedupe_table,
         )
 
-    def add(self, delta: Delta = 1, *, idempotency_key: str | None = None) -> None:
+    def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> None:
         """Add ``delta`` to a random shard (one UpdateItem). With
-        ``idempotency_key``, at most once per key (the key picks the shard)."""
-        self.table.transport.run(self._p_add(delta, idempotency_key))
+        ``idempotency_key``, at most once per key (the key picks the shard);
+        ``also``, other actions on that shard's item in the same request."""
+        self.table.transport.run(self._p_add(delta, idempotency_key, also))
 
     def value(self) -> Number:
         """The total: every shard summed, one strongly consistent paged Query."""

@@ -43,7 +43,7 @@ __all__ = [
     "Database",
     "DatabaseBase",
     "connect",
-    "create_table_request",
+    "new_table_request",
     "open_transport",
 ]
 
@@ -173,7 +173,7 @@ def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
     return {"AttributeDefinitions": definitions, "KeySchema": schema}
 
 
-def create_table_request(
+def new_table_request(
     name: str,
     hash_key: Any,
     range_key: Any,
@@ -258,7 +258,7 @@ class DatabaseBase:
         exist_ok: bool,
         timeout: float,
     ) -> Plan[None]:
-        """CreateTable (``request`` from :func:`create_table_request`), wait
+        """CreateTable (``request`` from :func:`new_table_request`), wait
         until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
         the same keys is fine; one with other keys raises."""
         from tallydb.errors import ResourceInUseException
@@ -338,7 +338,7 @@ class Database(DatabaseBase):
         with the same keys is fine (one with other keys raises
         :class:`~tallydb.exceptions.SchemaMismatchError`).
         """
-        request = create_table_request(name, hash_key, range_key, billing_mode, indexes)
+        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
         self.transport.run(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
         return Table(self, name, KeySchema.from_description(request))
 

@@ -117,7 +117,8 @@ class VersionConflictError(ConditionRefused):
 
 class TableNotFoundError(ResourceNotFoundException):
     """DynamoDB's ResourceNotFoundException (same ``code()`` and ``message``),
-    naming the table(s) the request was about, which DynamoDB's message does not."""
+    naming the table(s) the request was about, raised when the endpoint's
+    message does not name them (a bare "Requested resource not found")."""
 
     def __init__(self, message: str | None, tables: list[str]) -> None:
         super().__init__(message)

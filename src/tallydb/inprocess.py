@@ -30,7 +30,7 @@ from botocore import UNSIGNED
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
-from tallydb.api import TARGETS
+from tallydb.api import DYNAMODB_SERVICE, TARGETS, unknown_operation
 from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
 
 if TYPE_CHECKING:
@@ -103,6 +103,8 @@ class InProcessTransport:
         try:
             operation = TARGETS.get(target)
             if operation is None:
+                if target.startswith(DYNAMODB_SERVICE):
+                    raise unknown_operation(target[len(DYNAMODB_SERVICE):])
                 raise UnknownOperationException()
             try:
                 request = orjson.loads(body or b"{}")

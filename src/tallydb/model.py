@@ -51,7 +51,7 @@ from typing import Any, ClassVar, TypeVar
 from tallydb.attributes import MISSING, ModelAttribute, TimeToLive
 from tallydb.conditions import Condition, Path
 from tallydb.convert import Item
-from tallydb.database import Database, DatabaseBase, create_table_request
+from tallydb.database import Database, DatabaseBase, new_table_request
 from tallydb.errors import ConditionalCheckFailedException
 from tallydb.exceptions import ItemNotFoundError, VersionConflictError
 from tallydb.extensions import Extension, Operation
@@ -111,7 +111,8 @@ class ModelBase:
         for name in own:
             if name.startswith("_"):
                 continue
-            hint = hints.get(name, Any)
+            declared_hint = own[name]
+            hint = hints.get(name, Any if isinstance(declared_hint, str) else declared_hint)
             if typing.get_origin(hint) is ClassVar:
                 continue
             declared = cls.__dict__.get(name, MISSING)
@@ -418,7 +419,7 @@ class ModelBase:
     @classmethod
     def _p_create_table(cls, exist_ok: bool, ttl_attribute: str | None) -> Plan[None]:
         schema = cls.schema()
-        request = create_table_request(
+        request = new_table_request(
             cls.table_name(),
             (schema.hash_key, schema.hash_type),
             (schema.range_key, schema.range_type or "S") if schema.range_key else None,

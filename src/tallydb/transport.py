@@ -125,9 +125,11 @@ def _method_name(operation: str) -> str:
 
 
 def _naming_tables(error: ResourceNotFoundException, step: Call) -> ResourceNotFoundException:
-    """A missing table's error, saying which table (DynamoDB's message does not)."""
+    """A missing table's error, saying which table when the endpoint's
+    message does not (DynamoDB's and tallydb's name it; not every endpoint's)."""
     tables = tables_of(step.request)
-    if not tables or isinstance(error, TableNotFoundError):
+    message = error.message or ""
+    if not tables or isinstance(error, TableNotFoundError) or all(t in message for t in tables):
         return error
     named = TableNotFoundError(error.message, tables)
     named.response = getattr(error, "response", None)  # type: ignore[attr-defined]

@@ -80,14 +80,14 @@ def test_expected_value_is_checked_as_an_attribute_value(backend: Backend, tbl: 
 
 @pytest.mark.parametrize(("operation", "body", "message"), [
     ("UpdateItem", {"Key": KEY, "AttributeUpdates": {"n": None}},
-     ONE + f"Value '{{n=null}}' at 'attributeUpdates' failed to satisfy constraint: "
+     ONE + "Value '{n=null}' at 'attributeUpdates' failed to satisfy constraint: "
      + MAP_NOT_NULL),
     ("PutItem", {"Item": {"pk": {"S": "c"}}, "Expected": {"v": None}},
-     ONE + f"Value '{{v=null}}' at 'expected' failed to satisfy constraint: " + MAP_NOT_NULL),
+     ONE + "Value '{v=null}' at 'expected' failed to satisfy constraint: " + MAP_NOT_NULL),
     ("Scan", {"ScanFilter": {"n": None}},
-     ONE + f"Value '{{n=null}}' at 'scanFilter' failed to satisfy constraint: " + MAP_NOT_NULL),
+     ONE + "Value '{n=null}' at 'scanFilter' failed to satisfy constraint: " + MAP_NOT_NULL),
     ("Query", {"KeyConditions": {"pk": None}},
-     ONE + f"Value '{{pk=null}}' at 'keyConditions' failed to satisfy constraint: "
+     ONE + "Value '{pk=null}' at 'keyConditions' failed to satisfy constraint: "
      + MAP_NOT_NULL),
     ("UpdateItem", {"Key": KEY, "UpdateExpression": "SET #c = :v",
                     "ExpressionAttributeNames": {"#c": None},

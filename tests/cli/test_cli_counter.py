@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Store
+from cli_store import Store
 
 KEY = '{"PK": "VID#9f3a", "SK": "STATS#TOTAL"}'
 

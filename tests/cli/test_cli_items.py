@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from conftest import Store
+from cli_store import Store
+from click.testing import CliRunner
+
+from tallydb.cli import main
 
 
 def test_put_then_get_prints_the_item(store: Store) -> None:
@@ -107,3 +111,21 @@ def test_table_format_shows_columns(store: Store) -> None:
     out = store.ok("scan", table, "--format", "table")
     assert out.split()[:3] == ["PK", "SK", "title"]
     assert "Cats" in out
+
+
+def test_no_server_is_one_line_saying_what_to_do() -> None:
+    result = CliRunner().invoke(main, ["tables", "--endpoint", "http://127.0.0.1:1"])
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("Error: cannot reach http://127.0.0.1:1 (")
+    assert "start `tallydb serve`, or use --data DIR" in line
+
+
+def test_data_wins_over_the_endpoint_in_the_environment(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["tables", "--data", str(tmp_path / "d")],
+                                env={"TALLYDB_ENDPOINT": "http://127.0.0.1:1"})
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["tables", "--data", str(tmp_path / "d"),
+                                       "--endpoint", "http://127.0.0.1:1"])
+    assert result.exit_code == 2
+    assert "give --data or --endpoint, not both" in result.stderr

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from conftest import Store
+from cli_store import Store
 
 EVERY_TYPE: dict[str, Any] = {
     "PK": "VID#9f3a",

@@ -8,12 +8,17 @@
 * ``moto``:     moto's server (``moto_server``) as an independent DynamoDB
   implementation: whatever passes there uses only standard requests;
 * ``mock``:     ``tallydb.testing.mock_dynamodb()``: a boto3 client made with
-  no endpoint, answered in-process by the mock.
+  no endpoint, answered in-process by the mock;
+* ``ddblocal``: Amazon's DynamoDB Local (the jar in npm's
+  amplify-dynamodb-simulator, installed on first use; skipped without Java),
+  the official emulator, as a second independent implementation.
 
 ``TALLYDB_TOOLKIT_STORES=embedded,moto`` (say) narrows the set. A test that
 meets one of moto's known deviations from DynamoDB is marked
 ``@pytest.mark.moto_deviation("why")`` and expected to fail on moto only
-(the deviations are listed in tests/toolkit/MOTO.md).
+(the deviations are listed in tests/toolkit/MOTO.md);
+``@pytest.mark.ddblocal_deviation("why")`` likewise for DynamoDB Local
+(tests/toolkit/DYNAMODB_LOCAL.md).
 
 ``db`` is a ``tallydb.Database`` on the chosen store; ``make_table`` creates
 uniquely named tables and deletes them afterwards.
@@ -26,7 +31,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from toolkit_stores import SELECTED, MotoServer, aws_client, http_client, unique
+from toolkit_stores import (
+    SELECTED,
+    DynamoDBLocal,
+    MotoServer,
+    aws_client,
+    dynamodb_local_missing,
+    http_client,
+    unique,
+)
 
 import tallydb
 
@@ -36,6 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "moto_deviation(reason, strict=True): moto differs from DynamoDB here; xfail on moto "
         "(strict=False where moto only sometimes differs, e.g. races)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "ddblocal_deviation(reason, strict=True): DynamoDB Local differs from DynamoDB here; "
+        "xfail on DynamoDB Local",
     )
     config.addinivalue_line(
         "markers",
@@ -50,21 +68,34 @@ def moto_server() -> Iterator[MotoServer]:
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def dynamodb_local() -> Iterator[DynamoDBLocal]:
+    missing = dynamodb_local_missing()
+    if missing is not None:
+        pytest.skip(f"DynamoDB Local: {missing}")
+    server = DynamoDBLocal()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(params=SELECTED)
 def store(request: pytest.FixtureRequest) -> str:
     """The name of the store this run of the test uses."""
     name: str = request.param
     needs = request.node.get_closest_marker("needs_operation")
-    if needs is not None and name != "moto":
+    if needs is not None and name not in ("moto", "ddblocal"):
         from tallydb.api import OPERATIONS
 
         missing = [op for op in needs.args if op not in OPERATIONS]
         if missing:
             pytest.skip(f"tallydb does not implement {', '.join(missing)} yet")
-    marker = request.node.get_closest_marker("moto_deviation")
-    if name == "moto" and marker is not None:
-        strict = marker.kwargs.get("strict", True)
-        request.applymarker(pytest.mark.xfail(reason=f"moto: {marker.args[0]}", strict=strict))
+    for store, mark in (("moto", "moto_deviation"), ("ddblocal", "ddblocal_deviation")):
+        marker = request.node.get_closest_marker(mark)
+        if name == store and marker is not None:
+            strict = marker.kwargs.get("strict", True)
+            request.applymarker(
+                pytest.mark.xfail(reason=f"{store}: {marker.args[0]}", strict=strict)
+            )
     return name
 
 
@@ -77,6 +108,8 @@ def open_db(request: pytest.FixtureRequest, store: str) -> tallydb.Database:
     if store == "mock":
         request.getfixturevalue("tallydb_mock")
         return tallydb.connect(client=aws_client())
+    if store == "ddblocal":
+        return tallydb.connect(client=http_client(request.getfixturevalue("dynamodb_local").url))
     server = request.getfixturevalue("moto_server")
     return tallydb.connect(client=http_client(server.url))
 

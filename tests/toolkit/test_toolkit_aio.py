@@ -59,7 +59,8 @@ def run(store: str, request: pytest.FixtureRequest, body: Callable[[Any], Awaita
         request.getfixturevalue("tallydb_mock")
         db = tallydb.aio.connect(client=aws_client())
     else:
-        fixture = "tallydb_server" if store == "serve" else "moto_server"
+        fixture = {"serve": "tallydb_server", "moto": "moto_server",
+                   "ddblocal": "dynamodb_local"}[store]
         db = tallydb.aio.connect(client=http_client(request.getfixturevalue(fixture).url))
 
     async def main() -> None:

@@ -12,6 +12,7 @@ import pytest
 from toolkit_stores import unique
 
 import tallydb
+import tallydb.aio
 from tallydb import Path, Update
 
 
@@ -76,8 +77,22 @@ def test_a_missing_table_is_named(db: tallydb.Database) -> None:
     with pytest.raises(tallydb.ResourceNotFoundException) as caught:
         db.table("no-such-table").get({"PK": "x"})
     assert caught.value.code() == "ResourceNotFoundException"
-    assert "'no-such-table'" in str(caught.value)
-    assert isinstance(caught.value, tallydb.TableNotFoundError)
+    assert "no-such-table" in str(caught.value)
+
+
+def test_a_bare_not_found_message_gets_the_table_named() -> None:
+    """Where an endpoint answers only "Requested resource not found", the
+    toolkit's exception names the tables of the request."""
+    from tallydb.errors import ResourceNotFoundException
+    from tallydb.transport import Call, _naming_tables
+
+    bare = ResourceNotFoundException("Requested resource not found")
+    named = _naming_tables(bare, Call("GetItem", {"TableName": "videos", "Key": {}}))
+    assert isinstance(named, tallydb.TableNotFoundError)
+    assert (named.code(), named.message) == ("ResourceNotFoundException", bare.message)
+    assert "table 'videos' does not exist" in str(named)
+    batch = Call("BatchGetItem", {"RequestItems": {"a": {}, "b": {}}})
+    assert "'a', 'b'" in str(_naming_tables(bare, batch))
 
 
 # -- models --------------------------------------------------------------------
@@ -211,3 +226,32 @@ def test_extension_must_be_an_extension() -> None:
 
         class Bad(tallydb.Model, table="bad", extensions=[object()]):  # type: ignore[list-item]
             id: str = tallydb.HashKey()
+
+
+def test_async_model_breadth(store: str, request: pytest.FixtureRequest) -> None:
+    from test_toolkit_aio import run
+
+    class Clip(tallydb.aio.Model, table=unique("clips"), extensions=[Stamp()]):
+        pk: str = tallydb.HashKey()
+        sk: str = tallydb.RangeKey()
+        owner: str | None = None
+        updated: int = 0
+        plays: int = tallydb.AtomicCounter()
+        expires: dt.datetime | None = tallydb.TTLAttribute()
+        by_owner = tallydb.GlobalIndex("by_owner", hash_key="owner", range_key="sk")
+
+    async def body(db: Any) -> None:
+        Clip.bind(db)
+        await Clip.create_table()
+        for i, owner in enumerate(["ada", "bob", "ada"]):
+            await Clip(pk="c", sk=str(i), owner=owner, expires=dt.timedelta(days=1)).save()
+        assert [c.sk async for c in Clip.query("ada", index="by_owner")] == ["0", "2"]
+        assert await Clip.count("c", consistent=True) == 3
+        assert await Clip.exists("c", "1", consistent=True)
+        assert [c.sk for c in await Clip.batch_get([("c", "2"), ("c", "0")])] == ["2", "0"]
+        clip = await Clip.get("c", "0", consistent=True)
+        assert (await clip.update()).updated == 7 and clip.plays == 1
+        assert sorted([c.sk async for c in Clip.scan(consistent=True)]) == ["0", "1", "2"]
+        await Clip.delete_table()
+
+    run(store, request, body)

@@ -226,6 +226,9 @@ def test_store_agrees_with_pure_evaluator(
 ) -> None:
     if store == "moto":
         pytest.skip("moto is not tallydb's evaluator; its deviations are listed in MOTO.md")
+    if store == "ddblocal":
+        pytest.skip("DynamoDB Local orders two errors of one update differently from tallydb's "
+                    "evaluator (tests/toolkit/DYNAMODB_LOCAL.md)")
     try:
         u.render()
     except tallydb.ValidationException:

@@ -27,7 +27,7 @@ from toolkit_stores import unique
 import tallydb
 
 KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}
-ENDPOINTS = ("serve", "moto")
+ENDPOINTS = {"serve": "tallydb_server", "moto": "moto_server", "ddblocal": "dynamodb_local"}
 
 
 def _client(url: str, **config: Any) -> Any:
@@ -41,11 +41,11 @@ def _client(url: str, **config: Any) -> Any:
     )
 
 
-@pytest.fixture(params=ENDPOINTS)
+@pytest.fixture(params=list(ENDPOINTS))
 def upstream(request: pytest.FixtureRequest) -> str:
-    """The URL of a real store behind the proxy: ``tallydb serve`` or moto."""
-    fixture = "tallydb_server" if request.param == "serve" else "moto_server"
-    url: str = request.getfixturevalue(fixture).url
+    """The URL of a real store behind the proxy: ``tallydb serve``, moto or
+    DynamoDB Local."""
+    url: str = request.getfixturevalue(ENDPOINTS[request.param]).url
     return url
 
 
@@ -148,36 +148,55 @@ def test_idempotent_writes_are_retried(upstream: str, direct: tallydb.Database) 
     assert proxy.seen == 2
 
 
-@pytest.fixture
-def silent_endpoint() -> Iterator[str]:
-    """A port that accepts connections and never answers."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    accepted: list[socket.socket] = []
+class Silent:
+    """A port that accepts connections and never answers; ``accepted`` counts them."""
 
-    def accept() -> None:
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.accepted: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
         while True:
             try:
-                accepted.append(listener.accept()[0])
+                self.accepted.append(self.listener.accept()[0])
             except OSError:
                 return
 
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    listener.close()
-    for s in accepted:
-        s.close()
+    def close(self) -> None:
+        self.listener.close()
+        for s in self.accepted:
+            s.close()
+
+
+@pytest.fixture
+def silent_endpoint() -> Iterator[Silent]:
+    silent = Silent()
+    yield silent
+    silent.close()
 
 
 def test_connect_to_an_endpoint_that_never_answers_fails_within_its_timeout(
-    silent_endpoint: str,
+    silent_endpoint: Silent,
 ) -> None:
     started = time.monotonic()
     with (
-        tallydb.connect(silent_endpoint, timeout=0.3, retries=1) as db,
+        tallydb.connect(silent_endpoint.url, timeout=0.3, retries=1) as db,
         pytest.raises(tallydb.TransportError, match="Read timeout"),
     ):
         db.list_tables()
     assert time.monotonic() - started < 5  # (retries + 1) x timeout, plus a backoff
+    assert len(silent_endpoint.accepted) == 2  # a read is sent again
+
+
+def test_an_add_that_times_out_is_not_sent_again(silent_endpoint: Silent) -> None:
+    with (
+        tallydb.connect(silent_endpoint.url, timeout=0.3, retries=3) as db,
+        pytest.raises(tallydb.OutcomeUnknown, match="Read timeout"),
+    ):
+        tallydb.Counter(db.table("videos"), KEY, "play_count").add()
+    assert len(silent_endpoint.accepted) == 1  # sent once, not 4 times
 
 
 def test_connect_defaults_are_short() -> None:

@@ -15,7 +15,14 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-STORES = ("embedded", "serve", "moto", "mock")
+REPO = Path(__file__).resolve().parents[2]
+#: Where the npm package amplify-dynamodb-simulator (which carries Amazon's
+#: DynamoDB Local jar) is installed, shared with bench/ (bench/setup.sh).
+PEERS = REPO / "bench" / ".peers"
+DDB_LOCAL_PACKAGE = "amplify-dynamodb-simulator@2"
+DDB_LOCAL_DIR = PEERS / "node_modules" / "amplify-dynamodb-simulator" / "emulator"
+
+STORES = ("embedded", "serve", "moto", "mock", "ddblocal")
 SELECTED = tuple(
     s for s in os.environ.get("TALLYDB_TOOLKIT_STORES", ",".join(STORES)).split(",") if s
 )
@@ -93,3 +100,68 @@ class MotoServer:
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def dynamodb_local_missing() -> str | None:
+    """Why DynamoDB Local cannot run here (None if it can): Java is needed
+    (Debian: openjdk-17-jre-headless); the jar is installed on first use
+    from npm's amplify-dynamodb-simulator into bench/.peers."""
+    import fcntl
+    import shutil
+
+    if shutil.which("java") is None:
+        return "java not found (apt-get install openjdk-17-jre-headless)"
+    jar = DDB_LOCAL_DIR / "DynamoDBLocal.jar"
+    if jar.exists():
+        return None
+    if shutil.which("npm") is None:
+        return f"{jar} missing and npm not found to install {DDB_LOCAL_PACKAGE}"
+    PEERS.mkdir(parents=True, exist_ok=True)
+    with open(PEERS / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer among xdist workers
+        if not jar.exists():
+            package = PEERS / "package.json"
+            if not package.exists():
+                package.write_text('{"name":"tallydb-bench-peers","private":true}\n')
+            done = subprocess.run(
+                ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                 DDB_LOCAL_PACKAGE],
+                cwd=PEERS, capture_output=True, text=True, timeout=600,
+            )
+            if done.returncode != 0 or not jar.exists():
+                return f"npm install {DDB_LOCAL_PACKAGE} failed: {done.stderr.strip()[-300:]}"
+    return None
+
+
+class DynamoDBLocal:
+    """Amazon's DynamoDB Local (-inMemory) on a free loopback port."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            ["java", f"-Djava.library.path={DDB_LOCAL_DIR / 'DynamoDBLocal_lib'}",
+             "-jar", str(DDB_LOCAL_DIR / "DynamoDBLocal.jar"),
+             "-inMemory", "-sharedDb", "-disableTelemetry", "-port", str(self.port)],
+            cwd=DDB_LOCAL_DIR,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                http_client(self.url).list_tables()
+                return
+            except Exception:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("DynamoDB Local did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from tallydb.aio.table import Table
 from tallydb.convert import Number
 from tallydb.counters import CounterBase, Delta, ShardedCounterBase
+from tallydb.update import Update
 
 __all__ = ["Counter", "ShardedCounter"]
 
@@ -20,9 +21,17 @@ class Counter(CounterBase):
 
     table: Table
 
-    async def add(self, delta: Delta = 1, *, idempotency_key: str | None = None) -> Number:
+    async def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> Number:
         """Add ``delta``; the new value (see :meth:`tallydb.Counter.add`)."""
-        result: Number = await self.table.transport.arun(self._p_add(delta, idempotency_key))
+        result: Number = await self.table.transport.arun(
+            self._p_add(delta, idempotency_key, also)
+        )
         return result
 
     async def value(self) -> Number:
@@ -52,9 +61,15 @@ class ShardedCounter(ShardedCounterBase):
 
     table: Table
 
-    async def add(self, delta: Delta = 1, *, idempotency_key: str | None = None) -> None:
+    async def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> None:
         """Add ``delta`` to a random shard."""
-        await self.table.transport.arun(self._p_add(delta, idempotency_key))
+        await self.table.transport.arun(self._p_add(delta, idempotency_key, also))
 
     async def value(self) -> Number:
         """The total of every shard."""

@@ -14,7 +14,7 @@ from tallydb.database import (
     DEFAULT_TIMEOUT,
     DatabaseBase,
     KeySpec,
-    create_table_request,
+    new_table_request,
     open_transport,
 )
 from tallydb.indexes import Index
@@ -41,7 +41,7 @@ class Database(DatabaseBase):
         indexes: Sequence[Index] = (),
     ) -> Table:
         """CreateTable, then wait until it is ACTIVE (see :meth:`tallydb.Database.create_table`)."""
-        request = create_table_request(name, hash_key, range_key, billing_mode, indexes)
+        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
         await self.transport.arun(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
         return Table(self, name, KeySchema.from_description(request))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from tallydb.api import _streams as streams
 from tallydb.api._limits import Limits
-from tallydb.api._shapes import check_request
+from tallydb.api._shapes import check_request, model_operations
 from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
@@ -27,7 +27,7 @@ from tallydb.storage import Store, Transaction
 __all__ = [
     "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL",
     "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions", "run",
-    "target_of",
+    "target_of", "unknown_operation",
 ]
 
 Request = dict[str, Any]
@@ -71,6 +71,7 @@ READ_ONLY = frozenset({
     "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
     "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
+    "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
 })
 
 #: Operations that raise every client error before their one write (of an
@@ -177,11 +178,25 @@ class Engine:
         self.store.close()
 
 
+#: tallydb's answer to an operation of DynamoDB's API that it does not serve
+#: (DynamoDB answers an unknown target without a message).
+NOT_SERVED = "{operation} is an operation of DynamoDB that tallydb does not serve"
+
+
+def unknown_operation(operation: str) -> UnknownOperationException:
+    """The answer to a target no operation serves: it names the operation
+    when it is one of DynamoDB's (botocore's model), and is DynamoDB's own,
+    without a message, otherwise."""
+    if operation in model_operations():
+        return UnknownOperationException(NOT_SERVED.format(operation=operation))
+    return UnknownOperationException()
+
+
 def run(txn: Transaction, operation: str, request: Request) -> Response:
     """Run one DynamoDB operation inside an open transaction."""
     handler = OPERATIONS.get(operation)
     if handler is None:
-        raise UnknownOperationException()
+        raise unknown_operation(operation)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
     return handler(txn, request)

@@ -40,7 +40,12 @@ from tallydb.api._streams import CAPTURE
 from tallydb.errors import ValidationException
 from tallydb.feed import Change
 from tallydb.storage import TableRecord, Transaction
-from tallydb.values import Item, encode_key_value, item_size
+from tallydb.values import Item, encode_key_value, item_size, messages
+from tallydb.values.attribute_value import (
+    MAX_HASH_KEY_BYTES,
+    MAX_RANGE_KEY_BYTES,
+    key_bytes,
+)
 
 GLOBAL, LOCAL, TTL = "GSI", "LSI", "TTL"
 #: The storage name of the index TTL keeps on its attribute (index names
@@ -92,6 +97,11 @@ class Index:
         return tuple(name for name, _ in self.hash_key + self.range_key)
 
     @property
+    def multi_attribute(self) -> bool:
+        """A key of several partition-key or sort-key attributes."""
+        return len(self.hash_key) > 1 or len(self.range_key) > 1
+
+    @property
     def start_names(self) -> tuple[str, ...]:
         """What a LastEvaluatedKey of this index holds: the table's key and the
         index's (each attribute once)."""
@@ -117,6 +127,13 @@ class Index:
         for name, _ in self.table_key:
             parts.append(encode_key_value(item[name]))
         return hk, b"".join(parts)
+
+    def key_fits(self, item: Item) -> bool:
+        """Whether ``item``'s index key values are within the key size limits."""
+        return all(key_bytes(item[name]) <= limit
+                   for keys, limit in ((self.hash_key, MAX_HASH_KEY_BYTES),
+                                       (self.range_key, MAX_RANGE_KEY_BYTES))
+                   for name, _ in keys if name in item)
 
     def project(self, item: Item) -> Item:
         """What the entry of ``item`` holds."""
@@ -227,13 +244,19 @@ def check_index_types(indexes: Iterable[Index], item: Item, *,
 
 def check_index_values(indexes: Iterable[Index], item: Item, *,
                        names: Iterable[str] | None = None, update: bool = False) -> None:
-    """An empty S or B index key value (refused before a transaction runs)."""
+    """An empty S or B index key value, or one longer than a key may be
+    (refused before a transaction runs)."""
     for index, name, kind, value in _index_keys(indexes, item, names):
         if kind in value and not value[kind]:
             empty = "string" if kind == "S" else "binary"
             if update:
                 raise ValidationException(EMPTY_KEY_UPDATE.format(kind=empty))
             raise ValidationException(EMPTY_KEY.format(kind=empty, index=index.name, name=name))
+        if kind in value and kind != "N":
+            is_hash = any(name == hash_name for hash_name, _ in index.hash_key)
+            if key_bytes(value) > (MAX_HASH_KEY_BYTES if is_hash else MAX_RANGE_KEY_BYTES):
+                raise ValidationException(
+                    messages.HASH_KEY_TOO_LONG if is_hash else messages.RANGE_KEY_TOO_LONG)
 
 
 def check_update_paths(indexes: Iterable[Index], nested_heads: frozenset[str],
@@ -321,9 +344,10 @@ def write_item(
 
 def backfill(txn: Transaction, record: TableRecord, index: Index) -> None:
     """Fill a new index from the table's items (UpdateTable's GSI Create,
-    UpdateTimeToLive): items without a fitting key are skipped, as
-    DynamoDB's backfill skips them."""
+    UpdateTimeToLive): items without a fitting key (missing, of another
+    type, or longer than a key may be) are skipped, as DynamoDB's backfill
+    skips them."""
     for _, _, item in txn.items(record):
         entry = index.entry(item)
-        if entry is not None:
+        if entry is not None and index.key_fits(item):
             txn.put_entry(record, index.name, *entry)

@@ -15,7 +15,7 @@ from typing import Any
 from tallydb.api._tables import KeySchema
 from tallydb.errors import ValidationException
 from tallydb.expressions import BoundKeyCondition
-from tallydb.expressions.legacy import check_operands
+from tallydb.expressions.legacy import check_name, check_operands
 from tallydb.values import (
     AttributeValue,
     Item,
@@ -66,6 +66,7 @@ def check_conditions(conditions: Any, *, wording: Wording = "current") -> dict[s
     AttributeValues canonical."""
     checked: dict[str, Any] = {}
     for name, condition in conditions.items():
+        check_name(name)
         op = condition.get("ComparisonOperator")
         values = [validate_value(av, wording=wording)
                   for av in condition.get("AttributeValueList") or ()]
@@ -124,35 +125,39 @@ class KeyPlan:
     range_term: KeyTerm | None
     start: Item | None
 
+    def hash_bytes(self) -> bytes:
+        """The partition's encoded key."""
+        return encode_key_value(self.hash_value)
+
     def bounds(self) -> tuple[bytes | None, bytes | None]:
         """(low, below): the range read ``low <= rk < below``.
 
         A table's ``rk`` is the sort key's encoding; an index's is the index
         sort key's encoding followed by the table's key. Either way every
         ``rk`` whose sort key is ``v`` starts with ``enc(v)`` and sorts before
-        ``_successor(enc(v))`` (encodings are prefix-free), so one set of
+        ``successor(enc(v))`` (encodings are prefix-free), so one set of
         bounds serves both."""
         term = self.range_term
         if term is None:
             return None, None
         first = encode_key_value(term.values[0])
         if term.op == "EQ":
-            return first, _successor(first)
+            return first, successor(first)
         if term.op == "LE":
-            return None, _successor(first)
+            return None, successor(first)
         if term.op == "LT":
             return None, first
         if term.op == "GE":
             return first, None
         if term.op == "GT":
-            return _successor(first) or first, None
+            return successor(first) or first, None
         if term.op == "BETWEEN":
-            return first, _successor(encode_key_value(term.values[1]))
+            return first, successor(encode_key_value(term.values[1]))
         prefix = encode_key_prefix(term.values[0])  # BEGINS_WITH
-        return prefix, _successor(prefix)
+        return prefix, successor(prefix)
 
 
-def _successor(prefix: bytes) -> bytes | None:
+def successor(prefix: bytes) -> bytes | None:
     """The smallest byte string greater than every string starting with
     ``prefix`` (never itself a key's encoding: those end in 0x00 0x00)."""
     stripped = prefix.rstrip(b"\xff")
@@ -204,6 +209,9 @@ def plan(
     range_term = by_name.get(keys.range_name) if keys.range_name else None
     if start is not None:
         _check_start(start, keys, table_keys, hash_term.values[0], range_term)
+        if keys is table_keys and keys.range_name is None:
+            # a table without a sort key holds one item per partition key
+            raise ValidationException(START_ONE_ROW)
     return KeyPlan(hash_term.values[0], range_term, start)
 
 

@@ -38,7 +38,7 @@ from tallydb.expressions.condition import CompiledCondition, compiled_condition
 from tallydb.expressions.messages import ExpressionError
 from tallydb.expressions.update import CompiledUpdate, UpdatePlan, compiled_update
 from tallydb.storage import Transaction
-from tallydb.values import Item, validate_value
+from tallydb.values import Item, messages, validate_value
 from tallydb.values.number import is_canonical
 from tallydb.values.types import Wording
 
@@ -149,9 +149,11 @@ def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current
     if names is not None:
         if not names:
             raise ValidationException(EMPTY_NAMES)
-        for key in names:
+        for key, name in names.items():
             if key not in _good_names and _good_key(key, _NAME_KEY, _good_names) is None:
                 raise ValidationException(INVALID_NAME_KEY.format(key=key))
+            if not name:
+                raise ValidationException(messages.EMPTY_NAME_PLACEHOLDER.format(key=key))
     if values is not None:
         if not values:
             raise ValidationException(EMPTY_VALUES)

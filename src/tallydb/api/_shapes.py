@@ -56,6 +56,7 @@ __all__ = [
     "check_request",
     "constraint_error",
     "model_members",
+    "model_operations",
     "render_value",
     "violation",
 ]
@@ -104,6 +105,9 @@ EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
 #: instead of a constraint violation (dynalite, recorded against DynamoDB).
 TABLE_OPERATIONS = frozenset({"CreateTable", "DescribeTable", "DeleteTable", "UpdateTable"})
 TABLE_NAME_REQUIRED = "The parameter 'TableName' is required but was not present in the request"
+#: The same for the tag operations' ResourceArn (dynalite, recorded).
+TAG_OPERATIONS = frozenset({"TagResource", "UntagResource"})
+TABLE_ARN_REQUIRED = "Invalid TableArn"
 
 TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 _TABLE_NAME_RE = re.compile(TABLE_NAME_PATTERN)
@@ -468,7 +472,7 @@ class _List(_Node):
 
 
 class _Map(_Node):
-    __slots__ = ("high", "key", "low", "simple", "value")
+    __slots__ = ("high", "key", "low", "short_key", "simple", "value")
 
     def __init__(self, shape: Any, in_value: bool, key: _Node, value: _Node) -> None:
         super().__init__(f"java.util.Map<java.lang.String, {value.java}>", in_value)
@@ -481,6 +485,9 @@ class _Map(_Node):
         #: or unconstrained strings, which only need the right JSON type.
         simple_key = isinstance(key, _String) and key.low in (None, 0, 1) and (
             key.high is None or key.high >= 65535) and key.pattern is None and not key.enum
+        #: Keys this short (in code points) are within the keys' maximum
+        #: (in UTF-16 units) whatever they hold.
+        self.short_key = (key.high // 2) if isinstance(key, _String) and key.high else None
         self.simple = simple_key and (
             type(value) is _AttributeValue or (type(value) is _String and value.plain)
         )
@@ -503,8 +510,10 @@ class _Map(_Node):
                     value_node.check(item)  # raises the JSON layer's message
             else:
                 n = len(value)
+                short = self.short_key
                 if (self.low is None or n >= self.low) and (
-                        self.high is None or n <= self.high):
+                        self.high is None or n <= self.high) and (
+                        short is None or all(type(k) is str and len(k) <= short for k in value)):
                     return None
         found: list[Violation] | None = None
         bad_key = bad_value = null_value = False
@@ -714,12 +723,15 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     compiler.fill(top, shape, MEMBER_ORDER.get(operation, ()))
     required = [*top.required, *EXTRA_REQUIRED.get(operation, ())]
     table_operation = operation in TABLE_OPERATIONS
+    tag_operation = operation in TAG_OPERATIONS
     if table_operation:
         required = [name for name in required if name != "TableName"]
+    if tag_operation:
+        required = [name for name in required if name != "ResourceArn"]
     top.required = tuple(required)
     _nodes[operation] = top
     quick = _quick[operation] = _Quick(
-        top, (*required, "TableName") if table_operation else tuple(required))
+        top, (*required, *("TableName",) * table_operation, *("ResourceArn",) * tag_operation))
 
     def check(request: dict[str, Any]) -> None:
         if type(request) is not dict:
@@ -727,6 +739,8 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
         found = top.check(request)
         if table_operation and request.get("TableName") is None:
             raise ValidationException(TABLE_NAME_REQUIRED)
+        if tag_operation and request.get("ResourceArn") is None:
+            raise ValidationException(TABLE_ARN_REQUIRED)
         if found:
             found.sort(key=lambda v: v[0])
             raise constraint_error([violation(path, shown, text)
@@ -739,6 +753,9 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
 # Ways a top-level member can be passed without its checker (``_Quick``).
 _TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP = range(4)
 _QUICK_MEMORY = 4096
+#: An attribute name this long (in code points) is within DynamoDB's 65,535
+#: (UTF-16 units) whatever it holds; a longer one takes the full check.
+_SHORT_NAME = 65535 // 2
 
 
 class _Quick:
@@ -800,8 +817,8 @@ class _Quick:
                 if (name, item) not in seen:
                     return False
             elif how == _VALUE_MAP:
-                for value in item.values():
-                    if type(value) is not dict:
+                for key, value in item.items():
+                    if type(value) is not dict or type(key) is not str or len(key) > _SHORT_NAME:
                         return False
             else:
                 try:
@@ -837,6 +854,17 @@ def check_request(operation: str, request: dict[str, Any]) -> None:
     if checker is None:
         checker = _checkers[operation] = _compile(operation)
     checker(request)
+
+
+def model_operations() -> frozenset[str]:
+    """Every operation of DynamoDB's API in botocore's model."""
+    global _operations
+    if _operations is None:
+        _operations = frozenset(_service_model().operation_names)
+    return _operations
+
+
+_operations: frozenset[str] | None = None
 
 
 def model_members(operation: str) -> tuple[str, ...]:

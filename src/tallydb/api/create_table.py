@@ -26,6 +26,7 @@ from typing import Any
 from tallydb.api import _streams as streams
 from tallydb.api._shapes import constraint_error as _constraint_error
 from tallydb.api._shapes import render_value, violation
+from tallydb.api._tags import check_count
 from tallydb.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.errors import ResourceInUseException, ValidationException
 from tallydb.storage import Transaction
@@ -191,9 +192,16 @@ def _check_local_indexes(request: dict[str, Any], seen: set[str]) -> None:
             "a LocalSecondaryIndex"
         )
     table_hash = key_schema[0]["AttributeName"]
-    for index in indexes:
+    for position, index in enumerate(indexes, 1):
         name = index["IndexName"]
         schema = index["KeySchema"]
+        if len(schema) > 2:
+            # An LSI's key stays one HASH and one RANGE element: the length
+            # constraint DynamoDB's model held before multi-attribute keys.
+            raise _constraint_error([violation(
+                f"localSecondaryIndexes.{position}.member.keySchema",
+                render_value("CreateTable", ("KeySchema",), schema),
+                "Member must have length less than or equal to 2")])
         keys = _names(schema)
         error = _undefined_keys(keys, defined)
         if error is not None:
@@ -423,6 +431,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("Tags"):
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
+        check_count(description["_Tags"])
     return description
 
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.api._key_conditions import plan
+from tallydb.api._key_conditions import KeyPlan, plan
+from tallydb.api._multi_keys import MultiKeyPlan, plan_multi
 from tallydb.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
 from tallydb.api._select import plan_output
 from tallydb.api._sources import answer_page, check_index_key_paths, source_of
 from tallydb.api._tables import get_table
 from tallydb.storage import Transaction
-from tallydb.values import encode_key_value
 
 
 def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -33,20 +33,26 @@ def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         request, exprs.project, envelope=True, index=request.get("IndexName") is not None)
     table = get_table(txn, request.get("TableName"))
     source = source_of(table, request)
-    keys = source.query_keys()
     assert exprs.key_terms is not None
-    key_plan = plan(exprs.key_terms, keys, start, expression=exprs.key_expression,
-                    table_keys=table.keys)
+    key_plan: KeyPlan | MultiKeyPlan
+    if source.index is not None and source.index.multi_attribute:
+        key_plan = plan_multi(exprs.key_terms, source.index, start)
+        key_names = source.index.key_names
+    else:
+        keys = source.query_keys()
+        key_plan = plan(exprs.key_terms, keys, start, expression=exprs.key_expression,
+                        table_keys=table.keys)
+        key_names = tuple(name for name, _ in keys.attributes)
     table_key_names = tuple(name for name, _ in table.keys.attributes)
     check_key_paths(exprs.projected_nested, table_key_names)
     check_index_key_paths(exprs.projected_nested, table)
-    check_filter_keys(exprs, tuple(name for name, _ in keys.attributes))
+    check_filter_keys(exprs, key_names)
     source.check_select(request, exprs)
 
     low, below = key_plan.bounds()
     rows = txn.items(
         table.record,
-        encode_key_value(key_plan.hash_value),
+        key_plan.hash_bytes(),
         index=source.storage_index,
         after=None if start is None else source.encode_start(start),
         low=low,

@@ -118,6 +118,8 @@ def _evaluate(txn: Transaction, action: Action) -> dict[str, Any]:
         action.size = max(old_size, item_size(action.write))
     elif action.kind == "Update":
         assert action.update is not None
+        if old is None and action.update.only_removes:
+            return none_reason()  # nothing to remove: nothing is created
         written = {str(path[0]) for path in action.update.updated_paths}
         try:
             if indexes:
@@ -171,7 +173,7 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
         assert action.table is not None and action.target.encoded is not None
         table, (hk, rk) = action.table, action.target.encoded
         index_units: IndexUnits | None = None
-        if action.kind in ("Put", "Update"):
+        if action.kind == "Put" or action.write is not None:
             assert action.write is not None
             index_units = write_item(
                 txn, table.record, table.indexes, hk, rk, action.old, action.write)

@@ -29,6 +29,8 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if decided.condition is not None:
         check_condition(request, decided.condition, old)
 
+    if old is None and update is not None and update.only_removes:
+        return _nothing_written(request, decided.table.name, decided.key)
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
     encoded = orjson.dumps(new)
@@ -47,6 +49,16 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         units = write_units(max(item_size(new), item_size(old) if old is not None else 0))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
+    return response
+
+
+def _nothing_written(request: dict[str, Any], table: str, key: Item) -> dict[str, Any]:
+    """DynamoDB's answer to an update that only removes from a missing item:
+    no item is created and no Attributes are returned, whatever ReturnValues."""
+    response: dict[str, Any] = {}
+    if wants_capacity(request):
+        response["ConsumedCapacity"] = consumed(
+            table, write_units(item_size(key)), request["ReturnConsumedCapacity"], None)
     return response
 
 

@@ -83,7 +83,7 @@ def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
     one-line error."""
     from tallydb.database import connect
     from tallydb.errors import DynamoDBError
-    from tallydb.exceptions import TransportError
+    from tallydb.exceptions import TallyError, TransportError
     from tallydb.storage.sqlite import StoreInUseError
 
     if data is not None and endpoint is not None:
@@ -100,11 +100,13 @@ def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
     try:
         yield db
     except DynamoDBError as error:
-        raise click.ClickException(f"{type(error).__name__}: {error}") from None
+        raise click.ClickException(f"{error.code()}: {error}") from None
     except TransportError as error:
         where = endpoint or os.environ.get("TALLYDB_ENDPOINT") or DEFAULT_ENDPOINT
         raise click.ClickException(
             f"cannot reach {where} ({error}); start `tallydb serve`, or use --data DIR"
         ) from None
+    except TallyError as error:  # the toolkit's own: a counter's bound, say
+        raise click.ClickException(f"{type(error).__name__}: {error}") from None
     finally:
         db.close()

@@ -31,7 +31,7 @@ def counter() -> None:
     """
 
 
-@counter.command()
+@counter.command(context_settings={"ignore_unknown_options": True})  # N may be -2
 @click.argument("table")
 @click.argument("key")
 @click.argument("attribute")

@@ -19,7 +19,7 @@ STORE_FILES = "tallydb.*"
               help="The data directory to empty.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 def reset(data: Path, yes: bool) -> None:
-    """Delete every table and item in a data directory (after asking).
+    """Delete every table, item and backup in a data directory (after asking).
 
     The directory must not be in use: stop `tallydb serve` first.
 
@@ -38,7 +38,7 @@ def reset(data: Path, yes: bool) -> None:
     except StoreInUseError:
         raise click.ClickException(in_use_message(data)) from None
     if not yes:
-        click.confirm(f"Delete every table and item in {data}?", abort=True)
+        click.confirm(f"Delete every table, item and backup in {data}?", abort=True)
     for path in sorted(data.glob(STORE_FILES)):
         path.unlink()
     click.echo(f"emptied {data}")

@@ -16,11 +16,24 @@ from tallydb.expressions.condition_eval import begins_with, contains
 from tallydb.expressions.messages import INVALID
 from tallydb.expressions.update import BoundUpdate, UpdatePlan
 from tallydb.expressions.update_apply import AddStep, DeleteStep, PutStep, RemoveStep, Step
-from tallydb.values import AttributeValue, Item, compare_values, validate_value, values_equal
+from tallydb.values import (
+    AttributeValue,
+    Item,
+    compare_values,
+    messages,
+    validate_value,
+    values_equal,
+)
 
 _SETS = frozenset({"SS", "NS", "BS"})
 _ADDABLE = frozenset({"N", "L", "SS", "NS", "BS"})
 _NO_VALUES: Mapping[str, AttributeValue] = {}
+
+
+def check_name(name: str) -> None:
+    """A legacy parameter's attribute name may not be empty."""
+    if not name:
+        raise ValidationException(messages.EMPTY_ATTRIBUTE_NAME)
 
 
 def _type(value: AttributeValue) -> str:
@@ -37,6 +50,7 @@ def from_attribute_updates(attribute_updates: Mapping[str, Mapping[str, Any]]) -
     steps: list[Step] = []
     assigned: dict[str, str | None] = {}
     for name, update in attribute_updates.items():
+        check_name(name)
         value = update.get("Value")
         action = update.get("Action") or "PUT"
         if action not in ("PUT", "ADD", "DELETE"):
@@ -178,6 +192,7 @@ _TESTS: dict[str, Test] = {
 
 
 def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], bool]:
+    check_name(name)
     value = condition.get("Value")
     value_list = condition.get("AttributeValueList")
     operator = condition.get("ComparisonOperator")
@@ -240,6 +255,7 @@ def from_attributes_to_get(names: Sequence[str]) -> BoundProjection:
     """AttributesToGet as a projection of top-level attributes."""
     seen: set[str] = set()
     for name in names:
+        check_name(name)
         if name in seen:
             raise ValidationException(
                 INVALID + f"Duplicate value in attribute name: {name}")

@@ -53,7 +53,8 @@ _SET_TYPES = frozenset({"SS", "NS", "BS"})
 class UpdatePlan:
     """An update with its names resolved: the steps to run and what they touch."""
 
-    __slots__ = ("assigned", "flat", "heads", "nested_heads", "steps", "trie", "updated_paths")
+    __slots__ = ("assigned", "flat", "heads", "nested_heads", "only_removes", "steps", "trie",
+                 "updated_paths")
 
     def __init__(self, steps: Sequence[Step], assigned: dict[str, str | None] | None = None,
                  nested_heads: frozenset[str] = frozenset()) -> None:
@@ -65,6 +66,10 @@ class UpdatePlan:
         # Top-level attribute -> where its new value's type comes from:
         # a type code ("N"), ":ref" (the type of that value), or None (unknown).
         self.assigned = assigned or {}
+        #: Every action removes (REMOVE, or AttributeUpdates DELETE without a
+        #: value): on a missing item DynamoDB then creates nothing.
+        self.only_removes = bool(self.steps) and all(
+            isinstance(step, RemoveStep) for step in self.steps)
         #: (name, step) per action when every action writes a top-level
         #: attribute (``ADD n :one``, ``SET a = :a, b = :b``): such an update
         #: needs no trie to apply, nor to project its updated attributes.
@@ -117,6 +122,11 @@ class BoundUpdate:
         if flat is not None:
             return {name: item[name] for name, _ in flat if name in item}
         return project(item, self._plan.updated_paths)
+
+    @property
+    def only_removes(self) -> bool:
+        """Whether every action removes, so a missing item stays missing."""
+        return self._plan.only_removes
 
     @property
     def nested_heads(self) -> frozenset[str]:

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
-from tallydb.api import target_of
+from tallydb.api import DYNAMODB_SERVICE, target_of, unknown_operation
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -75,7 +75,8 @@ class Router:
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
-        if not self.origins.open:
+        if not self.origins.open and (ex.origin is not None or ex.fetch_site is not None):
+            # (an SDK sends neither: only a browser's request can be cross-origin)
             refusal = cross_origin_refusal(
                 self.origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
@@ -90,7 +91,7 @@ class Router:
                 else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
                 + http.EXPOSE_HEADERS
             )
-        if ex.method != b"POST" or ex.url.split(b"?", 1)[0] != b"/":
+        if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
         content_type = ex.content_type
@@ -123,7 +124,11 @@ class Router:
                     b"/console/"):
                 console_http.answer(self.console, ex)
                 return
-            ex.response = http.render(400, _UNKNOWN_OPERATION, ex.response_type, ex.extra)
+            body = _UNKNOWN_OPERATION
+            if ex.target is not None and ex.target.startswith(DYNAMODB_SERVICE.encode()):
+                name = ex.target[len(DYNAMODB_SERVICE):].decode("latin-1")
+                body = orjson.dumps(unknown_operation(name).to_wire())  # names DynamoDB's own
+            ex.response = http.render(400, body, ex.response_type, ex.extra)
             return
         access: Access | None = None
         if self.verifier is not None:

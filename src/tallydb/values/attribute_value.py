@@ -285,10 +285,24 @@ def validate_item(item: Any, *, wording: Wording = "current", check_depth: bool 
     """Check every AttributeValue of an item; return the item canonical."""
     if type(item) is not dict:
         raise _wrong_json(item, messages.EXPECTED_MAP)
+    if "" in item:
+        raise ValidationException(messages.EMPTY_ATTRIBUTE_NAME)
     return _map(item, wording, 1, check_depth)
 
 
 # --- keys ----------------------------------------------------------------------
+
+
+def key_bytes(value: AttributeValue) -> int:
+    """How many bytes a key value counts against the key size limits: a
+    String's UTF-8, a Binary's decoded bytes; a Number never comes near."""
+    payload = value.get("S")
+    if type(payload) is str:
+        return len(payload) if payload.isascii() else len(payload.encode("utf-8"))
+    payload = value.get("B")
+    if type(payload) is str:
+        return base64_length(payload)
+    return 0
 
 
 def _check_key_value(name: str, kind: str, payload: str, is_hash: bool) -> None:

@@ -79,6 +79,13 @@ DUPLICATE_NUMBERS_OLDER = "Input collection contains duplicates"
 
 #: GetItem/DeleteItem/UpdateItem Key with a missing, extra or mistyped
 #: attribute (dynalite; moto aws_verified tests; logs).
+#: An attribute named "" (in an Item, AttributeUpdates, Expected, a filter,
+#: AttributesToGet). DynamoDB's wording here is not on record; it is the
+#: one it uses for an empty name in ExpressionAttributeNames, below.
+EMPTY_ATTRIBUTE_NAME = _INVALID + "Empty attribute name"
+EMPTY_NAME_PLACEHOLDER = (
+    "ExpressionAttributeNames contains invalid value: Empty attribute name for key {key}")
+
 KEY_SCHEMA_MISMATCH = "The provided key element does not match the schema"
 #: ``.format(name)`` (captured; logs).
 EMPTY_STRING_KEY = (

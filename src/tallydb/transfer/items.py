@@ -1,0 +1,114 @@
+"""A table's items in DynamoDB's JSON, read a page at a time (paged Scan)
+and written 25 at a time (BatchWriteItem), on any store.
+
+On the embedded engine pages and batches go by ``call_wire``: the engine
+speaks DynamoDB's JSON itself, so items go to and from files with no copy
+into boto3's shape and back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any
+
+from tallydb.convert import json_shape, python_shape
+from tallydb.transfer.errors import Progress
+
+if TYPE_CHECKING:
+    from tallydb.database import Database
+
+__all__ = ["BATCH", "WRITERS", "pages", "put_all", "speaks_wire", "write_batch"]
+
+#: BatchWriteItem takes at most 25 puts.
+BATCH = 25
+#: BatchWriteItem requests in flight at once during an import.
+WRITERS = 4
+
+
+def pages(db: Database, table: str) -> Iterator[list[dict[str, Any]]]:
+    """Every item of ``table`` in DynamoDB's JSON (binary as base64 text), a
+    page at a time."""
+    transport = db.transport
+    in_wire_shape = speaks_wire(db)
+    start: dict[str, Any] | None = None
+    while True:
+        request: dict[str, Any] = {"TableName": table}
+        if start:
+            request["ExclusiveStartKey"] = start
+        if in_wire_shape:  # the engine's own answer, read once and let go
+            response = transport.call_wire("Scan", request, request)
+            yield response.get("Items", [])
+            start = response.get("LastEvaluatedKey")
+        else:
+            response = transport.call("Scan", request)
+            yield json_shape(response.get("Items", []))
+            start = response.get("LastEvaluatedKey")
+        if not start:
+            return
+
+
+def speaks_wire(db: Database) -> bool:
+    """Whether the store answers ``call_wire`` in DynamoDB's JSON (the
+    embedded engine does; a boto3 client answers in boto3's shape): then
+    items go to and from files with no copy into boto3's shape and back."""
+    from tallydb.transport import EngineTransport
+
+    return isinstance(db.transport, EngineTransport)
+
+
+def write_batch(db: Database, table: str, items: list[dict[str, Any]]) -> None:
+    """One BatchWriteItem of up to 25 puts, sending what comes back
+    unprocessed again (after a short pause) until none is left."""
+    in_wire_shape = speaks_wire(db)
+    requests = [
+        {"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}} for item in items
+    ]
+    pause = 0.01
+    while requests:
+        request = {"RequestItems": {table: requests}}
+        if in_wire_shape:
+            # The wire shape stands in for boto3's too: botocore's own check,
+            # run only on a refused request, takes base64 text for a Binary.
+            response = db.transport.call_wire("BatchWriteItem", request, request)
+        else:
+            response = db.transport.call("BatchWriteItem", request)
+        requests = response.get("UnprocessedItems", {}).get(table, [])
+        if requests:
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+
+def _batches(items: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def put_all(
+    db: Database, table: str, items: Iterable[dict[str, Any]], progress: Progress
+) -> int:
+    """Write every item (DynamoDB's JSON) to ``table``, ``WRITERS`` batches
+    at a time; how many were written."""
+    written = 0
+    with ThreadPoolExecutor(WRITERS) as pool:
+        pending: set[Future[None]] = set()
+        for batch in _batches(items):
+            if len(pending) >= WRITERS * 2:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    future.result()
+            pending.add(pool.submit(write_batch, db, table, batch))
+            written += len(batch)
+            if written % (BATCH * 40) == 0:
+                progress(written)
+        for future in pending:
+            future.result()
+    progress(written)
+    return written
