@@ -1,11 +1,12 @@
-"""Helpers the Streams tests share: a table with a stream, and reading a
-whole shard from TRIM_HORIZON."""
+"""Helpers the Streams tests share: Streams clients, a table with a stream,
+and reading a whole shard from TRIM_HORIZON."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tallytest import unique_name
+import boto3
+from tallytest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, unique_name
 
 
 def table_with_stream(ddb: Any, view: str = "NEW_AND_OLD_IMAGES", prefix: str = "str") -> tuple[
@@ -64,3 +65,17 @@ def check_counter_records(records: list[dict[str, Any]], count: int) -> None:
             assert "OldImage" not in change
     numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+
+
+def streams_client_of(backend: Any) -> Any:
+    if backend.name == "server":
+        return server_streams_client(backend.server.url)
+    from tallydb import inprocess
+
+    return inprocess.streams_client(backend.engine, config=CLIENT_CONFIG)
+
+
+def server_streams_client(url: str) -> Any:
+    return boto3.session.Session().client(
+        "dynamodbstreams", endpoint_url=url, region_name=REGION,
+        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import server_streams_client
-from streamkit import increment, read_all, table_with_stream
+from streamkit import increment, read_all, server_streams_client, table_with_stream
 
 if TYPE_CHECKING:
     from tallytest import TallyServer

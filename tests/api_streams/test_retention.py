@@ -15,8 +15,14 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import server_streams_client
-from streamkit import check_counter_records, increment, read_all, shard_of, table_with_stream
+from streamkit import (
+    check_counter_records,
+    increment,
+    read_all,
+    server_streams_client,
+    shard_of,
+    table_with_stream,
+)
 from tallytest import CLIENT_CONFIG, error_of
 
 from tallydb import inprocess
