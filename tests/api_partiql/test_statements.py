@@ -192,3 +192,20 @@ def test_transaction_insert_of_an_existing_key(ddb: Any, videos: str) -> None:
         ddb.execute_transaction(TransactStatements=[insert])
     assert excinfo.value.response["CancellationReasons"] == [
         {"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}]
+
+
+def test_where_functions_and_predicates(ddb: Any, videos: str) -> None:
+    for sk, extra in (("a", "'tags': <<'x', 'y'>>"), ("b", "'tags': 'x'"), ("c", "'n': NULL")):
+        _run(ddb, f"INSERT INTO \"{videos}\" VALUE {{'PK': 'p', 'SK': '{sk}', {extra}}}")
+
+    def keys(where: str) -> list[str]:
+        items = _run(ddb, f"SELECT SK FROM \"{videos}\" WHERE PK = 'p' AND {where}")["Items"]
+        return [item["SK"]["S"] for item in items]
+
+    assert keys("attribute_type(tags, 'SS')") == ["a"]
+    assert keys("size(tags) = 2") == ["a"]
+    assert keys("contains(tags, 'x')") == ["a", "b"]
+    assert keys("SK IN ('a', 'c')") == ["a", "c"]
+    assert keys("tags IS MISSING") == ["c"]
+    assert keys("n IS NULL") == ["c"]
+    assert keys("NOT (SK = 'a' OR SK = 'b')") == ["c"]

@@ -11,7 +11,8 @@ and evaluates them exactly as it would the JSON API's:
 * ``DELETE`` with the whole key: DeleteItem, with WHERE's other terms.
 * ``INSERT``: PutItem conditioned on the key being absent.
 * ``SELECT``: a Query when WHERE holds an equality on the (index's) HASH key,
-  with a RANGE key condition when there is one; otherwise a Scan.
+  with a RANGE key condition when there is one, and its other terms name no
+  key attribute (a Query's filter may not); otherwise a Scan.
 """
 
 from __future__ import annotations
@@ -206,23 +207,52 @@ def _select(statement: ast.Select, keys: KeyAttributes, render: _Render) -> Plan
     terms = _conjuncts(statement.where)
     hash_name = keys[0][0]
     hash_term = next((t for t in terms if _equality_on(t, hash_name) is not None), None)
-    if hash_term is None:
+    range_term = None
+    if hash_term is not None:
+        terms.remove(hash_term)
+        if len(keys) > 1:
+            range_term = next((t for t in terms if _is_range_condition(t, keys[1][0])), None)
+            if range_term is not None:
+                terms.remove(range_term)
+    key_names = {name for name, _ in keys}
+    if hash_term is None or any(_heads(t) & key_names for t in terms):
+        # no key condition, or a term on a key attribute a Query's filter
+        # may not name (``k IN (...)``, ``k <> v``): a Scan filters on it all
         if statement.where is not None:
             request["FilterExpression"] = render.condition(statement.where)
         return render.finish(Planned("Scan", request))
-    terms.remove(hash_term)
     key_parts = [render.condition(hash_term)]
-    if len(keys) > 1:
-        range_term = next((t for t in terms if _is_range_condition(t, keys[1][0])), None)
-        if range_term is not None:
-            terms.remove(range_term)
-            key_parts.append(render.condition(range_term))
+    if range_term is not None:
+        key_parts.append(render.condition(range_term))
     request["KeyConditionExpression"] = " AND ".join(key_parts)
     if terms:
         request["FilterExpression"] = " AND ".join(render.condition(t) for t in terms)
     if statement.descending:
         request["ScanIndexForward"] = False
     return render.finish(Planned("Query", request))
+
+
+def _heads(expr: Any) -> set[str]:
+    """The attributes a condition's paths start with."""
+    if isinstance(expr, ast.Path):
+        return {str(expr.elements[0])}
+    found: set[str] = set()
+    if isinstance(expr, ast.Compare | ast.Logical | ast.Arithmetic):
+        found |= _heads(expr.left) | _heads(expr.right)
+    elif isinstance(expr, ast.Not):
+        found |= _heads(expr.operand)
+    elif isinstance(expr, ast.Between):
+        found |= _heads(expr.operand) | _heads(expr.low) | _heads(expr.high)
+    elif isinstance(expr, ast.In):
+        found |= _heads(expr.operand)
+        for choice in expr.choices:
+            found |= _heads(choice)
+    elif isinstance(expr, ast.Is):
+        found |= _heads(expr.operand)
+    elif isinstance(expr, ast.Call):
+        for arg in expr.args:
+            found |= _heads(arg)
+    return found
 
 
 def _is_range_condition(term: ast.Expr, name: str) -> bool:
