@@ -88,8 +88,11 @@ def console_server() -> Iterator[Serve]:
         server.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
+    """Chromium, for one module: Playwright's sync API keeps an event loop
+    running in this thread while it is started, which would break any later
+    test of the same worker that calls ``asyncio.run()``."""
     reason = _missing()
     if reason is not None:
         pytest.skip(reason)
