@@ -17,6 +17,7 @@ import httptools
 
 from tallydb.errors import InternalServerError
 from tallydb.server import http
+from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
@@ -319,7 +320,7 @@ class Connection(asyncio.Protocol):
             self.router.route(ex)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
-            ex.response = error_response(ex, InternalServerError())
+            ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
         self.pending += 1
         self.batcher.submit(ex)
 
