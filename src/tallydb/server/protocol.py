@@ -93,6 +93,7 @@ class Connection(asyncio.Protocol):
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
+        self.eof = False  # the client half-closed: close once every answer is written
 
     # -- asyncio -----------------------------------------------------------
 
@@ -114,6 +115,16 @@ class Connection(asyncio.Protocol):
         if self.stream is not None:
             self.stream.stopped()
             self.stream = None
+
+    def eof_received(self) -> bool:
+        """The client sent all it will (a half-close): answer what it asked
+        for, then close. (False: nothing is due, asyncio closes now.)"""
+        self.stopped = True
+        self.unparsed = None
+        if not self.pending and not self.out:
+            return False
+        self.eof = True
+        return True
 
     def data_received(self, data: bytes) -> None:
         if self.stopped:
@@ -340,6 +351,8 @@ class Connection(asyncio.Protocol):
                 self.stream.start(transport)  # the connection is the live feed's now
             else:
                 self._close_gracefully()
+        elif self.eof and not self.pending:
+            transport.close()
         elif self.unparsed is not None:
             self._resume()
 
