@@ -31,6 +31,7 @@ log = logging.getLogger("tallydb.server")
 _MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
 MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
 SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
+PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
  _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
@@ -143,13 +144,19 @@ class Connection(asyncio.Protocol):
         """Feed ``data`` a slice at a time; once the client has too many
         responses due, keep the rest and stop reading until they are read."""
         view = memoryview(data)
-        for start in range(0, len(data), SLICE):
-            if self.pending and self._backlogged():
-                self.unparsed = bytes(view[start:])
-                if self.transport is not None:
-                    self.transport.pause_reading()
-                return
-            self._feed(view[start : start + SLICE])
+        start, end = 0, len(data)
+        while start < end:
+            if self.pending:
+                if self._backlogged():
+                    self.unparsed = bytes(view[start:])
+                    if self.transport is not None:
+                        self.transport.pause_reading()
+                    return
+                step = PIPELINED_SLICE  # requests in a row: look again after a few
+            else:
+                step = SLICE
+            self._feed(view[start : start + step])
+            start += step
             if self.stopped:
                 return
 
