@@ -314,6 +314,7 @@ class Fuzz:
         if took > self.hang:
             self.fail("hangs", f"{operation} took {took:.1f} s")
         if status >= 500:
+            self.figures[f"500s_in_{operation}"] += 1
             self.fail("500s", f"{operation} {status} {answer!r} <- {body[:300]!r}")
         if not shaped(status, answer):
             self.fail("unshaped", f"{operation} {status} {answer!r}")
@@ -423,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {figures[name]}")
     print("statuses: " + ", ".join(f"{k[7:]}: {v}" for k, v in sorted(figures.items())
                                    if k.startswith("status_")))
+    print("500s by operation: " + ", ".join(f"{k[8:]}: {v}" for k, v in sorted(figures.items())
+                                            if k.startswith("500s_in_")))
     for kind, found in examples.items():
         print(f"-- first {kind}:")
         for example in found:
