@@ -1,11 +1,17 @@
-# tallydb: `make serve` runs the server, `make test` runs the whole suite.
-# Both create .venv (python3 -m venv) and install the package on first use;
-# after that the stamp file makes them start at once until pyproject.toml changes.
+# tallydb: `make serve` runs the server, `make test` runs the whole suite,
+# `make docs` builds the documentation site into site/.
+# Each creates .venv (python3 -m venv) and installs on first use what it needs:
+# `make serve` only the package and what serving needs; `make test` also the
+# test, lint and documentation tools. After that a stamp file makes them start
+# at once until pyproject.toml changes. (--no-compile: Python compiles what the
+# server imports when it first starts, not every module of botocore up front.)
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tallydb-installed
+TOOLS  := $(VENV)/.tallydb-tools-installed
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -14,28 +20,31 @@ SYNC ?= normal
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k seeds -x"`.
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck pytest install clean-venv
+.PHONY: serve test lint typecheck pytest docs install clean-venv
 
 serve: $(STAMP)
 	$(BIN)/tallydb serve --host $(HOST) --port $(PORT) --data $(DATA) --sync $(SYNC)
 
 # All three always run (so the test summary is always printed); any failure fails.
-test: $(STAMP)
+test: $(TOOLS)
 	@status=0; \
 	$(BIN)/ruff check src || status=1; \
 	$(BIN)/mypy src/tallydb || status=1; \
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS) || status=$$?; \
 	exit $$status
 
-lint: $(STAMP)
+lint: $(TOOLS)
 	$(BIN)/ruff check src
 
-typecheck: $(STAMP)
+typecheck: $(TOOLS)
 	$(BIN)/mypy src/tallydb
 
 # pytest exits 5 when it collects no test: make treats that as a failure too.
-pytest: $(STAMP)
+pytest: $(TOOLS)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+docs: $(TOOLS)
+	$(BIN)/mkdocs build --strict
 
 install: $(STAMP)
 
@@ -46,8 +55,14 @@ $(BIN)/python:
 	  $(PYTHON) -m venv --clear $(VENV); }
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@echo "Installing tallydb and what serving needs into $(VENV) (first run only)..."
+	$(PIP) --no-compile -e .
 	touch $@
+
+$(TOOLS): pyproject.toml | $(BIN)/python
+	@echo "Installing tallydb with its test, lint and docs tools into $(VENV) (first run only)..."
+	$(PIP) -e '.[test,docs]'
+	touch $(STAMP) $@
 
 clean-venv:
 	rm -rf $(VENV)

@@ -47,7 +47,7 @@ from tallydb import inprocess
 from tallydb.convert import json_shape
 from tallydb.transport import EngineTransport
 
-#: Issue 5's target for ``Counter.add()`` with the default durability.
+#: The speed target for ``Counter.add()`` with the default durability.
 TARGET = 30_000
 STORES = ("normal", "full", "memory")
 KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}

@@ -1,9 +1,9 @@
-"""Growth: scenario B on a big table against the same on a small one (issue 5).
+"""Growth: scenario B on a big table against the same on a small one (the growth target).
 
     .venv/bin/python -m bench.growth                      # 10,000 and 1,000,000 items
     .venv/bin/python -m bench.growth --sizes 200,2000 --duration 1 --reps 1 --warmup 0
 
-Issue 5's target: "with 1,000,000 items in the table, scenario B within 20%
+The growth target: "with 1,000,000 items in the table, scenario B within 20%
 of its 10,000-item figure; server RSS under 150 MB; start-up under 1 s
 (nothing loaded whole into memory)".
 
@@ -72,7 +72,7 @@ from bench.servers import (
 DEFAULT_SIZES = [10_000, 1_000_000]
 BATCH_ITEMS = 25
 TXN_ITEMS = 20_000
-#: issue 5's growth targets
+#: the growth targets
 MIN_RATIO = 0.8
 MAX_RSS_MB = 150.0
 MAX_STARTUP_S = 1.0
@@ -85,7 +85,7 @@ def _log(msg: str) -> None:
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m bench.growth",
-        description="Scenario B on tables of growing size (issue 5's growth target).",
+        description="Scenario B on tables of growing size (the growth target).",
     )
     p.add_argument(
         "--sizes",
@@ -417,7 +417,7 @@ def markdown(run: dict[str, Any]) -> str:
         )
     checks = targets(run)
     if checks:
-        lines += ["", "| growth target (issue 5) | measured | |", "|---|---:|---|"]
+        lines += ["", "| growth target | measured | |", "|---|---:|---|"]
         for t in checks:
             lines.append(
                 f"| {t['target']} | {t['measured']} | {'met' if t['ok'] else '**not met**'} |"

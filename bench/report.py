@@ -37,7 +37,7 @@ def reference_server(run: dict[str, Any]) -> str | None:
     return None
 
 
-# issue 5's targets, all on scenario A at 64 connections:
+# the speed targets, all on scenario A at 64 connections:
 # (what, server, peer or None, field, "ratio>=" | "<=" | "<" | "ratio>=" of the peer)
 TARGETS: list[tuple[str, str, str | None, str, str, float]] = [
     ("at least 4x dynalite in memory", "tallydb", "dynalite-memory", "figure", ">=x", 4),
@@ -52,7 +52,7 @@ TARGETS: list[tuple[str, str, str | None, str, str, float]] = [
 
 
 def targets(run: dict[str, Any]) -> list[str]:
-    """Issue 5's targets as a markdown table; empty if A at 64 connections was not run."""
+    """The speed targets as a markdown table; empty if A at 64 connections was not run."""
     if "A" not in run["meta"]["scenarios"] or 64 not in run["meta"]["connections"]:
         return []
     rows = []
@@ -75,7 +75,7 @@ def targets(run: dict[str, Any]) -> list[str]:
             met = value <= threshold if op == "<=" else value < threshold
         rows.append(f"| {server}: {what} | {shown} | {'met' if met else '**not met**'} |")
     return [
-        "**Targets of issue 5** (scenario A, 64 connections, this run):",
+        "**Speed targets** (scenario A, 64 connections, this run):",
         "",
         "| target | measured | |",
         "|---|---:|---|",

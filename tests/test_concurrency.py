@@ -1,6 +1,6 @@
 """No lost update: concurrent increments of one item all land, each exactly once.
 
-Issue 2, "Must show": 32 threads x 250 ``ADD`` calls on one item end at
+The shape of it: 32 threads x 250 ``ADD`` calls on one item end at
 exactly 8000; the same with ``SET x = x + :n``; and with 4 processes.
 
 Beyond the final total, every call asks for ``UPDATED_NEW``: DynamoDB applies

@@ -31,9 +31,16 @@ def engine() -> Iterator[Engine]:
     engine.close()
 
 
-def listen(engine: Engine) -> list[Change]:
-    got: list[Change] = []
-    engine.feed.subscribe(got.extend)
+class Seen(list[tuple[int, Change]]):
+    """A listener keeping (sequence number, change) pairs."""
+
+    def __call__(self, first: int, changes: Sequence[Change]) -> None:
+        self.extend(enumerate(changes, first))
+
+
+def listen(engine: Engine) -> Seen:
+    got = Seen()
+    engine.feed.subscribe(got)
     return got
 
 
@@ -48,11 +55,11 @@ def test_each_committed_change_is_published_once_in_commit_order(engine: Engine)
     for _ in range(3):
         add(client, "a")
     client.delete_item(TableName="tbl", Key={"pk": {"S": "a"}})
-    assert [(c.seq - got[0].seq, c.event) for c in got] == [
+    assert [(seq - got[0][0], c.event) for seq, c in got] == [
         (0, "INSERT"), (1, "MODIFY"), (2, "MODIFY"), (3, "REMOVE")]
-    assert [c.new and c.new["n"] for c in got] == [{"N": "1"}, {"N": "2"}, {"N": "3"}, None]
-    assert got[1].old == {"pk": {"S": "a"}, "n": {"N": "1"}}
-    assert all(c.keys == {"pk": {"S": "a"}} and c.table == "tbl" for c in got)
+    assert [c.new and c.new["n"] for _, c in got] == [{"N": "1"}, {"N": "2"}, {"N": "3"}, None]
+    assert got[1][1].old == {"pk": {"S": "a"}, "n": {"N": "1"}}
+    assert all(c.keys == {"pk": {"S": "a"}} and c.table == "tbl" for _, c in got)
 
 
 def test_a_write_that_changes_nothing_is_no_change(engine: Engine) -> None:
@@ -84,7 +91,7 @@ def test_a_transaction_publishes_one_change_per_item(engine: Engine) -> None:
         {"Put": {"TableName": "tbl", "Item": {"pk": {"S": "x"}}}},
         {"Update": {"TableName": "tbl", "Key": {"pk": {"S": "y"}},
                     "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE}}])
-    assert [(c.keys["pk"]["S"], c.event) for c in got] == [("x", "INSERT"), ("y", "INSERT")]
+    assert [(c.keys["pk"]["S"], c.event) for _, c in got] == [("x", "INSERT"), ("y", "INSERT")]
 
 
 def test_a_batch_publishes_after_its_commit_without_the_writes_that_failed(
@@ -102,16 +109,16 @@ def test_a_batch_publishes_after_its_commit_without_the_writes_that_failed(
                             "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE})
         seen_inside.append(len(got))
     assert seen_inside == [0]
-    assert [(c.keys["pk"]["S"], c.new and c.new["n"]["N"]) for c in got] == [
+    assert [(c.keys["pk"]["S"], c.new and c.new["n"]["N"]) for _, c in got] == [
         ("a", "1"), ("a", "2")]
 
 
 def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:
     client = inprocess.client(engine)
     assert engine.store.on_commit is None
-    got: list[Change] = []
-    stop_first = engine.feed.subscribe(got.extend)
-    stop_second = engine.feed.subscribe(lambda changes: None)
+    got = Seen()
+    stop_first = engine.feed.subscribe(got)
+    stop_second = engine.feed.subscribe(lambda first, changes: None)
     assert engine.store.on_commit is not None
     add(client, "a")
     stop_second()
@@ -124,20 +131,19 @@ def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:
 
 def test_positions_from_before_listening_began_are_never_reused(engine: Engine) -> None:
     client = inprocess.client(engine)
-    got: list[Change] = []
-    stop = engine.feed.subscribe(got.extend)
+    got = Seen()
+    stop = engine.feed.subscribe(got)
     add(client, "a")
     stop()
     add(client, "a")  # unseen: nobody listens
-    engine.feed.subscribe(got.extend)
+    engine.feed.subscribe(got)
     add(client, "a")
-    assert got[1].seq > got[0].seq + 1  # a gap marks what went unseen
+    assert got[1][0] > got[0][0] + 1  # a gap marks what went unseen
 
 
 def test_listeners_see_concurrent_writers_in_commit_order(engine: Engine) -> None:
-    got: list[Change] = []
-    batches: list[Sequence[Change]] = []
-    engine.feed.subscribe(lambda changes: (got.extend(changes), batches.append(changes)))
+    got = Seen()
+    engine.feed.subscribe(got)
 
     def writer() -> None:
         client = inprocess.client(engine)
@@ -149,5 +155,5 @@ def test_listeners_see_concurrent_writers_in_commit_order(engine: Engine) -> Non
         thread.start()
     for thread in threads:
         thread.join()
-    assert [c.seq for c in got] == list(range(got[0].seq, got[0].seq + 400))
-    assert [int(c.new["n"]["N"]) for c in got if c.new] == list(range(1, 401))
+    assert [seq for seq, _ in got] == list(range(got[0][0], got[0][0] + 400))
+    assert [int(c.new["n"]["N"]) for _, c in got if c.new] == list(range(1, 401))

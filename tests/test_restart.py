@@ -1,7 +1,7 @@
 """Acknowledged writes survive the server stopping: cleanly, or by ``kill -9``.
 
-Issue 2: "Restart: stop the server, start it on the same data directory,
-every acknowledged counter value is there", and the README's promise that
+Stopping the server and starting it on the same data directory finds every
+acknowledged counter value; and, as the README promises,
 every ``--sync`` level survives ``kill -9`` of the server with nothing
 acknowledged lost (the storage engine commits before it answers).
 """

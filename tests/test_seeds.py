@@ -457,7 +457,7 @@ def test_enhanced_client_custom_set_and_remove_actions(ddb: Any, customers_table
 
 
 def test_resource_api_table_update_item(backend: Backend, videos_table: str) -> None:
-    # The issue's "boto3 resource("dynamodb").Table(...) API works the same way";
+    # boto3's resource("dynamodb").Table(...) API works the same way as the client;
     # the resource API speaks Python numbers (Decimal) instead of wire dicts.
     table = backend.resource().Table("videos")
     response = table.update_item(

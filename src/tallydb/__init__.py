@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         Attribute,
         HashKey,
         RangeKey,
+        TTLAttribute,
         VersionAttribute,
     )
     from tallydb.conditions import Condition, Path
@@ -39,14 +40,21 @@ if TYPE_CHECKING:
         ValidationException,
     )
     from tallydb.exceptions import (
+        BatchIncompleteError,
         ContentionError,
         CounterLimitError,
         IdempotencyKeyMismatchError,
         ItemNotFoundError,
+        OutcomeUnknown,
+        SchemaMismatchError,
+        TableNotFoundError,
         TallyError,
+        TransactionCancelled,
         TransportError,
         VersionConflictError,
     )
+    from tallydb.extensions import Extension, WriteModification
+    from tallydb.indexes import GlobalIndex, LocalIndex
     from tallydb.model import Model
     from tallydb.table import Table
     from tallydb.update import Update, if_not_exists, list_append
@@ -70,6 +78,14 @@ _EXPORTS: dict[str, str] = {
     "RangeKey": "tallydb.attributes",
     "AtomicCounter": "tallydb.attributes",
     "VersionAttribute": "tallydb.attributes",
+    "TTLAttribute": "tallydb.attributes",
+    "GlobalIndex": "tallydb.indexes",
+    "LocalIndex": "tallydb.indexes",
+    "Extension": "tallydb.extensions",
+    "WriteModification": "tallydb.extensions",
+    "BatchIncompleteError": "tallydb.exceptions",
+    "SchemaMismatchError": "tallydb.exceptions",
+    "TransactionCancelled": "tallydb.exceptions",
     "DynamoDBError": "tallydb.errors",
     "ConditionalCheckFailedException": "tallydb.errors",
     "ValidationException": "tallydb.errors",
@@ -83,12 +99,15 @@ _EXPORTS: dict[str, str] = {
     "ContentionError": "tallydb.exceptions",
     "IdempotencyKeyMismatchError": "tallydb.exceptions",
     "TransportError": "tallydb.exceptions",
+    "OutcomeUnknown": "tallydb.exceptions",
+    "TableNotFoundError": "tallydb.exceptions",
 }
 _ALIASES: dict[str, str] = {"ConditionalCheckFailed": "ConditionalCheckFailedException"}
 
 __all__ = [
     "AtomicCounter",
     "Attribute",
+    "BatchIncompleteError",
     "Condition",
     "ConditionalCheckFailed",
     "ConditionalCheckFailedException",
@@ -97,23 +116,32 @@ __all__ = [
     "CounterLimitError",
     "Database",
     "DynamoDBError",
+    "Extension",
+    "GlobalIndex",
     "HashKey",
     "IdempotencyKeyMismatchError",
     "ItemNotFoundError",
+    "LocalIndex",
     "Model",
+    "OutcomeUnknown",
     "Path",
     "RangeKey",
     "ResourceInUseException",
     "ResourceNotFoundException",
+    "SchemaMismatchError",
     "ShardedCounter",
+    "TTLAttribute",
     "Table",
+    "TableNotFoundError",
     "TallyError",
     "TransactionCanceledException",
+    "TransactionCancelled",
     "TransportError",
     "Update",
     "ValidationException",
     "VersionAttribute",
     "VersionConflictError",
+    "WriteModification",
     "__version__",
     "connect",
     "if_not_exists",

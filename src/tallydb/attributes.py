@@ -11,6 +11,7 @@ says what kind of attribute it is::
         logins: int = tallydb.AtomicCounter()             # +1 on every update, starts at 0
         points: int = tallydb.AtomicCounter(delta=5, start=10)
         version: int = tallydb.VersionAttribute()         # optimistic locking
+        expires: datetime | None = tallydb.TTLAttribute() # epoch seconds, for TTL
 
 On the class, an attribute is a :class:`~tallydb.conditions.Path` to build
 conditions and updates with (``Customer.logins > 3``,
@@ -21,6 +22,11 @@ The annotation gives the Python type values are read back as (``int``,
 ``set[...]``, ``datetime``/``date`` stored as ISO 8601 strings, any of them
 ``| None``). Key types map to DynamoDB's: ``str`` → S, ``int``/``float``/
 ``Decimal`` → N, ``bytes`` → B.
+
+Values are checked against the annotation when assigned (and when the
+constructor sets them): ``visits: int`` refuses ``"not an int"`` with a
+TypeError that names the model, the attribute and both types. A value
+changed in place (a list appended to) is checked again by ``save()``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ __all__ = [
     "HashKey",
     "ModelAttribute",
     "RangeKey",
+    "TTLAttribute",
+    "TimeToLive",
     "VersionAttribute",
 ]
 
@@ -76,11 +84,13 @@ class ModelAttribute(Path):
         self.start = start
         self.python_name = ""
         self.python_type: Any = Any
+        self.owner_name = ""
         if name is not None:
             self.elements = (name,)
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.python_name = name
+        self.owner_name = owner.__name__
         if self.wire_name is None:
             self.wire_name = name
             self.elements = (name,)
@@ -104,6 +114,7 @@ class ModelAttribute(Path):
         return values.get(self.python_name)
 
     def __set__(self, instance: object, value: Any) -> None:
+        self.check(value)
         instance.__dict__["_values"][self.python_name] = value
         instance.__dict__["_dirty"].add(self.python_name)
 
@@ -118,6 +129,16 @@ class ModelAttribute(Path):
         return f"<{self.kind} attribute {self.python_name}{stored}>"
 
     # -- values ------------------------------------------------------------------
+
+    def check(self, value: Any) -> None:
+        """Raise TypeError if ``value`` is not of the annotated type (None is
+        always allowed: it means no attribute)."""
+        if value is None or _conforms(self.python_type, value):
+            return
+        raise TypeError(
+            f"{self.owner_name}.{self.python_name} is {_type_name(self.python_type)}, "
+            f"not {type(value).__name__}: {value!r}"
+        )
 
     def dump(self, value: Any) -> Any:
         """A Python value as it is stored."""
@@ -178,6 +199,83 @@ def VersionAttribute(*, name: str | None = None) -> Any:
     increments it; a concurrent writer gets
     :class:`~tallydb.exceptions.VersionConflictError`."""
     return ModelAttribute(name=name, kind="version")
+
+
+class TimeToLive(ModelAttribute):
+    """A TTL attribute: a ``datetime`` in Python, epoch seconds (N) in the
+    table, which is what DynamoDB's TTL reads. A naive datetime is taken as
+    UTC; a ``timedelta`` means that long from now."""
+
+    def check(self, value: Any) -> None:
+        if value is None or isinstance(value, dt.datetime | dt.timedelta):
+            return
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            return
+        raise TypeError(
+            f"{self.owner_name}.{self.python_name} is a TTL: a datetime, a timedelta from "
+            f"now or epoch seconds, not {type(value).__name__}: {value!r}"
+        )
+
+    def dump(self, value: Any) -> Any:
+        if isinstance(value, dt.timedelta):
+            value = dt.datetime.now(dt.UTC) + value
+        if isinstance(value, dt.datetime):
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=dt.UTC)
+            return int(value.timestamp())
+        if isinstance(value, float):
+            return int(value)
+        return value
+
+    def load(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return dt.datetime.fromtimestamp(int(value), dt.UTC)
+
+    def key_type(self) -> str:
+        return "N"
+
+
+def TTLAttribute(*, name: str | None = None) -> Any:
+    """The attribute DynamoDB's TTL expires items by (see :class:`TimeToLive`):
+    ``Model.create_table()`` turns TTL on for it."""
+    return TimeToLive(name=name)
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _conforms(tp: Any, value: Any) -> bool:
+    """Whether ``value`` may be stored as annotated ``tp`` (unknown types pass)."""
+    if tp is Any or isinstance(tp, str | typing.TypeVar):
+        return True
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(a, value) for a in typing.get_args(tp) if a is not type(None))
+    if tp is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return tp in (object,)
+    if tp is int:
+        return isinstance(value, int)
+    if tp in (float, Decimal):
+        return isinstance(value, int | float | Decimal)
+    if tp is bytes:
+        return isinstance(value, bytes | bytearray)
+    if tp is dt.date:
+        return isinstance(value, dt.date)
+    if origin in (set, frozenset):
+        (member,) = typing.get_args(tp) or (Any,)
+        return isinstance(value, set | frozenset) and all(_conforms(member, v) for v in value)
+    if origin is list:
+        (member,) = typing.get_args(tp) or (Any,)
+        return isinstance(value, list) and all(_conforms(member, v) for v in value)
+    if origin is dict:
+        return isinstance(value, dict)
+    if isinstance(tp, type):
+        return isinstance(value, tp)
+    return True
 
 
 def _strip_optional(tp: Any) -> Any:

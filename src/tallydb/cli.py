@@ -123,11 +123,12 @@ def serve(
 
     Once listening, prints to stdout
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
-    then "console at http://HOST:PORT/console" (unless --no-console).
+    then "console at http://HOST:PORT/console" (unless --no-console),
+    then "Press Ctrl+C to stop.".
     """
     from tallydb.server import Config, ConfigError, run
     from tallydb.server.limits import ConnectionLimits
-    from tallydb.storage import Sync
+    from tallydb.storage import StoreInUseError, Sync
 
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -161,9 +162,24 @@ def serve(
 
     def announce(line: str) -> None:
         click.echo(line)
+        if not config.console or line.startswith("console at"):  # the banner's last line
+            click.echo("Press Ctrl+C to stop.")
         sys.stdout.flush()
 
     try:
         run(config, announce)
     except OSError as error:
         raise click.ClickException(str(error)) from None
+    except StoreInUseError:
+        from tallydb.commands._store import in_use_message
+
+        raise click.ClickException(in_use_message(data)) from None
+
+
+def _register_commands() -> None:
+    from tallydb.commands import register
+
+    register(main)
+
+
+_register_commands()

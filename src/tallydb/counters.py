@@ -297,16 +297,16 @@ def _reason_message(reasons: list[dict[str, Any]], index: int) -> str:
 
 
 class _AddRequest:
-    """A counter's kept UpdateItem for one delta: in boto3's shape
-    (``request``) and in DynamoDB's JSON (``wire``), never changed; and
-    ``name``, the counter's attribute when it is a top-level one (the key of
-    its new value in the answer), else None."""
+    """A counter's kept UpdateItem for one delta: ``step``, the request in
+    boto3's shape and in DynamoDB's JSON, never changed, to be sent exactly
+    once (an add is not idempotent); and ``name``, the counter's attribute
+    when it is a top-level one (the key of its new value in the answer),
+    else None."""
 
-    __slots__ = ("name", "request", "wire")
+    __slots__ = ("name", "step")
 
     def __init__(self, request: dict[str, Any], wire: dict[str, Any], name: str | None) -> None:
-        self.request = request
-        self.wire = wire
+        self.step = Call("UpdateItem", request, wire, once=True)
         self.name = name
 
 
@@ -423,7 +423,7 @@ class CounterBase:
             return result
         kept = self._add_request(delta)
         try:
-            response = yield Call("UpdateItem", kept.request, kept.wire)
+            response = yield kept.step
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         return self._added(response)
@@ -567,10 +567,10 @@ class Counter(CounterBase):
             result: Number = self.table.transport.run(self._p_add(delta, idempotency_key))
             return result
         # _p_add's one request, sent without running a plan (as Transport.run
-        # would send it: the transport's ``call_wire``, errors as it raises them).
+        # would send it: the transport's ``send``, errors as it raises them).
         kept = self._add_request(delta)
         try:
-            response = self.table.transport.call_wire("UpdateItem", kept.request, kept.wire)
+            response = self.table.transport.send(kept.step)
         except ConditionalCheckFailedException as e:
             raise self._limit_error(delta)(e.message or "") from None
         # _added's everyday case, inline: a top-level counter's new Number.

@@ -24,19 +24,40 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tallydb.conditions import Path as PathArg
+from tallydb.convert import Item
+from tallydb.exceptions import SchemaMismatchError
+from tallydb.indexes import Index, LocalIndex, key_spec
 from tallydb.table import KeySchema, Table
 from tallydb.transport import Call, ClientTransport, EngineTransport, Plan, Sleep, Transport
 
-__all__ = ["DEFAULT_PATH", "Database", "DatabaseBase", "connect", "open_transport"]
+if TYPE_CHECKING:
+    from tallydb.transaction import Transaction
+
+__all__ = [
+    "DEFAULT_PATH",
+    "Database",
+    "DatabaseBase",
+    "connect",
+    "create_table_request",
+    "open_transport",
+]
 
 #: Where ``connect()`` keeps the embedded engine's data.
 DEFAULT_PATH = "tallydb-data"
 #: How many requests may be in flight at once (the HTTP pool and the async
 #: driver's thread pool are sized together).
 MAX_CONNECTIONS = 32
+#: ``connect(endpoint)``'s defaults: seconds to wait for a connection or an
+#: answer, and how many times an idempotent request is sent again after a
+#: failure that may be passing (throttling, a dropped connection). An
+#: endpoint that never answers fails in about (retries + 1) x timeout.
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_RETRIES = 2
 
 KeySpec = tuple[str, str]
 
@@ -58,10 +79,19 @@ def _shared_session() -> Any:
     return _session
 
 
-def _http_client(endpoint: str, region: str | None) -> Any:
+def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
     from botocore.config import Config
 
-    config = Config(max_pool_connections=MAX_CONNECTIONS, retries={"mode": "standard"})
+    if timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be a whole number >= 0, not {retries!r}")
+    config = Config(
+        max_pool_connections=MAX_CONNECTIONS,
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        retries={"mode": "standard", "total_max_attempts": retries + 1},
+    )
     with _session_lock:
         session = _shared_session()
         region = region or session.region_name or "us-east-1"
@@ -84,6 +114,16 @@ def _engine(path: str | os.PathLike[str] | None, sync: str | None) -> Any:
 
 
 def _embedded(engine: Any) -> EngineTransport:
+    """The transport on the embedded engine, with a TTL sweeper running
+    until it is closed."""
+    from tallydb.sweeper import Sweeper
+
+    sweeper = Sweeper(engine).start()
+
+    def close() -> None:
+        sweeper.stop()
+        engine.close()
+
     def make_client() -> Any:
         """The in-process boto3 client on the same engine (``db.client``,
         and table management)."""
@@ -95,7 +135,7 @@ def _embedded(engine: Any) -> EngineTransport:
         with _session_lock:
             return inprocess.client(engine, config=config, session=_shared_session())
 
-    return EngineTransport(engine, make_client, on_close=engine.close, max_workers=MAX_CONNECTIONS)
+    return EngineTransport(engine, make_client, on_close=close, max_workers=MAX_CONNECTIONS)
 
 
 def open_transport(
@@ -106,6 +146,8 @@ def open_transport(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Transport:
     """The transport ``connect`` uses (see :func:`connect` for the arguments)."""
     given = sum(x is not None and x is not False for x in (endpoint, path, client, in_memory))
@@ -115,7 +157,7 @@ def open_transport(
         if sync is not None:
             raise ValueError("sync= is the embedded engine's setting; an endpoint has its own")
         if client is None:
-            client = _http_client(str(endpoint), region)
+            client = _http_client(str(endpoint), region, timeout, retries)
         return ClientTransport(client, max_workers=MAX_CONNECTIONS)
     if in_memory:
         return _embedded(_engine(None, sync))
@@ -129,6 +171,71 @@ def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
         definitions.append({"AttributeName": range_key[0], "AttributeType": range_key[1]})
         schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
     return {"AttributeDefinitions": definitions, "KeySchema": schema}
+
+
+def create_table_request(
+    name: str,
+    hash_key: Any,
+    range_key: Any,
+    billing_mode: str,
+    indexes: Sequence[Index] = (),
+    types: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """CreateTable's request; the keys checked (``(name, type)``) first."""
+    if not isinstance(name, str):
+        raise TypeError(f"a table name is a str, not {name!r}")
+    hash_key = key_spec("hash_key", hash_key)
+    range_key = None if range_key is None else key_spec("range_key", range_key)
+    request: dict[str, Any] = {
+        "TableName": name,
+        "BillingMode": billing_mode,
+        **_key_schema(hash_key, range_key),
+    }
+    throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+    if billing_mode == "PROVISIONED":
+        request["ProvisionedThroughput"] = throughput
+    definitions = {d["AttributeName"]: d["AttributeType"] for d in request["AttributeDefinitions"]}
+    for index in indexes:
+        if not isinstance(index, Index):
+            raise TypeError(f"indexes holds GlobalIndex and LocalIndex, not {index!r}")
+        index_hash, index_range = index.resolved(hash_key, types)
+        for key_name, key_type in (index_hash, index_range or index_hash):
+            if definitions.setdefault(key_name, key_type) != key_type:
+                raise TypeError(
+                    f"index {index.name!r}: {key_name} is {key_type} here and "
+                    f"{definitions[key_name]} elsewhere"
+                )
+        entry = index.key_request(index_hash, index_range)
+        if isinstance(index, LocalIndex):
+            request.setdefault("LocalSecondaryIndexes", []).append(entry)
+        else:
+            if billing_mode == "PROVISIONED":
+                entry["ProvisionedThroughput"] = throughput
+            request.setdefault("GlobalSecondaryIndexes", []).append(entry)
+    request["AttributeDefinitions"] = [
+        {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
+    ]
+    return request
+
+
+def _same_keys(request: dict[str, Any], table: dict[str, Any]) -> bool:
+    def keys(description: dict[str, Any]) -> list[tuple[str, str, str]]:
+        types = {
+            d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]
+        }
+        return sorted(
+            (k["KeyType"], k["AttributeName"], types.get(k["AttributeName"], "?"))
+            for k in description["KeySchema"]
+        )
+
+    return keys(request) == keys(table)
+
+
+def _show(schema: KeySchema) -> str:
+    shown = f"{schema.hash_key} ({schema.hash_type})"
+    if schema.range_key is not None:
+        shown += f", {schema.range_key} ({schema.range_type})"
+    return shown
 
 
 class DatabaseBase:
@@ -146,28 +253,29 @@ class DatabaseBase:
 
     def _p_create_table(
         self,
-        name: str,
-        hash_key: KeySpec,
-        range_key: KeySpec | None,
-        billing_mode: str,
+        request: dict[str, Any],
         ttl_attribute: str | None,
         exist_ok: bool,
         timeout: float,
     ) -> Plan[None]:
+        """CreateTable (``request`` from :func:`create_table_request`), wait
+        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
+        the same keys is fine; one with other keys raises."""
         from tallydb.errors import ResourceInUseException
 
-        request: dict[str, Any] = {
-            "TableName": name,
-            "BillingMode": billing_mode,
-            **_key_schema(hash_key, range_key),
-        }
-        if billing_mode == "PROVISIONED":
-            request["ProvisionedThroughput"] = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+        name = request["TableName"]
         try:
             yield Call("CreateTable", request)
         except ResourceInUseException:
             if not exist_ok:
                 raise
+            response = yield Call("DescribeTable", {"TableName": name})
+            if not _same_keys(request, response["Table"]):
+                found = KeySchema.from_description(response["Table"])
+                raise SchemaMismatchError(
+                    f"table {name!r} exists with key {_show(found)}, not the "
+                    f"{_show(KeySchema.from_description(request))} asked for"
+                ) from None
         yield from self._p_wait_active(name, timeout)
         if ttl_attribute is not None:
             yield Call(
@@ -219,22 +327,20 @@ class Database(DatabaseBase):
         ttl_attribute: str | None = None,
         exist_ok: bool = False,
         timeout: float = 60.0,
+        indexes: Sequence[Index] = (),
     ) -> Table:
         """CreateTable, then wait until it is ACTIVE; the :class:`~tallydb.table.Table`.
 
         ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
-        ``"N"`` or ``"B"``. ``ttl_attribute`` turns on TTL expiry on that
-        attribute. With ``exist_ok=True`` an existing table is fine.
+        ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.indexes.GlobalIndex`
+        and :class:`~tallydb.indexes.LocalIndex`. ``ttl_attribute`` turns on
+        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
+        with the same keys is fine (one with other keys raises
+        :class:`~tallydb.exceptions.SchemaMismatchError`).
         """
-        self.transport.run(
-            self._p_create_table(
-                name, hash_key, range_key, billing_mode, ttl_attribute, exist_ok, timeout
-            )
-        )
-        schema = KeySchema(
-            hash_key[0], hash_key[1], *(range_key if range_key is not None else (None, None))
-        )
-        return Table(self, name, None if exist_ok else schema)
+        request = create_table_request(name, hash_key, range_key, billing_mode, indexes)
+        self.transport.run(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
+        return Table(self, name, KeySchema.from_description(request))
 
     def table(self, name: str) -> Table:
         """The :class:`~tallydb.table.Table` called ``name`` (no request is sent)."""
@@ -247,6 +353,28 @@ class Database(DatabaseBase):
     def list_tables(self) -> list[str]:
         """Every table's name (all pages of ListTables)."""
         result: list[str] = self.transport.run(self._p_list_tables())
+        return result
+
+    def transaction(self, *, token: str | None = None) -> Transaction:
+        """Puts, updates, deletes and condition checks across tables, sent
+        as one TransactWriteItems when the ``with`` block ends (see
+        :mod:`tallydb.transaction`). ``token`` is the ClientRequestToken
+        (a fresh UUID by default)."""
+        from tallydb.transaction import Transaction
+
+        return Transaction(self.transport, token)
+
+    def transact_get(
+        self,
+        gets: Sequence[tuple[Table | str, Mapping[str, Any]]],
+        *,
+        projection: Sequence[str | PathArg] | None = None,
+    ) -> list[Item | None]:
+        """TransactGetItems: the item (or None) of each ``(table, key)``, in
+        order, read as of one moment."""
+        from tallydb.transaction import p_transact_get
+
+        result: list[Item | None] = self.transport.run(p_transact_get(gets, projection))
         return result
 
     def close(self) -> None:
@@ -270,6 +398,8 @@ def connect(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Database:
     """Open a store.
 
@@ -287,9 +417,23 @@ def connect(
     ``"normal"`` (the default: every acknowledged write survives the process
     being killed), ``"full"`` (each commit is fsynced first: survives power
     loss) or ``"off"``. Every call commits before it returns, whichever.
+
+    ``timeout`` (seconds, for a connection and for each answer) and
+    ``retries`` (how often an idempotent request is sent again) apply to an
+    endpoint URL; a client you pass keeps its own configuration. A request
+    that is not idempotent (a counter's ``add`` without an idempotency key)
+    is never sent twice, whatever the client's retry setting: if its answer
+    is lost, :class:`~tallydb.exceptions.OutcomeUnknown` is raised.
     """
     return Database(
         open_transport(
-            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+            endpoint,
+            path=path,
+            client=client,
+            in_memory=in_memory,
+            region=region,
+            sync=sync,
+            timeout=timeout,
+            retries=retries,
         )
     )

@@ -99,6 +99,30 @@ class ResourceInUseException(DynamoDBError):
     pass
 
 
+class TableNotFoundException(DynamoDBError):
+    """CreateBackup of a table that does not exist."""
+
+
+class TableAlreadyExistsException(DynamoDBError):
+    """RestoreTableFromBackup onto a table name in use."""
+
+
+class BackupNotFoundException(DynamoDBError):
+    pass
+
+
+class ExpiredIteratorException(DynamoDBError):
+    """A DynamoDB Streams shard iterator older than 15 minutes."""
+
+
+class TrimmedDataAccessException(DynamoDBError):
+    """A DynamoDB Streams position whose records are past the 24-hour retention."""
+
+
+class DuplicateItemException(DynamoDBError):
+    """A PartiQL INSERT of a key that exists."""
+
+
 class LimitExceededException(DynamoDBError):
     pass
 

@@ -30,17 +30,23 @@ from tallydb import errors
 from tallydb.errors import (
     ConditionalCheckFailedException,
     DynamoDBError,
+    ResourceNotFoundException,
     TransactionCanceledException,
     ValidationException,
 )
 
 __all__ = [
+    "BatchIncompleteError",
     "ConditionRefused",
     "ContentionError",
     "CounterLimitError",
     "IdempotencyKeyMismatchError",
     "ItemNotFoundError",
+    "OutcomeUnknown",
+    "SchemaMismatchError",
+    "TableNotFoundError",
     "TallyError",
+    "TransactionCancelled",
     "TransportError",
     "VersionConflictError",
     "error_from_engine",
@@ -109,6 +115,95 @@ class VersionConflictError(ConditionRefused):
     someone else wrote it since it was read (optimistic locking)."""
 
 
+class TableNotFoundError(ResourceNotFoundException):
+    """DynamoDB's ResourceNotFoundException (same ``code()`` and ``message``),
+    naming the table(s) the request was about, which DynamoDB's message does not."""
+
+    def __init__(self, message: str | None, tables: list[str]) -> None:
+        super().__init__(message)
+        self.tables = tables
+
+    @classmethod
+    def code(cls) -> str:
+        return "ResourceNotFoundException"
+
+    def __str__(self) -> str:
+        names = ", ".join(repr(t) for t in self.tables)
+        what = "table" if len(self.tables) == 1 else "one of the tables"
+        return f"{what} {names} does not exist (or is not ACTIVE) ({self.code()}: {self.message})"
+
+
+def tables_of(request: dict[str, Any]) -> list[str]:
+    """The tables a request names (TableName, RequestItems, TransactItems)."""
+    if "TableName" in request:
+        return [str(request["TableName"])]
+    names = list(request.get("RequestItems") or ())
+    for entry in request.get("TransactItems") or ():
+        for action in entry.values():
+            if isinstance(action, dict) and "TableName" in action:
+                names.append(str(action["TableName"]))
+    return list(dict.fromkeys(names))
+
+
+class SchemaMismatchError(TallyError, ValueError):
+    """``create_table(..., exist_ok=True)`` found the table with another key
+    schema than the one asked for: it is not the table the code expects."""
+
+
+class BatchIncompleteError(TallyError):
+    """A batch still had unprocessed requests (DynamoDB kept throttling it)
+    after the toolkit's retries; ``unprocessed`` holds them (wire form).
+    The rest of the batch was applied."""
+
+    def __init__(self, message: str, unprocessed: list[Any]) -> None:
+        super().__init__(message)
+        self.unprocessed = unprocessed
+
+
+class TransactionCancelled(TransactionCanceledException):
+    """DynamoDB's TransactionCanceledException (same ``code()``, ``message``
+    and ``reasons``), saying which action failed and why: ``failures`` is a
+    list of ``(index, action, code, message)`` for each action DynamoDB
+    gave a reason for; nothing of the transaction was applied."""
+
+    def __init__(
+        self,
+        message: str | None,
+        reasons: list[dict[str, Any]],
+        failures: list[tuple[int, str, str, str]],
+    ) -> None:
+        DynamoDBError.__init__(self, message)
+        self.reasons = reasons
+        self.failures = failures
+
+    @classmethod
+    def code(cls) -> str:
+        return "TransactionCanceledException"
+
+    @classmethod
+    def from_reasons(
+        cls, error: TransactionCanceledException, actions: list[str]
+    ) -> TransactionCancelled:
+        reasons = list(getattr(error, "reasons", None) or [])
+        failures = [
+            (i, actions[i] if i < len(actions) else "?", str(r["Code"]), str(r.get("Message", "")))
+            for i, r in enumerate(reasons)
+            if r.get("Code") not in (None, "None")
+        ]
+        cancelled = cls(error.message, reasons, failures)
+        cancelled.response = getattr(error, "response", None)  # type: ignore[attr-defined]
+        return cancelled
+
+    def __str__(self) -> str:
+        if not self.failures:
+            return f"the transaction was cancelled ({self.code()}: {self.message})"
+        told = "; ".join(
+            f"action {i} ({action}) failed: {code}" + (f": {message}" if message else "")
+            for i, action, code, message in self.failures
+        )
+        return f"the transaction was cancelled, nothing was applied: {told}"
+
+
 class ItemNotFoundError(TallyError, LookupError):
     """``Model.get`` found no item with that key."""
 
@@ -127,6 +222,26 @@ class TransportError(TallyError):
     """The endpoint could not be reached or answered with something that is
     not DynamoDB (connection refused, timeout, a malformed reply). The
     underlying botocore error is the ``__cause__``."""
+
+
+class OutcomeUnknown(TransportError):
+    """A write that is not idempotent (a plain counter ``add``, an update
+    that adds) was sent, and no answer came back: the connection dropped or
+    timed out after the request left. It may or may not have been applied,
+    and it was *not* sent again, because a second copy would count twice.
+
+    ``operation`` and ``table`` say which request. To make such a write safe
+    to retry, give it an idempotency key (``counter.add(1, idempotency_key=...)``).
+    """
+
+    def __init__(self, operation: str, table: str, reason: str) -> None:
+        self.operation = operation
+        self.table = table
+        super().__init__(
+            f"{operation} on table {table!r}: {reason}; whether it was applied is unknown. "
+            "It was not sent again because it is not idempotent (a second copy would "
+            "count twice). Pass idempotency_key=... to make it safe to retry."
+        )
 
 
 _DYNAMODB_NAMESPACE = DynamoDBError.namespace

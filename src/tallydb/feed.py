@@ -1,6 +1,7 @@
 """The change feed: every committed item change, once, in commit order.
 
-The write path records each item change on the open transaction (in
+The write path records each item change on the open transaction as a
+``Change`` (in
 ``api/_indexes.write_item``, which every writer goes through: PutItem,
 UpdateItem, DeleteItem, batches, transactions, the TTL sweep) only while the
 feed has listeners; the engine publishes a transaction's changes after its
@@ -23,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 Item = dict[str, Any]
 
@@ -32,29 +33,40 @@ log = logging.getLogger("tallydb.feed")
 INSERT, MODIFY, REMOVE = "INSERT", "MODIFY", "REMOVE"
 
 
-class Change(NamedTuple):
-    """One item's committed change. ``seq`` numbers the feed's changes in
-    commit order (per engine, not durable; the engine skips a number each
-    time listening begins, since changes made while nobody listened have
-    none); ``hk``/``rk`` are the item's key as storage encodes it (bytes
-    that identify the item within its table, cheaply hashed); ``old``/``new``
-    its images (None: absent); ``key_names`` the table's key attributes,
-    HASH first."""
+class Table(Protocol):
+    """What a change names its table by: the catalog's record of it."""
 
-    seq: int
-    table: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> dict[str, Any]: ...
+
+
+class Change(NamedTuple):
+    """One item's committed change: its table's record, its key as storage
+    encodes it (``hk``/``rk``: bytes that identify the item within its
+    table, cheaply hashed), its images (``old``/``new``; None: absent).
+
+    Built by the write path as it writes, so the feed adds one small tuple
+    per change; the rest is derived on demand."""
+
+    record: Table
     hk: bytes
     rk: bytes
     old: Item | None
     new: Item | None
-    key_names: tuple[str, ...]
+
+    @property
+    def table(self) -> str:
+        return self.record.name
 
     @property
     def keys(self) -> Item:
         """The item's primary key, as DynamoDB JSON."""
         image = self.new if self.new is not None else self.old
         assert image is not None
-        return {name: image[name] for name in self.key_names}
+        return {key["AttributeName"]: image[key["AttributeName"]]
+                for key in self.record.description["KeySchema"]}
 
     @property
     def event(self) -> str:
@@ -64,7 +76,9 @@ class Change(NamedTuple):
         return REMOVE if self.new is None else MODIFY
 
 
-Listener = Callable[[Sequence[Change]], None]
+#: Called with the sequence number of the first change and a committed
+#: transaction's changes (the i-th numbered ``first + i``).
+Listener = Callable[[int, Sequence[Change]], None]
 
 
 class ChangeFeed:
@@ -103,16 +117,18 @@ class ChangeFeed:
 
         return unsubscribe
 
-    def next_seq(self) -> int:
-        """The next change's sequence number (the caller publishes in order)."""
+    def skip(self) -> None:
+        """Leave a gap in the numbers: changes were made that nobody saw."""
         self.seq += 1
-        return self.seq
 
     def publish(self, changes: Sequence[Change]) -> None:
-        """Hand one transaction's changes to every listener. A listener that
+        """Number one transaction's changes (in commit order: the caller
+        holds the writer) and hand them to every listener. A listener that
         raises is logged and does not stop the others (the write committed)."""
+        first = self.seq + 1
+        self.seq += len(changes)
         for listener in self._listeners:
             try:
-                listener(changes)
+                listener(first, changes)
             except Exception:
                 log.exception("a change-feed listener failed")

@@ -30,17 +30,17 @@ from botocore import UNSIGNED
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
+from tallydb.api import TARGETS
 from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
 
 if TYPE_CHECKING:
     from tallydb.api import Engine
 
-__all__ = ["ENDPOINT", "InProcessTransport", "client", "resource"]
+__all__ = ["ENDPOINT", "InProcessTransport", "client", "resource", "streams_client"]
 
 #: The endpoint in-process clients name; ``.invalid`` can never resolve, so a
 #: request that escaped the handler would fail rather than reach a network.
 ENDPOINT = "http://tallydb.invalid"
-TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = "application/x-amz-json-1.0"
 
 _CLIENT_ARGS: dict[str, str] = {
@@ -101,9 +101,9 @@ class InProcessTransport:
     def respond(self, target: str, body: bytes) -> tuple[int, bytes]:
         """Run one wire request; (HTTP status, JSON body) as DynamoDB answers."""
         try:
-            if not target.startswith(TARGET_PREFIX):
+            operation = TARGETS.get(target)
+            if operation is None:
                 raise UnknownOperationException()
-            operation = target[len(TARGET_PREFIX):]
             try:
                 request = orjson.loads(body or b"{}")
             except orjson.JSONDecodeError as e:
@@ -146,6 +146,18 @@ def client(
     ddb = _session(session).client("dynamodb", config=_config(config), **_CLIENT_ARGS)
     ddb.meta.events.register("before-send.dynamodb", InProcessTransport(engine))
     return ddb
+
+
+def streams_client(
+    engine: Engine,
+    *,
+    config: Config | None = None,
+    session: boto3.session.Session | None = None,
+) -> Any:
+    """A ``boto3.client("dynamodbstreams")`` whose requests ``engine`` answers."""
+    streams = _session(session).client("dynamodbstreams", config=_config(config), **_CLIENT_ARGS)
+    streams.meta.events.register("before-send.dynamodb-streams", InProcessTransport(engine))
+    return streams
 
 
 def resource(

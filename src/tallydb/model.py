@@ -45,15 +45,17 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from tallydb.attributes import MISSING, ModelAttribute
-from tallydb.conditions import Condition
+from tallydb.attributes import MISSING, ModelAttribute, TimeToLive
+from tallydb.conditions import Condition, Path
 from tallydb.convert import Item
-from tallydb.database import Database, DatabaseBase
+from tallydb.database import Database, DatabaseBase, create_table_request
 from tallydb.errors import ConditionalCheckFailedException
 from tallydb.exceptions import ItemNotFoundError, VersionConflictError
+from tallydb.extensions import Extension, Operation
+from tallydb.indexes import Index, LocalIndex
 from tallydb.table import ConditionArg, KeySchema, Table, TableBase
 from tallydb.transport import Plan
 from tallydb.update import Update, if_not_exists
@@ -73,12 +75,31 @@ class ModelBase:
     _range: ClassVar[ModelAttribute | None] = None
     _counters: ClassVar[tuple[ModelAttribute, ...]] = ()
     _version: ClassVar[ModelAttribute | None] = None
+    _ttl: ClassVar[ModelAttribute | None] = None
+    _indexes: ClassVar[dict[str, Index]] = {}
+    _extensions: ClassVar[tuple[Extension, ...]] = ()
     _database: ClassVar[DatabaseBase | None] = None
 
-    def __init_subclass__(cls, *, table: str | None = None, **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        *,
+        table: str | None = None,
+        extensions: Sequence[Extension] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init_subclass__(**kwargs)
         if table is not None:
             cls._table_name = table
+        if extensions is not None:
+            for extension in extensions:
+                if not isinstance(extension, Extension):
+                    raise TypeError(f"{cls.__name__}: {extension!r} is not a tallydb.Extension")
+            cls._extensions = tuple(extensions)
+        indexes = dict(cls._indexes)
+        for value in vars(cls).values():
+            if isinstance(value, Index):
+                indexes[value.name] = value
+        cls._indexes = indexes
         attributes: dict[str, ModelAttribute] = {}
         for base in reversed(cls.__mro__[1:]):
             attributes.update(getattr(base, "_attributes", {}))
@@ -108,6 +129,7 @@ class ModelBase:
         cls._range = next((a for a in attributes.values() if a.kind == "range"), None)
         cls._counters = tuple(a for a in attributes.values() if a.kind == "counter")
         cls._version = next((a for a in attributes.values() if a.kind == "version"), None)
+        cls._ttl = next((a for a in attributes.values() if isinstance(a, TimeToLive)), None)
         kinds = [a.kind for a in attributes.values()]
         if kinds.count("hash") > 1 or kinds.count("range") > 1 or kinds.count("version") > 1:
             raise TypeError(f"{cls.__name__}: at most one HashKey, RangeKey and VersionAttribute")
@@ -256,8 +278,38 @@ class ModelBase:
             return version.not_exists(), 1
         return version.eq(current), current + 1
 
+    def _modifications(
+        self, operation: Operation
+    ) -> tuple[Update, dict[str, Any], Condition | None]:
+        """What the model's extensions add to this write: update actions,
+        item attributes, a condition (ANDed)."""
+        update = Update()
+        item: dict[str, Any] = {}
+        condition: Condition | None = None
+        for extension in self._extensions:
+            modification = extension.before_write(self, operation)
+            if modification is None:
+                continue
+            if modification.update is not None:
+                update = update.merge(modification.update)
+            if modification.item is not None:
+                item.update(modification.item)
+            if modification.condition is not None:
+                condition = (
+                    modification.condition if condition is None
+                    else condition & modification.condition
+                )
+        return update, item, condition
+
+    def _check_values(self) -> None:
+        for name, attribute in self._attributes.items():
+            attribute.check(self._values.get(name))
+
     def _p_save(self, condition: ConditionArg) -> Plan[None]:
-        item = self.to_item()
+        self._check_values()
+        _, extra, extension_condition = self._modifications("save")
+        condition = _both(extension_condition, condition)
+        item = {**self.to_item(), **extra}
         for counter in self._counters:  # a put resets counters (Java: addToItem)
             item[counter.name] = counter.start
         version_condition, next_version = self._version_step()
@@ -283,6 +335,10 @@ class ModelBase:
                 actions = actions.set(attribute, attribute.dump(value))
         if update is not None:
             actions = actions.merge(update)
+        extension_update, _, extension_condition = self._modifications("update")
+        condition = _both(extension_condition, condition)
+        if extension_update:
+            actions = actions.merge(extension_update)
         for counter in self._counters:
             actions = actions.set(
                 counter, if_not_exists(counter, counter.start - counter.delta) + counter.delta
@@ -306,6 +362,7 @@ class ModelBase:
         self._load(item)
 
     def _p_delete(self, condition: ConditionArg) -> Plan[None]:
+        condition = _both(self._modifications("delete")[2], condition)
         version_condition: Condition | None = None
         version = type(self)._version
         if version is not None:
@@ -348,23 +405,74 @@ class ModelBase:
         return cls.from_item(item)
 
     @classmethod
+    def _key_types(cls) -> dict[str, str]:
+        """DynamoDB's key type of each attribute that can be a key (by stored name)."""
+        types: dict[str, str] = {}
+        for attribute in cls._attributes.values():
+            try:
+                types[attribute.name] = attribute.key_type()
+            except TypeError:
+                continue
+        return types
+
+    @classmethod
     def _p_create_table(cls, exist_ok: bool, ttl_attribute: str | None) -> Plan[None]:
         schema = cls.schema()
-        yield from cls._db()._p_create_table(
+        request = create_table_request(
             cls.table_name(),
             (schema.hash_key, schema.hash_type),
             (schema.range_key, schema.range_type or "S") if schema.range_key else None,
             "PAY_PER_REQUEST",
-            ttl_attribute,
-            exist_ok,
-            60.0,
+            tuple(cls._indexes.values()),
+            cls._key_types(),
         )
+        if ttl_attribute is None and cls._ttl is not None:
+            ttl_attribute = cls._ttl.name
+        yield from cls._db()._p_create_table(request, ttl_attribute, exist_ok, 60.0)
 
     @classmethod
-    def _query_key(cls, hash_value: Any, range_condition: Condition | None) -> Condition:
+    def _index(cls, index: str | Index | None) -> Index | None:
+        if index is None or isinstance(index, Index):
+            return index
+        found = cls._indexes.get(index)
+        if found is None:
+            known = ", ".join(sorted(cls._indexes)) or "none"
+            raise ValueError(f"{cls.__name__} declares no index {index!r} (declared: {known})")
+        return found
+
+    @classmethod
+    def _query_key(
+        cls, hash_value: Any, range_condition: Condition | None, index: Index | None = None
+    ) -> Condition:
         assert cls._hash is not None
-        key = cls._hash.eq(cls._hash.dump(hash_value))
+        attribute: ModelAttribute | None = cls._hash
+        name = cls._hash.name
+        if index is not None and not isinstance(index, LocalIndex):
+            ref = index.hash_key
+            name = ref if isinstance(ref, str) else ref[0] if ref is not None else name
+            attribute = cls._by_wire_name.get(name)
+        value = attribute.dump(hash_value) if attribute is not None else hash_value
+        key: Condition = Path.literal(name) == value
         return key if range_condition is None else key & range_condition
+
+    @classmethod
+    def _keys_of(cls, keys: Iterable[Any]) -> list[Item]:
+        """Model keys given as values (hash only), tuples (hash, range) or dicts."""
+        result = []
+        for key in keys:
+            if isinstance(key, Mapping):
+                result.append(cls._key_of((), key))
+            elif isinstance(key, tuple):
+                result.append(cls._key_of(key, {}))
+            else:
+                result.append(cls._key_of((key,), {}))
+        return result
+
+    @classmethod
+    def _p_exists(cls, key: Item, consistent: bool) -> Plan[bool]:
+        schema = cls.schema()
+        item = yield from cls._table()._p_get(key, consistent, list(schema.names))
+        return item is not None
 
 
 def _absent(value: Any) -> bool:
@@ -427,18 +535,20 @@ class Model(ModelBase):
         range_condition: Condition | None = None,
         *,
         filter: ConditionArg = None,
-        index: str | None = None,
+        index: str | Index | None = None,
         limit: int | None = None,
         reverse: bool = False,
         consistent: bool = False,
     ) -> Iterator[M]:
         """The items of one partition, optionally narrowed by a condition on
-        the sort key (``Video.sk.begins_with("STATS#")``)."""
+        the sort key (``Video.sk.begins_with("STATS#")``); with ``index``
+        (a declared index or its name), that index's partition."""
+        found = cls._index(index)
         table = cls.table()  # type: ignore[attr-defined]
         for item in table.query(
-            cls._query_key(hash_value, range_condition),
+            cls._query_key(hash_value, range_condition, found),
             filter=filter,
-            index=index,
+            index=None if found is None else found.name,
             limit=limit,
             reverse=reverse,
             consistent=consistent,
@@ -446,19 +556,75 @@ class Model(ModelBase):
             yield cls.from_item(item)
 
     @classmethod
-    def scan(cls: type[M], filter: ConditionArg = None, *, limit: int | None = None) -> Iterator[M]:
-        """Every item of the table (matching ``filter``)."""
-        for item in cls.table().scan(filter, limit=limit):  # type: ignore[attr-defined]
+    def scan(
+        cls: type[M],
+        filter: ConditionArg = None,
+        *,
+        index: str | Index | None = None,
+        limit: int | None = None,
+        consistent: bool = False,
+    ) -> Iterator[M]:
+        """Every item of the table or index (matching ``filter``)."""
+        found = cls._index(index)
+        for item in cls.table().scan(  # type: ignore[attr-defined]
+            filter,
+            index=None if found is None else found.name,
+            limit=limit,
+            consistent=consistent,
+        ):
             yield cls.from_item(item)
+
+    @classmethod
+    def count(
+        cls,
+        hash_value: Any = None,
+        range_condition: Condition | None = None,
+        *,
+        filter: ConditionArg = None,
+        index: str | Index | None = None,
+        consistent: bool = False,
+    ) -> int:
+        """How many items one partition holds (``hash_value`` given: a
+        Query) or the whole table (a Scan), Select=COUNT, every page."""
+        found = cls._index(index)
+        key = None if hash_value is None else cls._query_key(hash_value, range_condition, found)
+        result: int = cls.table().count(
+            key, filter=filter, index=None if found is None else found.name, consistent=consistent
+        )
+        return result
+
+    @classmethod
+    def exists(cls, *key: Any, consistent: bool = False, **named_key: Any) -> bool:
+        """Whether an item with this key exists (a GetItem of the key only)."""
+        result: bool = cls._run(cls._p_exists(cls._key_of(key, named_key), consistent))
+        return result
+
+    @classmethod
+    def batch_get(cls: type[M], keys: Iterable[Any], *, consistent: bool = False) -> list[M]:
+        """The items with these keys that exist, in the order given (BatchGetItem,
+        100 a request). A key is a hash value, a ``(hash, range)`` tuple or a dict."""
+        items = cls.table().batch_get(  # type: ignore[attr-defined]
+            cls._keys_of(keys), consistent=consistent
+        )
+        return [cls.from_item(item) for item in items]
+
+    @classmethod
+    def delete_table(cls) -> None:
+        """DeleteTable of the model's table (and everything in it)."""
+        db = cls._db()
+        assert isinstance(db, Database)
+        db.delete_table(cls.table_name())
 
     def save(self, *, condition: ConditionArg = None) -> None:
         """PutItem of the whole item (atomic counters reset to their start)."""
         self._run(self._p_save(condition))
 
-    def update(self, update: Update | None = None, *, condition: ConditionArg = None) -> None:
-        """UpdateItem: what you changed, ``update``, every atomic counter; then
-        refresh this instance from the stored item."""
-        self._run(self._p_update(update, condition))
+    def update(self: M, update: Update | None = None, *, condition: ConditionArg = None) -> M:
+        """UpdateItem: what you changed, ``update``, the extensions' actions,
+        every atomic counter; then refresh this instance from the stored item
+        and return it."""
+        self._run(self._p_update(update, condition))  # type: ignore[attr-defined]
+        return self
 
     def delete(self, *, condition: ConditionArg = None) -> None:
         """DeleteItem."""

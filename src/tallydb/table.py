@@ -22,17 +22,21 @@ plain Python values). Builder placeholders never collide with yours.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import re
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tallydb import _expr as x
+from tallydb.changes import Change, ChangeReader, streams_client_for
 from tallydb.conditions import Condition, Path
 from tallydb.convert import Item, Wire, item_from_wire, item_to_wire, to_wire
 from tallydb.transport import Call, Plan, Transport
 from tallydb.update import Update
 
 if TYPE_CHECKING:
+    from tallydb.batch import BatchWriter
     from tallydb.database import DatabaseBase
 
 __all__ = ["ConditionArg", "KeySchema", "Table", "TableBase"]
@@ -119,6 +123,20 @@ def build_request(
     return request
 
 
+_ACCUMULATES = re.compile(r"\bADD\b|[+-]|\blist_append\s*\(", re.IGNORECASE)
+
+
+def _idempotent(update: Update | str, condition: ConditionArg) -> bool:
+    """Whether an UpdateItem may be sent twice: its update is idempotent, or
+    a condition guards it (a retry of an applied write then fails the
+    condition rather than apply twice, as a version check does)."""
+    if condition is not None:
+        return True
+    if isinstance(update, str):
+        return _ACCUMULATES.search(update) is None
+    return update.idempotent()
+
+
 def key_condition(key: Condition | str | Mapping[str, Any]) -> Condition | str:
     """A query's key condition; a mapping ``{"PK": v}`` means ``PK = v`` (AND
     each further attribute)."""
@@ -197,7 +215,7 @@ class TableBase:
         return_values: ReturnValues,
     ) -> Plan[Item]:
         request = self._update_request(key, update, condition, names, values, return_values)
-        response = yield Call("UpdateItem", request)
+        response = yield Call("UpdateItem", request, once=not _idempotent(update, condition))
         return item_from_wire(response.get("Attributes") or {})
 
     def _update_request(
@@ -499,3 +517,42 @@ class Table(TableBase):
     def enable_ttl(self, attribute: str) -> None:
         """UpdateTimeToLive: expire items whose ``attribute`` (epoch seconds) has passed."""
         self._run(self._p_enable_ttl(attribute))
+
+    def batch_writer(self) -> BatchWriter:
+        """A buffer of puts and deletes sent as BatchWriteItem, 25 at a time
+        (see :mod:`tallydb.batch`): ``with table.batch_writer() as batch:``."""
+        from tallydb.batch import BatchWriter
+
+        return BatchWriter(self)
+
+    def batch_get(
+        self,
+        keys: Iterable[Mapping[str, Any]],
+        *,
+        consistent: bool = False,
+        projection: Sequence[str | Path] | None = None,
+    ) -> list[Item]:
+        """BatchGetItem, 100 keys a request: the items that exist, in the
+        order of ``keys`` (see :mod:`tallydb.batch`)."""
+        from tallydb.batch import p_batch_get
+
+        result: list[Item] = self._run(p_batch_get(self, keys, consistent, projection))
+        return result
+
+    def changes(self, after: str | None = None, *, follow: bool = False, poll: float = 1.0,
+                latest: bool = False, streams: Any = None) -> Iterator[Change]:
+        r"""The table's stream records as :class:`~tallydb.changes.Change`\ s, in
+        order: from the oldest retained (``latest=True``: from now on), or
+        right after a ``change.position`` saved earlier (``after=``). Stops
+        when caught up, unless ``follow`` (then polls every ``poll`` seconds).
+        ``streams``: a ``dynamodbstreams`` client to read with (by default
+        one on the same endpoint and credentials)."""
+        reader = ChangeReader(streams or streams_client_for(self.transport),
+                              self.describe, self.name, after, latest)
+        while True:
+            batch = reader.next_batch()
+            yield from batch
+            if not batch:
+                if not follow or reader.finished:
+                    return
+                time.sleep(poll)

@@ -14,8 +14,17 @@ to your ``conftest.py``). Your tests then ask for:
     A ``boto3.client("dynamodb")`` / ``boto3.resource("dynamodb")`` bound to
     it (region ``us-east-1``, dummy credentials). Tables a test creates are
     deleted after it, so tests do not see each other's tables.
-``tallydb_db``
-    The toolkit: ``tallydb.connect(client=tallydb_client)``.
+``tallydb_db`` / ``tallydb_aio_db``
+    The toolkit: ``tallydb.connect(client=tallydb_client)``, and the same for
+    asyncio (a ``tallydb.aio.Database``, for ``async def`` tests under
+    pytest-asyncio or anyio).
+``tallydb_mock``
+    :func:`mock_dynamodb` for the test: every boto3 DynamoDB client made
+    without an ``endpoint_url`` is answered in-process by a fresh engine.
+
+Tables a test creates are deleted after it, whichever client created them,
+as soon as the test asks for any of these fixtures (``tallydb_endpoint``
+included); ``tallydb_server.url`` is the endpoint without that clean-up.
 
 ::
 
@@ -33,6 +42,13 @@ manager::
 
     with tallydb.testing.serve() as server:
         client = server.client()
+
+and :func:`mock_dynamodb` (from :mod:`tallydb.mock`) a drop-in for moto's
+``mock_aws`` for DynamoDB: a context manager and a decorator::
+
+    @mock_dynamodb()
+    def test_signup():
+        ddb = boto3.client("dynamodb", region_name="us-east-1")
 """
 
 from __future__ import annotations
@@ -52,7 +68,9 @@ from typing import Any
 
 import pytest
 
-__all__ = ["LISTENING", "Server", "serve"]
+from tallydb.mock import MockDynamoDB, mock_dynamodb
+
+__all__ = ["LISTENING", "MockDynamoDB", "Server", "mock_dynamodb", "serve"]
 
 #: What ``tallydb serve`` prints once it accepts connections.
 LISTENING = re.compile(r"tallydb listening on (http://[^\s()]+)")
@@ -212,11 +230,13 @@ def tallydb_server(
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def tallydb_endpoint(tallydb_server: Any) -> str:
-    """The endpoint URL of :func:`tallydb_server`."""
+@pytest.fixture
+def tallydb_endpoint(tallydb_server: Any) -> Iterator[str]:
+    """The endpoint URL of :func:`tallydb_server`; tables created during the
+    test, by any client, are deleted after it."""
     url: str = tallydb_server.url
-    return url
+    with _deleting_new_tables(tallydb_server.client()):
+        yield url
 
 
 @contextmanager
@@ -243,28 +263,23 @@ def _tables(client: Any) -> list[str]:
 
 
 @pytest.fixture
-def tallydb_client(tallydb_endpoint: str) -> Iterator[Any]:
-    """A boto3 DynamoDB client bound to the test server; tables the test
-    creates are deleted after it."""
+def tallydb_client(tallydb_endpoint: str) -> Any:
+    """A boto3 DynamoDB client bound to the test server (tables cleaned up)."""
     import boto3
 
-    client = boto3.session.Session().client(
+    return boto3.session.Session().client(
         "dynamodb", endpoint_url=tallydb_endpoint, region_name=REGION, **CREDENTIALS
     )
-    with _deleting_new_tables(client):
-        yield client
 
 
 @pytest.fixture
-def tallydb_resource(tallydb_endpoint: str) -> Iterator[Any]:
+def tallydb_resource(tallydb_endpoint: str) -> Any:
     """A boto3 DynamoDB resource bound to the test server (tables cleaned up)."""
     import boto3
 
-    resource = boto3.session.Session().resource(
+    return boto3.session.Session().resource(
         "dynamodb", endpoint_url=tallydb_endpoint, region_name=REGION, **CREDENTIALS
     )
-    with _deleting_new_tables(resource.meta.client):
-        yield resource
 
 
 @pytest.fixture
@@ -275,3 +290,21 @@ def tallydb_db(tallydb_client: Any) -> Iterator[Any]:
     db = tallydb.connect(client=tallydb_client)
     yield db
     db.close()
+
+
+@pytest.fixture
+def tallydb_aio_db(tallydb_client: Any) -> Iterator[Any]:
+    """The asyncio toolkit on the test server: ``tallydb.aio.connect(client=...)``."""
+    from tallydb import aio
+
+    db = aio.connect(client=tallydb_client)
+    yield db
+    db.transport.close()
+
+
+@pytest.fixture
+def tallydb_mock() -> Iterator[MockDynamoDB]:
+    """:func:`mock_dynamodb` for the test: boto3 DynamoDB clients made without
+    an ``endpoint_url`` are answered by a fresh in-process engine."""
+    with mock_dynamodb() as mock:
+        yield mock

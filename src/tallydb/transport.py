@@ -28,6 +28,16 @@ Two transports send the requests:
 A request the toolkit keeps and sends again and again (a counter's add)
 goes by :meth:`Transport.call_wire` with its JSON shape made once: the
 embedded engine is handed that as it is, with no copy either way.
+
+A request that is not idempotent (``Call(..., once=True)``: a plain counter
+add) goes out exactly once. botocore re-sends a request whose connection
+dropped or timed out before the answer (its retry handler counts a
+``ConnectionClosedError`` or ``ReadTimeoutError`` as transient, and a
+client's ``Config(retries={"max_attempts": 1})`` means one *retry*, two
+sends: ``botocore/args.py``, ``_compute_retry_max_attempts``). For such a
+request :class:`ClientTransport` stops that re-send and raises
+:class:`~tallydb.exceptions.OutcomeUnknown` instead; a request that never
+left (connection refused) or was answered "throttled" is retried as usual.
 """
 
 from __future__ import annotations
@@ -40,15 +50,29 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ParamValidationError,
+)
 
 from tallydb.convert import json_shape, python_shape
 from tallydb.errors import (
     DynamoDBError,
+    ResourceNotFoundException,
     SerializationException,
     ValidationException,
 )
-from tallydb.exceptions import TransportError, error_from_engine, error_from_response
+from tallydb.exceptions import (
+    OutcomeUnknown,
+    TableNotFoundError,
+    TransportError,
+    error_from_engine,
+    error_from_response,
+    tables_of,
+)
 
 if TYPE_CHECKING:
     from tallydb.api import Engine
@@ -66,11 +90,16 @@ class Call:
     (``convert.json_shape(request)``), made once by a plan that sends it
     again and again and that nobody ever changes: the step is sent with
     :meth:`Transport.call_wire`, and its response is to be read, not kept.
+
+    ``once=True`` marks a request that must not be sent twice (it is not
+    idempotent): if its outcome is unknown, :class:`OutcomeUnknown` is
+    raised rather than the request re-sent.
     """
 
     operation: str
     request: dict[str, Any] = field(default_factory=dict)
     wire: dict[str, Any] | None = None
+    once: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +124,37 @@ def _method_name(operation: str) -> str:
     return name
 
 
+def _naming_tables(error: ResourceNotFoundException, step: Call) -> ResourceNotFoundException:
+    """A missing table's error, saying which table (DynamoDB's message does not)."""
+    tables = tables_of(step.request)
+    if not tables or isinstance(error, TableNotFoundError):
+        return error
+    named = TableNotFoundError(error.message, tables)
+    named.response = getattr(error, "response", None)  # type: ignore[attr-defined]
+    return named
+
+
+def _not_dynamodb(client: Any, error: ClientError) -> TransportError | None:
+    """A TransportError when the answer did not come from DynamoDB at all (an
+    HTML page, a proxy's error): botocore found no DynamoDB error code in it."""
+    code = str(error.response.get("Error", {}).get("Code", ""))
+    metadata = error.response.get("ResponseMetadata", {})
+    content_type = str(metadata.get("HTTPHeaders", {}).get("content-type", ""))
+    if code and not code.isdigit():
+        return None
+    if "json" in content_type:
+        return None
+    return _foreign(client, metadata)
+
+
+def _foreign(client: Any, metadata: dict[str, Any]) -> TransportError:
+    content_type = metadata.get("HTTPHeaders", {}).get("content-type") or "no content type"
+    return TransportError(
+        f"{client.meta.endpoint_url} does not look like a DynamoDB endpoint: it answered "
+        f"HTTP {metadata.get('HTTPStatusCode', '?')} with {content_type}, not DynamoDB's JSON"
+    )
+
+
 def client_call(client: Any, operation: str, request: dict[str, Any]) -> dict[str, Any]:
     """One request on a boto3 client; the response without ResponseMetadata,
     DynamoDB's errors as :mod:`tallydb.errors` exceptions."""
@@ -102,12 +162,19 @@ def client_call(client: Any, operation: str, request: dict[str, Any]) -> dict[st
     try:
         response: dict[str, Any] = method(**request)
     except ClientError as e:
+        foreign = _not_dynamodb(client, e)
+        if foreign is not None:
+            raise foreign from e
         raise error_from_response(e.response) from None
     except ParamValidationError as e:
         raise ValidationException(str(e)) from None
     except BotoCoreError as e:
         raise TransportError(str(e)) from e
-    response.pop("ResponseMetadata", None)
+    metadata = response.pop("ResponseMetadata", None)
+    if metadata is not None:
+        content_type = metadata.get("HTTPHeaders", {}).get("content-type", "")
+        if content_type and "json" not in content_type:
+            raise _foreign(client, metadata)
     return response
 
 
@@ -172,11 +239,18 @@ class Transport:
         """
         return self.call(operation, request)
 
+    def send(self, step: Call) -> dict[str, Any]:
+        """Send one plan step: :meth:`call`, or :meth:`call_wire` when the
+        step carries its wire shape."""
+        if step.wire is None:
+            return self.call(step.operation, step.request)
+        return self.call_wire(step.operation, step.request, step.wire)
+
     # -- plans -----------------------------------------------------------------
 
     def run(self, plan: Plan[T]) -> T:
         """Run a plan to its end, blocking."""
-        call = self.call
+        send = self.send
         reply: Any = None
         error: BaseException | None = None
         while True:
@@ -190,10 +264,9 @@ class Transport:
                 time.sleep(step.seconds)
                 continue
             try:
-                if step.wire is None:
-                    reply = call(step.operation, step.request)
-                else:
-                    reply = self.call_wire(step.operation, step.request, step.wire)
+                reply = send(step)
+            except ResourceNotFoundException as e:
+                error = _naming_tables(e, step)
             except (DynamoDBError, TransportError) as e:
                 error = e
 
@@ -215,14 +288,9 @@ class Transport:
                 await asyncio.sleep(step.seconds)
                 continue
             try:
-                if step.wire is None:
-                    reply = await loop.run_in_executor(
-                        executor, self.call, step.operation, step.request
-                    )
-                else:
-                    reply = await loop.run_in_executor(
-                        executor, self.call_wire, step.operation, step.request, step.wire
-                    )
+                reply = await loop.run_in_executor(executor, self.send, step)
+            except ResourceNotFoundException as e:
+                error = _naming_tables(e, step)
             except (DynamoDBError, TransportError) as e:
                 error = e
 
@@ -247,8 +315,40 @@ class Transport:
             self._on_close()
 
 
+#: The request being sent exactly once on this thread, if any.
+_sending_once = threading.local()
+
+
+def _refuse_resend(
+    caught_exception: BaseException | None = None,
+    response: tuple[Any, dict[str, Any]] | None = None,
+    **_: Any,
+) -> None:
+    """botocore's ``needs-retry`` event, seen first: for a request sent with
+    ``once=True`` whose outcome is unknown, raise :class:`OutcomeUnknown`
+    instead of letting botocore send it again."""
+    pending: Call | None = getattr(_sending_once, "step", None)
+    if pending is None:
+        return
+    reason = ""
+    if caught_exception is not None:
+        if isinstance(caught_exception, EndpointConnectionError | ConnectTimeoutError):
+            return  # never left: safe to send
+        reason = f"no answer came back ({caught_exception})"
+    elif response is not None and response[0].status_code >= 500:
+        code = response[1].get("Error", {}).get("Code", "")
+        reason = f"the endpoint answered HTTP {response[0].status_code} {code}".rstrip()
+    if reason:
+        table = str(pending.request.get("TableName", "?"))
+        raise OutcomeUnknown(pending.operation, table, reason)
+
+
 class ClientTransport(Transport):
-    """Requests sent on a boto3 DynamoDB client (any endpoint)."""
+    """Requests sent on a boto3 DynamoDB client (any endpoint).
+
+    A ``once=True`` step is sent with botocore's re-send stopped (a handler
+    on the client's ``needs-retry`` event, which acts only for such steps).
+    """
 
     def __init__(
         self,
@@ -259,6 +359,9 @@ class ClientTransport(Transport):
     ) -> None:
         super().__init__(on_close=on_close, max_workers=max_workers)
         self._client = client
+        client.meta.events.register_first(
+            "needs-retry.dynamodb", _refuse_resend, unique_id="tallydb-refuse-resend"
+        )
 
     @property
     def client(self) -> Any:
@@ -275,6 +378,15 @@ class ClientTransport(Transport):
         self, operation: str, request: dict[str, Any], wire: dict[str, Any]
     ) -> dict[str, Any]:
         return client_call(self._client, operation, request)
+
+    def send(self, step: Call) -> dict[str, Any]:
+        if not step.once:
+            return self.call(step.operation, step.request)
+        _sending_once.step = step
+        try:
+            return self.call(step.operation, step.request)
+        finally:
+            _sending_once.step = None
 
 
 #: The operations :class:`EngineTransport` hands to the engine itself: those

@@ -75,6 +75,15 @@ def list_append(first: Any, second: Any) -> Function:
     return Function("list_append", _path_or_value(first), _path_or_value(second))
 
 
+def _accumulates(value: x.SetValueNode) -> bool:
+    """A SET value that builds on what is stored (``n + 1``, ``list_append``)."""
+    if isinstance(value, x.ArithNode):
+        return True
+    return isinstance(value, x.FnNode) and (
+        value.name == "list_append" or any(_accumulates(a) for a in value.args)
+    )
+
+
 def _set_value(value: Any) -> x.SetValueNode:
     if isinstance(value, Arithmetic):
         return value._node()
@@ -147,6 +156,18 @@ class Update:
         """The path each action writes, in written order."""
         for action in self.actions():
             yield action.path.elements
+
+    def idempotent(self) -> bool:
+        """Whether applying this update twice leaves the item as applying it
+        once does: no ``ADD`` of a number, no ``+``/``-``, no ``list_append``.
+        A write that is not is never re-sent by the toolkit (see
+        :class:`~tallydb.exceptions.OutcomeUnknown`)."""
+        for action in self._actions:
+            if isinstance(action, x.AddNode) and "N" in action.value.wire:
+                return False
+            if isinstance(action, x.SetNode) and _accumulates(action.value):
+                return False
+        return True
 
     def check(self) -> None:
         """Raise DynamoDB's ValidationException if two paths overlap or conflict."""

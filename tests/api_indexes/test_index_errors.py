@@ -113,9 +113,10 @@ def test_transactions_cancel_on_a_type_mismatch(ddb: Any, table: str) -> None:
         ])
     response = excinfo.value.response
     assert response["Error"]["Code"] == "TransactionCanceledException"
+    # DynamoDB stops at the first ValidationError: the actions after it are None.
     assert response["CancellationReasons"] == [
         {"Code": "ValidationError", "Message": _mismatch("n", "N", "S", "gsi_n")[1]},
-        {"Code": "ValidationError", "Message": _mismatch("g", "S", "N", "gsi_g")[1]},
+        {"Code": "None"},
     ]
     assert _refused(ddb.transact_write_items, TransactItems=[
         {"Put": {"TableName": table, "Item": {**KEY, "g": {"S": ""}}}}]) == (

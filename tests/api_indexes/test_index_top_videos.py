@@ -1,5 +1,5 @@
-"""A GSI on a counter attribute answers "top 10 videos by play_count"
-(issue 3's must-show): a GSI keyed stat_type (S) / play_count (N); threads
+"""A GSI on a counter attribute answers "top 10 videos by play_count":
+a GSI keyed stat_type (S) / play_count (N); threads
 ADD to random videos; one Query with ScanIndexForward=false and Limit=10
 returns the ten highest counts, highest first, each the video's exact count.
 

@@ -1,4 +1,4 @@
-"""Paging visits every item exactly once (issue 3's must-show): Query in both
+"""Paging visits every item exactly once: Query in both
 directions and Scan, serial and parallel (4 segments), on 10,000 items of
 mixed sizes, so that pages end on Limit and on DynamoDB's 1 MB cap."""
 

@@ -1,4 +1,4 @@
-"""The sharded counter (issue 3's must-show; the seed article's "shard it:
+"""The sharded counter (the seed article's "shard it:
 spread writes across STATS#TOTAL#0..N and sum on read").
 
 Ten shards under VID#9f3a; 16 threads make 200 increments each on random

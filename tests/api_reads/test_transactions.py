@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from tallytest import Backend, TallyServer, error_of
+from tallytest import Backend, TallyServer, assert_error, error_of
 
 VIDEO = {"S": "VID#9f3a"}
 TOTAL = {"PK": VIDEO, "SK": {"S": "STATS#TOTAL"}}
@@ -159,15 +159,44 @@ def test_validation_error_reasons(ddb: Any, videos: str) -> None:
             {"Put": {"TableName": videos, "Item": {"PK": {"N": "5"}, "SK": {"S": "a"}}}},
             {"Delete": {"TableName": videos, "Key": {"PK": {"N": "5"}, "SK": {"S": "a"}}}},
         ])
+    # DynamoDB stops at the first ValidationError: the actions after it are
+    # None, without a Message (the conformance captures of 2026).
     reasons = excinfo.value.response["CancellationReasons"]
     assert reasons == [
         {"Code": "ValidationError",
          "Message": "An operand in the update expression has an incorrect data type"},
+        {"Code": "None"},
+        {"Code": "None"},
+    ]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": videos, "Item": {"PK": {"N": "5"}, "SK": {"S": "a"}}}},
+            {"Delete": {"TableName": videos, "Key": {"PK": {"N": "5"}, "SK": {"S": "a"}}}},
+        ])
+    assert excinfo.value.response["CancellationReasons"] == [
         {"Code": "ValidationError", "Message": "One or more parameter values were invalid: "
                                                "Type mismatch for key PK expected: S actual: N"},
-        {"Code": "ValidationError", "Message": "The provided key element does not match the "
-                                               "schema"},
+        {"Code": "None"},
     ]
+    assert error_of(excinfo)[1] == ("Transaction cancelled, please refer cancellation reasons "
+                                    "for specific reasons [ValidationError, None]")
+
+
+def test_transaction_over_4_mb_is_refused(ddb: Any, videos: str) -> None:
+    # DynamoDB: the aggregate size of a transaction's items cannot exceed
+    # 4 MB (11 items of 399 KB); 10 items of 350,000 bytes are within it.
+    def put(i: int, size: int) -> dict[str, Any]:
+        return {"Put": {"TableName": videos, "Item": {
+            "PK": VIDEO, "SK": {"S": f"BIG{i}"}, "data": {"S": "x" * size}}}}
+
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_write_items(TransactItems=[put(i, 399 * 1024 - 100) for i in range(11)])
+    assert_error(excinfo, "ValidationException",
+                 "The aggregate size of the items in the transaction cannot exceed 4 MB.")
+    assert ddb.scan(TableName=videos)["Count"] == 0
+    ddb.transact_write_items(TransactItems=[put(i, 350_000) for i in range(10)])
+    pages = ddb.get_paginator("scan").paginate(TableName=videos, Select="COUNT")
+    assert sum(page["Count"] for page in pages) == 10
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,9 @@ memory bounded whatever the key count."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from tallydb.console.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
 from tallydb.feed import Change
 from tallydb.values import encode_key_value
@@ -16,17 +19,25 @@ class Clock:
         return self.now
 
 
+@dataclass(frozen=True)
+class Record:
+    name: str
+    description: dict[str, Any] = field(default_factory=lambda: {
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]})
+
+
 def change(table: str, pk: str) -> Change:
     item = {"PK": {"S": pk}}
-    return Change(0, table, encode_key_value(item["PK"]), b"", None, item, ("PK",))
+    return Change(Record(table), encode_key_value(item["PK"]), b"", None, item)
 
 
 def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    for second in range(10):
-        sketch.record([change("videos", "hot")] * 200)
-        sketch.record([change("videos", f"cold{i}") for i in range(10)])
+    for _ in range(10):
+        sketch.record([(change("videos", "hot"), 150)])
+        sketch.record([(change("videos", "hot"), 50)])
+        sketch.record([(change("videos", f"cold{i}"), 1) for i in range(10)])
         clock.now += 1
     top = sketch.top()
     assert top[0]["keys"] == {"PK": {"S": "hot"}}
@@ -38,9 +49,9 @@ def test_the_hammered_item_leads_while_ten_others_trickle() -> None:
 def test_the_window_forgets_what_is_older_than_a_minute() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    sketch.record([change("videos", "old")] * 50)
+    sketch.record([(change("videos", "old"), 50)])
     clock.now += WINDOW + 5
-    sketch.record([change("videos", "new")] * 5)
+    sketch.record([(change("videos", "new"), 5)])
     top = sketch.top()
     assert [entry["keys"]["PK"]["S"] for entry in top] == ["new"]
 
@@ -49,8 +60,8 @@ def test_memory_is_bounded_by_the_sketch_not_by_the_key_count() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
     for second in range(5):
-        sketch.record([change("big", f"k{second}-{i}") for i in range(20_000)])
-        sketch.record([change("big", "hot")] * 50)
+        sketch.record([(change("big", f"k{second}-{i}"), 1) for i in range(20_000)])
+        sketch.record([(change("big", "hot"), 50)])
         clock.now += 1
         assert len(sketch._current) <= SECOND_KEYS
     sketch.top()
@@ -61,7 +72,7 @@ def test_memory_is_bounded_by_the_sketch_not_by_the_key_count() -> None:
 def test_throttles_are_counted_against_their_partition() -> None:
     clock = Clock()
     sketch = HotKeys(clock)
-    sketch.record([change("videos", "hot")] * 20)
+    sketch.record([(change("videos", "hot"), 20)])
     sketch.throttled("videos", encode_key_value({"S": "hot"}))
     sketch.throttled("videos", encode_key_value({"S": "hot"}))
     clock.now += 1

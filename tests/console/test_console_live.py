@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from console_server import EventStream, get, serving
-
 from tallytest import TallyServer
 
 KEY = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}

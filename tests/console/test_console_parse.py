@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from console_server import post_json, serving
+from tallytest import TallyServer
 
 from tallydb.console.parse import parse
-from tallytest import TallyServer
 
 VALIDATION = "com.amazon.coral.validate#ValidationException"
 

@@ -6,7 +6,9 @@
 * ``serve``:    a real ``tallydb serve`` subprocess (the root conftest's
   ``tallydb_server``), reached by boto3 over HTTP;
 * ``moto``:     moto's server (``moto_server``) as an independent DynamoDB
-  implementation: whatever passes there uses only standard requests.
+  implementation: whatever passes there uses only standard requests;
+* ``mock``:     ``tallydb.testing.mock_dynamodb()``: a boto3 client made with
+  no endpoint, answered in-process by the mock.
 
 ``TALLYDB_TOOLKIT_STORES=embedded,moto`` (say) narrows the set. A test that
 meets one of moto's known deviations from DynamoDB is marked
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from toolkit_stores import SELECTED, MotoServer, http_client, unique
+from toolkit_stores import SELECTED, MotoServer, aws_client, http_client, unique
 
 import tallydb
 
@@ -72,6 +74,9 @@ def open_db(request: pytest.FixtureRequest, store: str) -> tallydb.Database:
     if store == "serve":
         server = request.getfixturevalue("tallydb_server")
         return tallydb.connect(client=http_client(server.url))
+    if store == "mock":
+        request.getfixturevalue("tallydb_mock")
+        return tallydb.connect(client=aws_client())
     server = request.getfixturevalue("moto_server")
     return tallydb.connect(client=http_client(server.url))
 
@@ -82,7 +87,7 @@ def db(request: pytest.FixtureRequest, store: str) -> Iterator[tallydb.Database]
     database = open_db(request, store)
     before = set(database.list_tables())
     yield database
-    if store != "embedded":
+    if store not in ("embedded", "mock"):
         for name in set(database.list_tables()) - before:
             with contextlib.suppress(tallydb.DynamoDBError):
                 database.delete_table(name)

@@ -1,7 +1,7 @@
 """Counters under concurrency: exactly-once idempotent adds, and bounded
 counters that never cross their bound.
 
-At full size on tallydb's stores (the issue's numbers). Moto's server is
+At full size on tallydb's stores (thousands of concurrent adds). Moto's server is
 ~20x slower per request, so on moto the same tests run smaller; and moto
 loses concurrent updates, so there they are expected to fail (not strictly:
 a race does not always show).
@@ -26,6 +26,7 @@ SIZES = {
     "embedded": (16, 200, 1000),
     "serve": (16, 200, 1000),
     "moto": (4, 25, 100),
+    "mock": (8, 100, 500),
 }
 
 

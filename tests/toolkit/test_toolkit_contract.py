@@ -1,4 +1,4 @@
-"""Every example of the toolkit's contract (issue 4), as written, on every store."""
+"""Every example of the toolkit's contract, as written, on every store."""
 
 from __future__ import annotations
 

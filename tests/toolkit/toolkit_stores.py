@@ -15,7 +15,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-STORES = ("embedded", "serve", "moto")
+STORES = ("embedded", "serve", "moto", "mock")
 SELECTED = tuple(
     s for s in os.environ.get("TALLYDB_TOOLKIT_STORES", ",".join(STORES)).split(",") if s
 )
@@ -52,6 +52,12 @@ def http_client(url: str) -> Any:
             aws_secret_access_key="y",
             config=CLIENT_CONFIG,
         )
+
+
+def aws_client() -> Any:
+    """A boto3 client with no endpoint: AWS's own, or whatever mocks it."""
+    with _SESSION_LOCK:
+        return _SESSION.client("dynamodb", region_name="us-east-1", config=CLIENT_CONFIG)
 
 
 class MotoServer:

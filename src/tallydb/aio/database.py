@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tallydb.aio.table import Table
-from tallydb.database import DatabaseBase, KeySpec, open_transport
+from tallydb.conditions import Path
+from tallydb.convert import Item
+from tallydb.database import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    DatabaseBase,
+    KeySpec,
+    create_table_request,
+    open_transport,
+)
+from tallydb.indexes import Index
 from tallydb.table import KeySchema
+from tallydb.transaction import AsyncTransaction, p_transact_get
 
 __all__ = ["Database", "connect"]
 
@@ -26,17 +38,12 @@ class Database(DatabaseBase):
         ttl_attribute: str | None = None,
         exist_ok: bool = False,
         timeout: float = 60.0,
+        indexes: Sequence[Index] = (),
     ) -> Table:
         """CreateTable, then wait until it is ACTIVE (see :meth:`tallydb.Database.create_table`)."""
-        await self.transport.arun(
-            self._p_create_table(
-                name, hash_key, range_key, billing_mode, ttl_attribute, exist_ok, timeout
-            )
-        )
-        schema = KeySchema(
-            hash_key[0], hash_key[1], *(range_key if range_key is not None else (None, None))
-        )
-        return Table(self, name, None if exist_ok else schema)
+        request = create_table_request(name, hash_key, range_key, billing_mode, indexes)
+        await self.transport.arun(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
+        return Table(self, name, KeySchema.from_description(request))
 
     def table(self, name: str) -> Table:
         """The :class:`Table` called ``name`` (no request is sent)."""
@@ -49,6 +56,20 @@ class Database(DatabaseBase):
     async def list_tables(self) -> list[str]:
         """Every table's name."""
         return await self.transport.arun(self._p_list_tables())
+
+    def transaction(self, *, token: str | None = None) -> AsyncTransaction:
+        """``async with db.transaction() as t:`` (see :meth:`tallydb.Database.transaction`)."""
+        return AsyncTransaction(self.transport, token)
+
+    async def transact_get(
+        self,
+        gets: Sequence[tuple[Table | str, Mapping[str, Any]]],
+        *,
+        projection: Sequence[str | Path] | None = None,
+    ) -> list[Item | None]:
+        """TransactGetItems: the item (or None) of each ``(table, key)``, in order."""
+        result: list[Item | None] = await self.transport.arun(p_transact_get(gets, projection))
+        return result
 
     async def close(self) -> None:
         """Release the thread pool and the embedded engine."""
@@ -72,11 +93,20 @@ def connect(
     in_memory: bool = False,
     region: str | None = None,
     sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
 ) -> Database:
     """Open a store for asyncio; the arguments are :func:`tallydb.connect`'s.
     (Opening sends nothing, so it is not awaited.)"""
     return Database(
         open_transport(
-            endpoint, path=path, client=client, in_memory=in_memory, region=region, sync=sync
+            endpoint,
+            path=path,
+            client=client,
+            in_memory=in_memory,
+            region=region,
+            sync=sync,
+            timeout=timeout,
+            retries=retries,
         )
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any, TypeVar
 
 from tallydb.aio.database import Database
 from tallydb.aio.table import Table
 from tallydb.conditions import Condition
+from tallydb.indexes import Index
 from tallydb.model import ModelBase
 from tallydb.table import ConditionArg
 from tallydb.transport import Plan
@@ -64,16 +65,17 @@ class Model(ModelBase):
         range_condition: Condition | None = None,
         *,
         filter: ConditionArg = None,
-        index: str | None = None,
+        index: str | Index | None = None,
         limit: int | None = None,
         reverse: bool = False,
         consistent: bool = False,
     ) -> AsyncIterator[M]:
         """The items of one partition: ``async for c in Model.query(...)``."""
+        found = cls._index(index)
         async for item in cls.table().query(
-            cls._query_key(hash_value, range_condition),
+            cls._query_key(hash_value, range_condition, found),
             filter=filter,
-            index=index,
+            index=None if found is None else found.name,
             limit=limit,
             reverse=reverse,
             consistent=consistent,
@@ -82,19 +84,68 @@ class Model(ModelBase):
 
     @classmethod
     async def scan(
-        cls: type[M], filter: ConditionArg = None, *, limit: int | None = None
+        cls: type[M],
+        filter: ConditionArg = None,
+        *,
+        index: str | Index | None = None,
+        limit: int | None = None,
+        consistent: bool = False,
     ) -> AsyncIterator[M]:
-        """Every item of the table (matching ``filter``)."""
-        async for item in cls.table().scan(filter, limit=limit):
+        """Every item of the table or index (matching ``filter``)."""
+        found = cls._index(index)
+        async for item in cls.table().scan(
+            filter, index=None if found is None else found.name, limit=limit,
+            consistent=consistent,
+        ):
             yield cls.from_item(item)
+
+    @classmethod
+    async def count(
+        cls,
+        hash_value: Any = None,
+        range_condition: Condition | None = None,
+        *,
+        filter: ConditionArg = None,
+        index: str | Index | None = None,
+        consistent: bool = False,
+    ) -> int:
+        """How many items (see :meth:`tallydb.Model.count`)."""
+        found = cls._index(index)
+        key = None if hash_value is None else cls._query_key(hash_value, range_condition, found)
+        return await cls.table().count(
+            key, filter=filter, index=None if found is None else found.name, consistent=consistent
+        )
+
+    @classmethod
+    async def exists(cls, *key: Any, consistent: bool = False, **named_key: Any) -> bool:
+        """Whether an item with this key exists."""
+        result: bool = await cls._run(cls._p_exists(cls._key_of(key, named_key), consistent))
+        return result
+
+    @classmethod
+    async def batch_get(
+        cls: type[M], keys: Iterable[Any], *, consistent: bool = False
+    ) -> list[M]:
+        """The items with these keys that exist, in the order given."""
+        items = await cls.table().batch_get(cls._keys_of(keys), consistent=consistent)
+        return [cls.from_item(item) for item in items]
+
+    @classmethod
+    async def delete_table(cls) -> None:
+        """DeleteTable of the model's table."""
+        await cls._run(cls._db()._p_delete_table(cls.table_name()))
 
     async def save(self, *, condition: ConditionArg = None) -> None:
         """PutItem of the whole item (atomic counters reset to their start)."""
         await self._run(self._p_save(condition))
 
-    async def update(self, update: Update | None = None, *, condition: ConditionArg = None) -> None:
-        """UpdateItem: what you changed, ``update``, every atomic counter."""
+    async def update(
+        self: M, update: Update | None = None, *, condition: ConditionArg = None
+    ) -> M:
+        """UpdateItem: what you changed, ``update``, the extensions' actions,
+        every atomic counter; the refreshed instance."""
         await self._run(self._p_update(update, condition))
+        return self
 
     async def delete(self, *, condition: ConditionArg = None) -> None:
         """DeleteItem."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
+from tallydb.batch import AsyncBatchWriter, p_batch_get
+from tallydb.changes import Change, ChangeReader, streams_client_for
 from tallydb.conditions import Condition, Path
 from tallydb.convert import Item, Wire
 from tallydb.table import ConditionArg, KeySchema, ReturnValues, TableBase
@@ -167,3 +170,35 @@ class Table(TableBase):
     async def enable_ttl(self, attribute: str) -> None:
         """UpdateTimeToLive."""
         await self._run(self._p_enable_ttl(attribute))
+
+    def batch_writer(self) -> AsyncBatchWriter:
+        """BatchWriteItem, 25 at a time: ``async with table.batch_writer() as b:``."""
+        return AsyncBatchWriter(self)
+
+    async def batch_get(
+        self,
+        keys: Iterable[Mapping[str, Any]],
+        *,
+        consistent: bool = False,
+        projection: Sequence[str | Path] | None = None,
+    ) -> list[Item]:
+        """BatchGetItem, 100 keys a request: the items found, in the order of ``keys``."""
+        result: list[Item] = await self._run(p_batch_get(self, keys, consistent, projection))
+        return result
+
+    async def changes(self, after: str | None = None, *, follow: bool = False,
+                      poll: float = 1.0, latest: bool = False, streams: Any = None
+                      ) -> AsyncIterator[Change]:
+        """The table's stream records: ``async for change in table.changes()``
+        (see :meth:`tallydb.table.Table.changes`); requests go from a thread."""
+        client = streams or await asyncio.to_thread(streams_client_for, self.transport)
+        described = await self.describe()
+        reader = ChangeReader(client, lambda: described, self.name, after, latest)
+        while True:
+            batch = await asyncio.to_thread(reader.next_batch)
+            for change in batch:
+                yield change
+            if not batch:
+                if not follow or reader.finished:
+                    return
+                await asyncio.sleep(poll)

@@ -15,17 +15,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tallydb.api import _streams as streams
 from tallydb.api._limits import Limits
 from tallydb.api._shapes import check_request
 from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.errors import UnknownOperationException
-from tallydb.feed import Change, ChangeFeed
-from tallydb.storage import Store, TableRecord, Transaction
+from tallydb.feed import ChangeFeed
+from tallydb.storage import Store, Transaction
 
 __all__ = [
-    "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "Engine", "Limits",
-    "SpoiledBatchError", "check_expressions", "run",
+    "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL",
+    "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions", "run",
+    "target_of",
 ]
 
 Request = dict[str, Any]
@@ -38,27 +40,42 @@ def _operation_name(module_name: str) -> str:
     return "".join(part.capitalize() for part in module_name.split("_"))
 
 
-def _discover() -> dict[str, Operation]:
+#: The X-Amz-Target prefix of DynamoDB's own operations; a module serving
+#: another API (DynamoDB Streams) names its prefix as ``SERVICE``.
+DYNAMODB_SERVICE = "DynamoDB_20120810."
+
+
+def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
     operations: dict[str, Operation] = {}
+    targets: dict[str, str] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        operations[_operation_name(info.name)] = getattr(module, info.name)
-    return operations
+        name = _operation_name(info.name)
+        operations[name] = getattr(module, info.name)
+        targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
+    return operations, targets
 
 
-OPERATIONS: dict[str, Operation] = _discover()
+OPERATIONS, TARGETS = _discover()
+_TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+
+def target_of(operation: str) -> str:
+    """The X-Amz-Target an operation is served under."""
+    return _TARGET_OF.get(operation, DYNAMODB_SERVICE + operation)
 
 #: Operations that never write: a batch runs them without a savepoint.
 READ_ONLY = frozenset({
     "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
-    "DescribeTable", "ListTables", "DescribeTimeToLive",
+    "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
+    "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
 })
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
-WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
+WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem", "ExecuteStatement"})
 
 
 #: Operations that call ``check_request`` themselves, first, unless a request
@@ -91,31 +108,15 @@ class Engine:
         self._run: Callable[[Transaction, str, Request], Response] = (
             run if limits is None else limits.wrap(run))
         self.feed = ChangeFeed(self._listening)
+        with store.transaction() as txn:
+            streams.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
-            self.store.on_commit = self._publish if on else None
+            self.store.on_commit = self.feed.publish if on else None
             if on:  # a gap: no position from before is taken for one after
-                self.feed.next_seq()
-
-    def _publish(self, journal: list[tuple[TableRecord, bytes, bytes, Item | None, Item | None]]
-                 ) -> None:
-        """Turn a committed transaction's journal into the feed's changes."""
-        feed = self.feed
-        seq = feed.seq
-        names_of = self._key_names
-        changes = []
-        make = tuple.__new__
-        for record, hk, rk, old, new in journal:
-            names = names_of.get(record.id)
-            if names is None:
-                names = names_of[record.id] = tuple(
-                    k["AttributeName"] for k in record.description["KeySchema"])
-            seq += 1
-            changes.append(make(Change, (seq, record.name, hk, rk, old, new, names)))
-        feed.seq = seq
-        feed.publish(changes)
+                self.feed.skip()
 
     def call(self, operation: str, request: Request) -> Response:
         with self.store.transaction() as txn:
@@ -162,10 +163,15 @@ class Engine:
         in one transaction; how many were deleted.
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
-        while it returns ``limit`` (a backlog).
+        while it returns ``limit`` (a backlog). The same loop trims stream
+        records past their 24 hours (``_streams.trim``); the answer is the
+        larger of the two counts, so a backlog of either brings the next call.
         """
+        when = time.time() if now is None else now
         with self.store.transaction() as txn:
-            return sweep_expired(txn, time.time() if now is None else now, limit)
+            deleted = sweep_expired(txn, when, limit)
+            trimmed = streams.trim(txn, when, limit)
+        return max(deleted, trimmed)
 
     def close(self) -> None:
         self.store.close()

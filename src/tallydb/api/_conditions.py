@@ -8,6 +8,7 @@ from typing import Any
 
 from tallydb.errors import ConditionalCheckFailedException
 from tallydb.expressions import BoundCondition, Placeholders, from_expected
+from tallydb.expressions.legacy import check_conditional_operator
 from tallydb.values import Item
 
 
@@ -18,6 +19,7 @@ def condition_of(request: Mapping[str, Any], placeholders: Placeholders | None
     if text is not None and placeholders is not None:
         return placeholders.condition(text)
     expected = request.get("Expected")
+    check_conditional_operator(expected, request.get("ConditionalOperator"))
     if expected:
         return from_expected(expected, request.get("ConditionalOperator"))
     return None

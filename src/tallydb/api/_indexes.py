@@ -35,7 +35,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tallydb.api._streams import CAPTURE, capture
 from tallydb.errors import ValidationException
+from tallydb.feed import Change
 from tallydb.storage import TableRecord, Transaction
 from tallydb.values import Item, encode_key_value, item_size
 
@@ -64,6 +66,9 @@ NESTED_INDEX_KEY = (
 )
 
 KeyAttributes = tuple[tuple[str, str], ...]
+#: ``Change(...)`` without its Python-level ``__new__`` (half the cost, on
+#: every write while the feed has listeners).
+_new_tuple = tuple.__new__
 #: Write (or read) units per index, by (kind, name): what ConsumedCapacity reports.
 IndexUnits = dict[tuple[str, str], float]
 
@@ -264,6 +269,8 @@ def write_item(
     old: Item | None,
     new: Item | None,
     encoded: bytes | None = None,
+    *,
+    by_service: bool = False,
 ) -> IndexUnits | None:
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
@@ -272,10 +279,16 @@ def write_item(
 
     While the change feed has listeners (``tallydb.feed``), records the
     change on the transaction: one entry per item write, none for a write
-    that leaves the item as it was."""
+    that leaves the item as it was. While the table's stream is enabled,
+    writes the change's stream record in the same transaction
+    (``_streams``); ``by_service``: the write is DynamoDB's own (TTL)."""
     journal = txn.journal
-    if journal is not None and old != new:
-        journal.append((record, hk, rk, old, new))
+    stream = record.description.get(CAPTURE)
+    if (journal is not None or stream is not None) and old != new:
+        if journal is not None:
+            journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
+        if stream is not None:
+            capture(txn, record, stream, old, new, by_service)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:

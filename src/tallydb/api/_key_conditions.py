@@ -15,6 +15,7 @@ from typing import Any
 from tallydb.api._tables import KeySchema
 from tallydb.errors import ValidationException
 from tallydb.expressions import BoundKeyCondition
+from tallydb.expressions.legacy import check_operands
 from tallydb.values import (
     AttributeValue,
     Item,
@@ -45,23 +46,6 @@ START_OUTSIDE = "The provided starting key is outside query boundaries based on 
 START_RANGE = "The provided starting key does not match the range key predicate"
 START_ONE_ROW = "The query can return at most one row and cannot be restarted"
 
-#: Legacy ComparisonOperator -> (argument count, or None for "one or more";
-#: the AttributeValue types it takes, or None for any scalar or set).
-_LEGACY: dict[str, tuple[int | None, tuple[str, ...]]] = {
-    "EQ": (1, ("S", "N", "B", "SS", "NS", "BS")),
-    "NE": (1, ("S", "N", "B", "SS", "NS", "BS")),
-    "LE": (1, ("S", "N", "B")),
-    "LT": (1, ("S", "N", "B")),
-    "GE": (1, ("S", "N", "B")),
-    "GT": (1, ("S", "N", "B")),
-    "CONTAINS": (1, ("S", "N", "B")),
-    "NOT_CONTAINS": (1, ("S", "N", "B")),
-    "BEGINS_WITH": (1, ("S", "B")),
-    "IN": (None, ("S", "N", "B")),
-    "BETWEEN": (2, ("S", "N", "B")),
-    "NULL": (0, ()),
-    "NOT_NULL": (0, ()),
-}
 _NOT_INDEXABLE = frozenset({"NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"})
 
 
@@ -76,10 +60,6 @@ class KeyTerm:
     values: tuple[AttributeValue, ...]
 
 
-def _type_of(av: AttributeValue) -> str:
-    return next(iter(av))
-
-
 def check_conditions(conditions: Any, *, wording: Wording = "current") -> dict[str, Any]:
     """Legacy conditions (KeyConditions, QueryFilter, ScanFilter) checked the
     way DynamoDB checks them before it reads the table; returned with their
@@ -89,22 +69,7 @@ def check_conditions(conditions: Any, *, wording: Wording = "current") -> dict[s
         op = condition.get("ComparisonOperator")
         values = [validate_value(av, wording=wording)
                   for av in condition.get("AttributeValueList") or ()]
-        count, types = _LEGACY[op]
-        if (count is None and not values) or (count is not None and len(values) != count):
-            raise ValidationException(
-                f"{_INVALID}Invalid number of argument(s) for the {op} ComparisonOperator")
-        if values and any(_type_of(v) != _type_of(values[0]) for v in values):
-            raise ValidationException(
-                _INVALID + "AttributeValues inside AttributeValueList must be of same type")
-        for value in values:
-            if _type_of(value) not in types:
-                raise ValidationException(
-                    f"{_INVALID}ComparisonOperator {op} is not valid for {_type_of(value)} "
-                    "AttributeValue type")
-        if op == "BETWEEN" and (compare_values(values[0], values[1]) or 0) > 0:
-            raise ValidationException(
-                "The BETWEEN condition was provided a range where the lower bound is greater "
-                "than the upper bound")
+        check_operands(op, values)
         checked[name] = {"ComparisonOperator": op, "AttributeValueList": values}
     return checked
 

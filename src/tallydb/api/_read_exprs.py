@@ -25,6 +25,7 @@ from tallydb.api._key_conditions import (
 from tallydb.api._params import EXPRESSION_PARAMETERS, placeholders
 from tallydb.errors import ValidationException
 from tallydb.expressions import from_attributes_to_get, from_expected
+from tallydb.expressions.legacy import check_conditional_operator
 from tallydb.values import Item, Wording, messages, validate_value
 
 START_INVALID = "The provided starting key is invalid: {}"
@@ -81,6 +82,8 @@ def read_expressions(request: dict[str, Any], *, operation: str) -> ReadExpressi
     bound = placeholders(request, expression_params, legacy_params, wording=wording)
     legacy_filter_name = "QueryFilter" if operation == "Query" else "ScanFilter"
     legacy_filter = request.get(legacy_filter_name)
+    if bound is None:
+        check_conditional_operator(legacy_filter, request.get("ConditionalOperator"))
     if legacy_filter is not None:
         legacy_filter = check_conditions(legacy_filter, wording=wording)
     attributes_to_get = request.get("AttributesToGet")

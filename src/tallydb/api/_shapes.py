@@ -6,7 +6,8 @@ order:
 1. JSON types (SerializationException). A member whose JSON type cannot be
    read as the model's type stops the request at once, with the message
    DynamoDB's JSON layer gives. Unknown members are ignored, as DynamoDB
-   ignores them, and a JSON ``null`` counts as absent.
+   ignores them, and a JSON ``null`` member counts as absent (a null in a
+   list or as a map's value is a violation below).
 2. Constraints (ValidationException). Every violated ``required``, ``enum``,
    ``min``/``max`` and ``pattern`` of the model is collected and answered as
    ONE message, "N validation error(s) detected: Value ... at 'path' failed to
@@ -42,7 +43,7 @@ of DynamoDB's requests lies outside an AttributeValue).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import botocore.session
@@ -120,6 +121,11 @@ _CAST = (
     "and java.lang.Class are in module java.base of loader 'bootstrap')"
 )
 _JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810."
+
+#: A null in a list or as a map's value: Jackson keeps it (only a structure's
+#: member reads as absent), and the model's members never allow one. The
+#: closest documented wording, DynamoDB's for a missing required member.
+NOT_NULL = "Member must not be null"
 
 Violation = tuple[tuple[int, ...], str, str, str]
 """(sort key, path relative to the checked value, rendered value, constraint)."""
@@ -199,6 +205,25 @@ class _Node:
         return []
 
 
+#: How much of a list or map a violation echoes before it stops with "...".
+#: DynamoDB echoes the whole value; a request of 150,000 entries would then
+#: get an error body of tens of MB, built on the event loop. tallydb's bound.
+MAX_RENDERED = 2048
+
+
+def _joined(parts: Iterator[str], opening: str, closing: str) -> str:
+    """``opening + ", ".join(parts) + closing``, cut after ``MAX_RENDERED``."""
+    shown: list[str] = []
+    size = 0
+    for part in parts:
+        if size > MAX_RENDERED:
+            shown.append("...")
+            break
+        shown.append(part)
+        size += len(part) + 2
+    return opening + ", ".join(shown) + closing
+
+
 def _render_plain(value: Any) -> str:
     if value is None:
         return "null"
@@ -207,9 +232,9 @@ def _render_plain(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, list):
-        return "[" + ", ".join(_render_plain(v) for v in value) + "]"
+        return _joined((_render_plain(v) for v in value), "[", "]")
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}={_render_plain(v)}" for k, v in value.items()) + "}"
+        return _joined((f"{k}={_render_plain(v)}" for k, v in value.items()), "{", "}")
     return str(value)
 
 
@@ -407,7 +432,10 @@ class _List(_Node):
         found: list[Violation] | None = None
         member = self.member
         for i, item in enumerate(value):
-            if item is None:
+            if item is None:  # a null element is kept, so it must be refused
+                if found is None:
+                    found = []
+                found.append(((1, i), f"{i + 1}.member", "null", NOT_NULL))
                 continue
             errs = member.check(item)
             if errs:
@@ -431,7 +459,9 @@ class _List(_Node):
         return found
 
     def render(self, value: Any) -> str:
-        return "[" + ", ".join(self.member.render(v) for v in value) + "]"
+        if type(value) is not list:
+            return _render_plain(value)
+        return _joined((self.member.render(v) for v in value), "[", "]")
 
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
@@ -467,17 +497,22 @@ class _Map(_Node):
             # a JSON type.
             kind = value_node.kind
             for item in value.values():
-                if type(item) is not kind and item is not None:
+                if type(item) is not kind:
+                    if item is None:
+                        break  # refused below
                     value_node.check(item)  # raises the JSON layer's message
-            n = len(value)
-            if (self.low is None or n >= self.low) and (self.high is None or n <= self.high):
-                return None
+            else:
+                n = len(value)
+                if (self.low is None or n >= self.low) and (
+                        self.high is None or n <= self.high):
+                    return None
         found: list[Violation] | None = None
-        bad_key = bad_value = False
+        bad_key = bad_value = null_value = False
         for i, (k, item) in enumerate(value.items()):
             if key_node.check(k):
                 bad_key = True
-            if item is None:
+            if item is None:  # a null value is kept, so it must be refused
+                null_value = True
                 continue
             errs = value_node.check(item)
             if errs:
@@ -491,7 +526,7 @@ class _Map(_Node):
         n = len(value)
         too_few = self.low is not None and n < self.low
         too_many = self.high is not None and n > self.high
-        if bad_key or bad_value or too_few or too_many:
+        if bad_key or bad_value or null_value or too_few or too_many:
             if found is None:
                 found = []
             shown = self.render(value)
@@ -504,13 +539,16 @@ class _Map(_Node):
             if bad_key:
                 found.append(((1, 0), "", shown, "Map keys must satisfy constraint: ["
                               + ", ".join(key_node.limits()) + "]"))
-            if bad_value:
+            if bad_value or null_value:
+                limits = [NOT_NULL] * null_value + value_node.limits() * bad_value
                 found.append(((1, 1), "", shown, "Map value must satisfy constraint: ["
-                              + ", ".join(value_node.limits()) + "]"))
+                              + ", ".join(limits) + "]"))
         return found
 
     def render(self, value: Any) -> str:
-        return "{" + ", ".join(f"{k}={self.value.render(v)}" for k, v in value.items()) + "}"
+        if type(value) is not dict:
+            return _render_plain(value)
+        return _joined((f"{k}={self.value.render(v)}" for k, v in value.items()), "{", "}")
 
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
@@ -559,7 +597,7 @@ class _Structure(_Node):
                 if found is None:
                     found = []
                 position, camel = members[name][0], members[name][1]
-                found.append(((position, -1), camel, "null", "Member must not be null"))
+                found.append(((position, -1), camel, "null", NOT_NULL))
         return found
 
     def render(self, value: Any) -> str:
@@ -748,7 +786,7 @@ class _Quick:
                     return False
             elif how == _VALUE_MAP:
                 for value in item.values():
-                    if type(value) is not dict and value is not None:
+                    if type(value) is not dict:
                         return False
             else:
                 try:

@@ -59,6 +59,6 @@ def sweep_expired(txn: Transaction, now: float, limit: int = SWEEP_BATCH) -> int
             hk, rk = table.keys.encode(entry)
             old = txn.get_item(record, hk, rk)
             if old is not None:
-                write_item(txn, record, table.indexes, hk, rk, old, None)
+                write_item(txn, record, table.indexes, hk, rk, old, None, by_service=True)
                 deleted += 1
     return deleted

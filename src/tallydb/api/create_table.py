@@ -23,6 +23,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+from tallydb.api import _streams as streams
 from tallydb.api._shapes import constraint_error as _constraint_error
 from tallydb.api._shapes import render_value, violation
 from tallydb.api.describe_table import ACCOUNT, REGION, public_description, table_arn
@@ -401,14 +402,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["GlobalSecondaryIndexes"] = described
     stream = request.get("StreamSpecification")
     if stream is not None and stream["StreamEnabled"]:
-        millis = int(now * 1000) % 1000
-        label = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{millis:03d}"
-        description["StreamSpecification"] = {
-            "StreamEnabled": True,
-            "StreamViewType": stream["StreamViewType"],
-        }
-        description["LatestStreamLabel"] = label
-        description["LatestStreamArn"] = f"{table_arn(name)}/stream/{label}"
+        streams.enable(description, stream["StreamViewType"], now)
     sse = request.get("SSESpecification")
     if sse is not None and sse.get("Enabled"):
         key = sse.get("KMSMasterKeyId") or "alias/aws/dynamodb"  # the AWS managed key
@@ -456,6 +450,8 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         for index in description.get(member, ()):
             record = txn.create_index(record, index["IndexName"])
+    if streams.CAPTURE in description:
+        record = streams.with_source(txn, record)
     created = public_description(description, status="CREATING", index_status="CREATING")
     summary = created.get("BillingModeSummary")
     if summary is not None:  # CreateTable's answer has no switch time yet (catalogue 2026)

@@ -28,6 +28,9 @@ from tallydb.values import Item, item_size, validate_item
 
 
 def _projection(get: dict[str, Any]) -> Callable[[Item], Item] | None:
+    # Get has no ExpressionAttributeValues member: one sent is ignored, as
+    # DynamoDB ignores members its model lacks.
+    get = {name: value for name, value in get.items() if name != "ExpressionAttributeValues"}
     bound = placeholders(get, ("ProjectionExpression",), (), wording="older")
     if bound is None:
         return None

@@ -50,6 +50,11 @@ from tallydb.storage import Transaction
 from tallydb.values import Item, check_item_size, item_size, validate_item
 
 KINDS = ("Put", "Update", "Delete", "ConditionCheck")
+#: DynamoDB's limit on the aggregate size of a transaction's items.
+MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
+#: DynamoDB's exact wording is not on record: this is its documentation's
+#: sentence for the limit (API reference, TransactWriteItems).
+TRANSACTION_TOO_BIG = "The aggregate size of the items in the transaction cannot exceed 4 MB."
 _EXPRESSIONS = {
     "Put": ("ConditionExpression",),
     "Update": ("UpdateExpression", "ConditionExpression"),
@@ -134,6 +139,8 @@ def _evaluate(txn: Transaction, action: Action) -> dict[str, Any]:
 
 def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     actions = [_parse(entry) for entry in request.get("TransactItems") or ()]
+    if sum(item_size(action.item_or_key) for action in actions) > MAX_TRANSACTION_BYTES:
+        raise ValidationException(TRANSACTION_TOO_BIG)
     for action in actions:
         action.table = get_table(txn, action.body.get("TableName"))
     for action in actions:
@@ -155,7 +162,7 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
         if remembered is not None:
             return _replayed(request, remembered)
 
-    reasons = [_evaluate(txn, action) for action in actions]
+    reasons = _reasons(txn, actions)
     if any(reason["Code"] != "None" for reason in reasons):
         raise TransactionCanceledException(reasons)
 
@@ -181,6 +188,19 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
         response["ConsumedCapacity"] = writes.entries(
             request.get("ReturnConsumedCapacity"), kind="Write")
     return response
+
+
+def _reasons(txn: Transaction, actions: list[Action]) -> list[dict[str, Any]]:
+    """Each action's cancellation reason, in order. DynamoDB stops at the
+    first ValidationError: the actions after it are reported as None,
+    unexamined."""
+    reasons = []
+    stopped = False
+    for action in actions:
+        reason = none_reason() if stopped else _evaluate(txn, action)
+        stopped = stopped or reason["Code"] == "ValidationError"
+        reasons.append(reason)
+    return reasons
 
 
 def _replayed(request: dict[str, Any], remembered: _tokens.Remembered) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 deletion protection and table class, with DynamoDB's rules and messages.
 
 Sources: dynalite's tests (recorded against DynamoDB), the cortexproject
-issue #441 log (the "will not change" text), nubo-db/dynamodb-conformance
+bug-report log (the "will not change" text), nubo-db/dynamodb-conformance
 (2026) and its catalogue of DynamoDB's messages (2026).
 
 The change applies at once. As DynamoDB does, the answer to a throughput or
@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.api import _streams as streams
 from tallydb.api._gsi_updates import (
     GsiChanges,
     answer,
@@ -59,7 +60,7 @@ _ALONE = {
     "WarmThroughput": "WarmThroughput",
 }
 _UNSUPPORTED = (
-    "StreamSpecification", "SSESpecification", "ReplicaUpdates",
+    "SSESpecification", "ReplicaUpdates",
     "GlobalTableWitnessUpdates", "MultiRegionConsistency",
 )
 
@@ -246,12 +247,16 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         }
     if request.get("WarmThroughput") is not None:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
+    if request.get("StreamSpecification") is not None:
+        streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
     updated = record.with_description(description)
     txn.update_table(updated)
     updated = store_changes(txn, updated, gsis)
+    if streams.CAPTURE in description:
+        updated = streams.with_source(txn, updated)
     counts = txn.count_items(record)
     online = gsis.create is not None or gsis.delete is not None
     if capacity_changed and not online:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tallydb.feed import Change
@@ -49,8 +49,9 @@ def item_id(change: Change) -> ItemId:
 
 
 class HotKeys:
-    """Feed ``record`` with committed changes (a ``ChangeFeed`` listener)
-    and ``throttled`` with refused requests; ``top()`` gives the panel."""
+    """Feed ``record`` with committed writes (the live hub's coalesced
+    changes) and ``throttled`` with refused requests; ``top()`` gives the
+    panel."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
@@ -62,22 +63,23 @@ class HotKeys:
         self._throttles: dict[tuple[str, bytes], int] = {}
         self._throttle_window: dict[tuple[str, bytes], list[int]] = {}
 
-    def record(self, changes: Sequence[Change]) -> None:
+    def record(self, counted: Iterable[tuple[Change, int]]) -> None:
+        """Count writes: each item's latest change and how many it had."""
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
         current = self._current
-        for change in changes:
-            key = (change.table, change.hk, change.rk)
-            count = current.get(key)
-            if count is not None:
-                current[key] = count + 1
+        for change, count in counted:
+            key = (change.record.name, change.hk, change.rk)
+            previous = current.get(key)
+            if previous is not None:
+                current[key] = previous + count
             elif len(current) < SECOND_KEYS or self._evict_a_single():
-                current[key] = 1
+                current[key] = count
                 self._first[key] = change
 
     def _evict_a_single(self) -> bool:
-        """Make room for a new item by dropping one seen once this second."""
+        """Make room for a new item by dropping one written once this second."""
         for key, count in self._current.items():
             if count == 1:
                 del self._current[key]

@@ -24,6 +24,7 @@ most ``LIFETIME`` seconds; the page reconnects (and resumes) by itself.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -51,11 +52,11 @@ class Sink(Protocol):
     def close(self) -> None: ...
 
 
-def _event(old: object, new: object) -> str:
+def _event(absent_before: bool, new: object) -> str:
     """The eventName of an item's changes taken together."""
-    if old is None:
-        return INSERT
-    return REMOVE if new is None else MODIFY
+    if new is None:
+        return REMOVE
+    return INSERT if absent_before else MODIFY
 
 
 def event(name: str, data: Any, seq: int | None = None) -> bytes:
@@ -66,11 +67,13 @@ def event(name: str, data: Any, seq: int | None = None) -> bytes:
 
 
 class _Frame(NamedTuple):
-    """A ``changes`` event as sent to pages that watch every table."""
+    """A ``changes`` event: the changes of seq ``first`` to ``last``,
+    coalesced per item, by table; ``data`` as pages that watch every table
+    get it."""
 
     first: int
     last: int
-    tables: frozenset[str]
+    by_table: dict[str, list[dict[str, Any]]]
     data: bytes
 
 
@@ -111,8 +114,21 @@ class LiveStream:
             sink.write(event("resync", {"seq": self.hub.feed.seq}))
         sink.write(frame)
 
-    def wants(self, table: str) -> bool:
-        return self.tables is None or table in self.tables
+    def send_changes(self, frame: _Frame) -> None:
+        """Send ``frame``'s changes of the tables this page watches, if any."""
+        tables = self.tables
+        if tables is None:
+            self.send(frame.data)
+            return
+        entries = [e for table in tables & frame.by_table.keys() for e in frame.by_table[table]]
+        if entries:
+            self.send(event("changes", {"seq": frame.last, "changes": entries}, frame.last))
+
+    def hotkeys_frame(self, top: list[dict[str, Any]]) -> bytes:
+        """The hot-keys event, of the tables this page watches only."""
+        tables = self.tables
+        keys = top if tables is None else [entry for entry in top if entry["table"] in tables]
+        return event("hotkeys", {"window": 60, "keys": keys})
 
     def close(self) -> None:
         if self.sink is not None:
@@ -128,7 +144,12 @@ class LiveHub:
         self.loop = loop
         self.hotkeys = hotkeys if hotkeys is not None else HotKeys()
         self.streams: set[LiveStream] = set()
-        self._pending: list[Change] = []
+        #: the changes since the last frame, per item: [whether the item
+        #: was absent before the first, the last change, how many]
+        self._latest: dict[tuple[str, bytes, bytes], list[Any]] = {}
+        #: the sequence numbers of the first and last change in _latest
+        self._frame_first = self._frame_last = 0
+        self._lock = threading.Lock()  # the writer's thread fills _latest, the loop empties it
         self._throttles: list[tuple[str, bytes]] = []
         self._ring: deque[_Frame] = deque(maxlen=RING)
         #: the feed's sequence number when listening began: every change
@@ -140,8 +161,22 @@ class LiveHub:
 
     # -- on the writer's thread ----------------------------------------------
 
-    def _listen(self, changes: Sequence[Change]) -> None:
-        self._pending.extend(changes)
+    def _listen(self, first: int, changes: Sequence[Change]) -> None:
+        """Coalesce at once: an item's earlier images are dropped as its
+        next change arrives, so nothing piles up for the collector."""
+        with self._lock:
+            latest = self._latest
+            if not latest:
+                self._frame_first = first
+            self._frame_last = first + len(changes) - 1
+            for change in changes:
+                key = (change.record.name, change.hk, change.rk)
+                entry = latest.get(key)
+                if entry is None:
+                    latest[key] = [change.old is None, change, 1]
+                else:
+                    entry[1] = change
+                    entry[2] += 1
 
     def throttled(self, table: str, hk: bytes) -> None:
         """``Limits.on_throttle``: a request on this partition was refused."""
@@ -158,7 +193,7 @@ class LiveHub:
         """A stream for a page that asked for ``tables`` (None: all), having
         seen changes up to ``last_seen`` (its Last-Event-ID)."""
         if self._unsubscribe is None:
-            self._pending = []
+            self._latest = {}
             self._ring.clear()
             self._unsubscribe = self.feed.subscribe(self._listen)
             self._framed_from = self.feed.seq
@@ -170,7 +205,7 @@ class LiveHub:
         stream.send(event("hello", {"seq": self.feed.seq}))
         if stream.last_seen is not None:
             self._replay(stream, stream.last_seen)
-        stream.send(event("hotkeys", {"window": 60, "keys": self.hotkeys.top()}))
+        stream.send(stream.hotkeys_frame(self.hotkeys.top()))
         if self._task is None:
             self._task = self.loop.create_task(self._run())
 
@@ -187,8 +222,7 @@ class LiveHub:
             stream.send(event("resync", {"seq": self.feed.seq}))
             return
         for frame in frames:
-            if stream.tables is None or stream.tables & frame.tables:
-                stream.send(frame.data)
+            stream.send_changes(frame)
 
     async def _run(self) -> None:
         last_hotkeys = last_beat = time.monotonic()
@@ -200,9 +234,11 @@ class LiveHub:
                 if now - last_hotkeys >= HOTKEYS_EVERY:
                     last_hotkeys = now
                     if self.streams:
-                        frame = event("hotkeys", {"window": 60, "keys": self.hotkeys.top()})
+                        top = self.hotkeys.top()
+                        frame = event("hotkeys", {"window": 60, "keys": top})
                         for stream in list(self.streams):
-                            stream.send(frame)
+                            stream.send(frame if stream.tables is None
+                                        else stream.hotkeys_frame(top))
                 if now - last_beat >= HEARTBEAT:
                     last_beat = now
                     for stream in list(self.streams):
@@ -220,44 +256,32 @@ class LiveHub:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._pending = []
+        with self._lock:
+            self._latest = {}
 
     def _flush(self) -> None:
         """Send the changes since the last frame, coalesced per item."""
         throttles, self._throttles = self._throttles, []
         for table, hk in throttles:
             self.hotkeys.throttled(table, hk)
-        pending, self._pending = self._pending, []
-        if not pending:
+        with self._lock:
+            latest, self._latest = self._latest, {}
+            first, seq = self._frame_first, self._frame_last
+        if not latest:
             return
-        self.hotkeys.record(pending)
-        latest: dict[Any, list[Any]] = {}  # item -> [its first change, its last, count]
-        for change in pending:
-            key = (change.table, change.hk, change.rk)
-            entry = latest.get(key)
-            if entry is None:
-                latest[key] = [change, change, 1]
-            else:
-                entry[1] = change
-                entry[2] += 1
-        seq = pending[-1].seq
+        entries = list(latest.values())
+        self.hotkeys.record((change, count) for _, change, count in entries)
         by_table: dict[str, list[dict[str, Any]]] = {}
-        for first, change, count in latest.values():
+        for absent, change, count in entries:
             by_table.setdefault(change.table, []).append({
                 "table": change.table, "keys": change.keys,
-                "event": _event(first.old, change.new),
+                "event": _event(absent, change.new),
                 "new": change.new, "count": count})
-        tables = frozenset(by_table)
-        frame = event("changes", {"seq": seq, "changes": [
-            entry for entries in by_table.values() for entry in entries]}, seq)
-        self._ring.append(_Frame(pending[0].seq, seq, tables, frame))
+        frame = _Frame(first, seq, by_table, event("changes", {"seq": seq, "changes": [
+            entry for entries in by_table.values() for entry in entries]}, seq))
+        self._ring.append(frame)
         for stream in list(self.streams):
-            if stream.tables is None:
-                stream.send(frame)
-            elif stream.tables & tables:
-                stream.send(event("changes", {"seq": seq, "changes": [
-                    entry for table in stream.tables & tables for entry in by_table[table]]},
-                    seq))
+            stream.send_changes(frame)
 
     def close(self) -> None:
         for stream in list(self.streams):

@@ -13,11 +13,11 @@ any SDK. Only what the API cannot give has a route here:
 ====================================  ==========================================
 
 With credentials, the two endpoints that carry data or run the parser
-need a SigV4-signed request, as ``POST /`` does (``verify``). Whatever the
-credentials, a request that a browser sent from another site is refused
-(the ``Sec-Fetch-Site`` / ``Origin`` rule), so a web page the user happens
-to visit cannot read the feed; and without credentials the ``Host`` must be
-one this server answers to, so DNS rebinding cannot either.
+need a SigV4-signed request, as ``POST /`` does (``verify``). Without
+credentials, the server's origin rule (``server/origin.py``, applied to
+every request before it is routed) refuses what a browser sends from
+another site or to a foreign ``Host``, so a web page the user happens to
+visit cannot read the feed, not even by DNS rebinding.
 
 Nothing here knows HTTP beyond these small request and response records:
 the server turns them into bytes (``server/console_http.py``).
@@ -41,9 +41,6 @@ from tallydb.errors import DynamoDBError
 PREFIX = "/console"
 CSP = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
        "base-uri 'none'; form-action 'none'")
-_SAFE_SITES = frozenset({"same-origin", "none"})
-_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-_EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
 
 
 @dataclass
@@ -66,7 +63,8 @@ class ConsoleResponse:
     stream: LiveStream | None = None
 
 
-Verify = Callable[[ConsoleRequest], None]
+#: Checks a signed request; returns the tables its key may see (None: all).
+Verify = Callable[[ConsoleRequest], frozenset[str] | None]
 
 
 def _json(status: int, body: Any) -> ConsoleResponse:
@@ -77,8 +75,6 @@ def _error(error: DynamoDBError) -> ConsoleResponse:
     return _json(error.status, error.to_wire())
 
 
-FORBIDDEN = _json(403, {"__type": "com.amazonaws.dynamodb.v20120810#AccessDeniedException",
-                        "message": "Cross-site requests to the console are refused"})
 NOT_FOUND = _json(404, {"message": "Not found"})
 NOT_ALLOWED = _json(405, {"message": "Method not allowed"})
 
@@ -87,11 +83,9 @@ class Console:
     """The console's routes over one engine's change feed."""
 
     def __init__(self, hub: LiveHub, *, verify: Verify | None = None,
-                 hosts: frozenset[str] = frozenset(), emulate_limits: bool = False) -> None:
+                 emulate_limits: bool = False) -> None:
         self.hub = hub
         self.verify = verify
-        #: Host names the server answers to without credentials (besides loopback).
-        self.hosts = hosts
         self.emulate_limits = emulate_limits
         self.files: dict[str, StaticFile] = load_static()
 
@@ -99,8 +93,6 @@ class Console:
         path = request.path
         if path == PREFIX:
             return ConsoleResponse(302, headers=[("Location", PREFIX + "/")])
-        if not self._same_site(request):
-            return FORBIDDEN
         rest = path[len(PREFIX):]
         if rest == "/" or rest.startswith("/static/"):
             if request.method not in ("GET", "HEAD"):
@@ -112,13 +104,18 @@ class Console:
         if rest == "/events":
             if request.method != "GET":
                 return NOT_ALLOWED
-            return self._authorized(request) or self._events(request)
+            try:
+                visible = self._visible(request)
+            except DynamoDBError as error:
+                return _error(error)
+            return self._events(request, visible)
         if rest == "/api/parse":
             if request.method != "POST":
                 return NOT_ALLOWED
-            denied = self._authorized(request)
-            if denied is not None:
-                return denied
+            try:
+                self._visible(request)
+            except DynamoDBError as error:
+                return _error(error)
             try:
                 body = orjson.loads(request.body or b"{}")
             except orjson.JSONDecodeError:
@@ -126,31 +123,10 @@ class Console:
             return _json(*parse(body))
         return NOT_FOUND
 
-    def _same_site(self, request: ConsoleRequest) -> bool:
-        """Refuse what a browser sent from another site, and (without
-        credentials) a Host this server does not answer to."""
-        headers = request.headers
-        site = headers.get("sec-fetch-site")
-        host = headers.get("host", "")
-        if site is not None and site not in _SAFE_SITES:
-            return False
-        origin = headers.get("origin")
-        if origin is not None and origin.partition("://")[2] != host:
-            return False
-        if self.verify is None and not self.hosts & _EVERY_ADDRESS:
-            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if name and name not in _LOOPBACK_NAMES and name not in self.hosts:
-                return False
-        return True
-
-    def _authorized(self, request: ConsoleRequest) -> ConsoleResponse | None:
-        if self.verify is None:
-            return None
-        try:
-            self.verify(request)
-        except DynamoDBError as error:
-            return _error(error)
-        return None
+    def _visible(self, request: ConsoleRequest) -> frozenset[str] | None:
+        """The tables the request's key may see (None: all); DynamoDB's
+        error for a request that is not signed by a known key."""
+        return None if self.verify is None else self.verify(request)
 
     def _file(self, name: str, request: ConsoleRequest) -> ConsoleResponse:
         found = self.files.get(name)
@@ -164,14 +140,19 @@ class Console:
         body = b"" if request.method == "HEAD" else found.body
         return ConsoleResponse(200, body, found.content_type.decode(), headers)
 
-    def _events(self, request: ConsoleRequest) -> ConsoleResponse:
+    def _events(self, request: ConsoleRequest, visible: frozenset[str] | None
+                ) -> ConsoleResponse:
+        """The live feed of the tables asked for (all by default), never of
+        a table the key may not see."""
         query = parse_qs(request.query)
-        tables = None
+        tables = visible
         if query.get("tables"):
             tables = frozenset(t for t in ",".join(query["tables"]).split(",") if t)
+            if visible is not None:
+                tables &= visible
         last = request.headers.get("last-event-id") or "".join(query.get("lastEventId", ()))
         last_seen = int(last) if last.isdigit() else None
-        stream = self.hub.open(tables or None, last_seen)
+        stream = self.hub.open(tables, last_seen)
         return ConsoleResponse(200, content_type="text/event-stream", headers=[
             ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
             ("X-Content-Type-Options", "nosniff")], stream=stream)

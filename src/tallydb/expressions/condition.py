@@ -26,6 +26,7 @@ from tallydb.expressions.messages import (
     not_distinct,
     undefined_name,
     undefined_value,
+    wrong_comparison_operand_type,
     wrong_operand_type,
 )
 from tallydb.expressions.parser import parse_condition
@@ -150,6 +151,13 @@ def _types(check: FunctionCheck, values: Values) -> str | None:
     return None
 
 
+def _ordered(check: FunctionCheck, values: Values) -> str | None:
+    kind = next(iter(values[check.ref]))
+    if kind not in ("S", "N", "B"):
+        return wrong_comparison_operand_type(check.function, kind)
+    return None
+
+
 def _type_name(check: FunctionCheck, values: Values) -> str | None:
     value = values[check.ref]
     kind = next(iter(value))
@@ -173,6 +181,7 @@ def _between(check: FunctionCheck, values: Values) -> str | None:
 _FUNCTION_CHECKS: dict[str, Callable[[FunctionCheck, Values], str | None]] = {
     "static": _static,
     "types": _types,
+    "ordered": _ordered,
     "type_name": _type_name,
     "between": _between,
 }

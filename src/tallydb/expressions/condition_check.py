@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tallydb.expressions import ast
+from tallydb.expressions.functions import CONDITION_FUNCTIONS, MAX_OPERATORS, UPDATE_FUNCTIONS
 from tallydb.expressions.messages import (
     ALL_TYPES_SET,
     REDUNDANT_PARENS,
@@ -30,16 +31,7 @@ from tallydb.expressions.messages import (
 from tallydb.expressions.parser import ParsedCondition
 from tallydb.expressions.reserved import is_reserved
 
-CONDITION_FUNCTIONS = {
-    "attribute_exists": 1,
-    "attribute_not_exists": 1,
-    "attribute_type": 2,
-    "begins_with": 2,
-    "contains": 2,
-    "size": 1,
-}
 MAX_IN_OPERANDS = 100
-MAX_OPERATORS = 300
 VALID_TYPES = frozenset({"S", "N", "B", "NULL", "SS", "BOOL", "L", "BS", "NS", "M"})
 
 
@@ -52,6 +44,8 @@ class FunctionCheck:
     - ``types``: the operand ``ref`` must not be of a type in ``banned``
       (``allowed`` when non-empty lists the only types it may be);
     - ``type_name``: ``ref`` must be a String naming a DynamoDB type;
+    - ``ordered``: ``ref`` is an operand of ``function``, an ordering
+      comparison, and must be a String, Number or Binary;
     - ``between``: ``ref`` and ``other`` are BETWEEN's bounds.
     """
 
@@ -130,8 +124,11 @@ class _Walker:
             self.operands(node.left, node.right)
             if isinstance(node.left, ast.Path) and isinstance(node.right, ast.Path):
                 self.atomic.distinct.append((node.op, node.left, node.right))
+            if node.op not in ("=", "<>"):
+                self.orderable(node.op, node.left, node.right)
         elif isinstance(node, ast.Between):
             self.operands(node.operand, node.low, node.high)
+            self.orderable("BETWEEN", node.operand, node.low, node.high)
             if isinstance(node.low, ast.ValueRef) and isinstance(node.high, ast.ValueRef):
                 self.atomic.functions.append(FunctionCheck("between", "BETWEEN",
                                                            ref=node.low.ref,
@@ -147,6 +144,13 @@ class _Walker:
         for operand in operands:
             if isinstance(operand, ast.Call) and operand.name != "size":
                 self.misuse(operand.name)
+
+    def orderable(self, operator: str, *operands: ast.Operand) -> None:
+        """A value an ordering comparison takes must be a String, Number or
+        Binary: another type is the request's mistake, not a false condition."""
+        for operand in operands:
+            if isinstance(operand, ast.ValueRef):
+                self.atomic.functions.append(FunctionCheck("ordered", operator, ref=operand.ref))
 
     def misuse(self, name: str) -> None:
         if self.misused is None:
@@ -174,7 +178,9 @@ class _Walker:
         self.operands(*call.args)
         arity = CONDITION_FUNCTIONS.get(call.name)
         if arity is None:
-            if self.unknown is None:
+            if call.name in UPDATE_FUNCTIONS:  # a function, but not of conditions
+                self.misuse(call.name)
+            elif self.unknown is None:
                 self.unknown = call.name
             return
         if len(call.args) != arity:

@@ -16,7 +16,7 @@ from tallydb.expressions.condition_eval import begins_with, contains
 from tallydb.expressions.messages import INVALID
 from tallydb.expressions.update import BoundUpdate, UpdatePlan
 from tallydb.expressions.update_apply import AddStep, DeleteStep, PutStep, RemoveStep, Step
-from tallydb.values import AttributeValue, Item, compare_values, values_equal
+from tallydb.values import AttributeValue, Item, compare_values, validate_value, values_equal
 
 _SETS = frozenset({"SS", "NS", "BS"})
 _ADDABLE = frozenset({"N", "L", "SS", "NS", "BS"})
@@ -51,6 +51,7 @@ def from_attribute_updates(attribute_updates: Mapping[str, Mapping[str, Any]]) -
             steps.append(RemoveStep((name,)))
             assigned[name] = None
             continue
+        value = validate_value(value)
         kind = _type(value)
         assigned[name] = kind
         if action == "DELETE":
@@ -68,15 +69,72 @@ def from_attribute_updates(attribute_updates: Mapping[str, Mapping[str, Any]]) -
     return BoundUpdate(UpdatePlan(steps, assigned), _NO_VALUES)
 
 
-# -- Expected -----------------------------------------------------------------------
+# -- Expected, QueryFilter, ScanFilter, KeyConditions --------------------------------
 
-_ARITY: dict[str, Callable[[int], bool]] = {
-    "EQ": lambda n: n == 1, "NE": lambda n: n == 1, "LE": lambda n: n == 1,
-    "LT": lambda n: n == 1, "GE": lambda n: n == 1, "GT": lambda n: n == 1,
-    "CONTAINS": lambda n: n == 1, "NOT_CONTAINS": lambda n: n == 1,
-    "BEGINS_WITH": lambda n: n == 1, "NOT_NULL": lambda n: n == 0,
-    "NULL": lambda n: n == 0, "IN": lambda n: n > 0, "BETWEEN": lambda n: n == 2,
+_ORDERED = frozenset({"S", "N", "B"})
+_SCALARS_AND_SETS = frozenset({"S", "N", "B", "SS", "NS", "BS"})
+#: ComparisonOperator -> (how many AttributeValues it takes, None for one or
+#: more; the types they may have). EQ and NE compare documents and booleans
+#: too (DynamoDB answers them, whatever its reference says).
+COMPARISON_OPERATORS: dict[str, tuple[int | None, frozenset[str]]] = {
+    "EQ": (1, _SCALARS_AND_SETS | {"L", "M", "BOOL"}),
+    "NE": (1, _SCALARS_AND_SETS | {"L", "M", "BOOL"}),
+    "LE": (1, _ORDERED),
+    "LT": (1, _ORDERED),
+    "GE": (1, _ORDERED),
+    "GT": (1, _ORDERED),
+    "CONTAINS": (1, _ORDERED),
+    "NOT_CONTAINS": (1, _ORDERED),
+    "BEGINS_WITH": (1, frozenset({"S", "B"})),
+    "IN": (None, _ORDERED),
+    "BETWEEN": (2, _ORDERED),
+    "NULL": (0, frozenset()),
+    "NOT_NULL": (0, frozenset()),
 }
+
+#: ConditionalOperator needs two conditions to join (the wording of DynamoDB's
+#: request validator, as Amazon's DAX client reproduces it).
+CONDITIONAL_OPERATOR_ALONE = "ConditionalOperator cannot be used without Filter or Expected"
+CONDITIONAL_OPERATOR_ONE = (
+    "ConditionalOperator can only be used when Filter or Expected has two or more elements")
+
+
+def check_conditional_operator(conditions: Mapping[str, Any] | None,
+                               conditional_operator: str | None) -> None:
+    """Refuse a ConditionalOperator with fewer than two conditions to join."""
+    if conditional_operator is None:
+        return
+    if conditions is None:
+        raise ValidationException(CONDITIONAL_OPERATOR_ALONE)
+    if len(conditions) < 2:
+        raise ValidationException(CONDITIONAL_OPERATOR_ONE)
+
+
+def check_operands(operator: str, args: Sequence[AttributeValue]) -> None:
+    """A ComparisonOperator's AttributeValues (canonical), checked in
+    DynamoDB's order: their number, one type for all, a type the operator
+    takes, BETWEEN's bounds in order."""
+    count, types = COMPARISON_OPERATORS[operator]
+    if (count is None and not args) or (count is not None and len(args) != count):
+        raise ValidationException(
+            INVALID + f"Invalid number of argument(s) for the {operator} ComparisonOperator")
+    if not args:
+        return
+    kind = _type(args[0])
+    if any(_type(arg) != kind for arg in args):
+        raise ValidationException(
+            INVALID + "AttributeValues inside AttributeValueList must be of same type")
+    if kind not in types:
+        raise ValidationException(
+            INVALID + f"ComparisonOperator {operator} is not valid for {kind} AttributeValue type")
+    if operator == "BETWEEN":
+        order = compare_values(args[0], args[1])
+        if order is not None and order > 0:
+            raise ValidationException(
+                "The BETWEEN condition was provided a range where the lower bound is "
+                "greater than the upper bound")
+
+
 Test = Callable[[AttributeValue | None, list[AttributeValue]], bool]
 
 
@@ -111,7 +169,8 @@ _TESTS: dict[str, Test] = {
     "NOT_NULL": lambda v, a: v is not None,
     "NULL": lambda v, a: v is None,
     "CONTAINS": lambda v, a: v is not None and contains(v, a[0]),
-    "NOT_CONTAINS": lambda v, a: v is None or not contains(v, a[0]),
+    # a missing attribute contains nothing, yet NOT_CONTAINS is false on it
+    "NOT_CONTAINS": lambda v, a: v is not None and not contains(v, a[0]),
     "BEGINS_WITH": lambda v, a: v is not None and begins_with(v, a[0]),
     "IN": lambda v, a: v is not None and any(values_equal(v, x) for x in a),
     "BETWEEN": _between,
@@ -135,23 +194,10 @@ def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], 
             raise ValidationException(
                 INVALID + f"Value or AttributeValueList must be used with ComparisonOperator: "
                 f"{operator} for Attribute: {name}")
-        args: list[AttributeValue] = (list(value_list) if value_list is not None
-                                      else [value] if value is not None else [])
-        arity = _ARITY.get(operator)
-        if arity is None or not arity(len(args)):
-            raise ValidationException(
-                INVALID + f"Invalid number of argument(s) for the {operator} ComparisonOperator")
-        if value_list:
-            kind = _type(args[0])
-            if any(_type(arg) != kind for arg in args):
-                raise ValidationException(
-                    INVALID + "AttributeValues inside AttributeValueList must be of same type")
-            if operator == "BETWEEN":
-                order = compare_values(args[0], args[1])
-                if order is not None and order > 0:
-                    raise ValidationException(
-                        "The BETWEEN condition was provided a range where the lower bound is "
-                        "greater than the upper bound")
+        args: list[AttributeValue] = [
+            validate_value(arg) for arg in
+            (value_list if value_list is not None else [value] if value is not None else [])]
+        check_operands(operator, args)
         test = _TESTS[operator]
         return lambda item: test(item.get(name), args)
     if value_list is not None:
@@ -163,7 +209,7 @@ def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], 
             wording = "null" if exists is None else "true"
             raise ValidationException(
                 INVALID + f"Value must be provided when Exists is {wording} for Attribute: {name}")
-        expected_value: AttributeValue = value
+        expected_value = validate_value(value)
         return lambda item: _equal(item.get(name), [expected_value])
     if value is not None:
         raise ValidationException(
@@ -173,8 +219,9 @@ def _expected_test(name: str, condition: Mapping[str, Any]) -> Callable[[Item], 
 
 def from_expected(expected: Mapping[str, Mapping[str, Any]],
                   conditional_operator: str | None = None) -> BoundCondition:
-    """Expected as a condition: every attribute's test must hold (AND, the
-    default), or any of them (ConditionalOperator OR)."""
+    """Expected (or a QueryFilter/ScanFilter) as a condition: every
+    attribute's test must hold (AND, the default), or any of them
+    (ConditionalOperator OR)."""
     tests = [_expected_test(name, condition) for name, condition in expected.items()]
     if conditional_operator == "OR":
         def predicate(item: Item, values: Mapping[str, AttributeValue]) -> bool:

@@ -154,6 +154,17 @@ def wrong_operand_type(function: str, type_name: str) -> str:
 ACTION_TYPE_SET_SUFFIX = False
 
 
+#: Set types as a comparison's operand-type error would name them; DynamoDB's
+#: spelling is on record for LIST only (the others follow LONG_TYPE_NAMES).
+_SET_TYPE_NAMES = {"SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
+
+
+def wrong_comparison_operand_type(operator: str, type_code: str) -> str:
+    """An ordering comparison (<, <=, >, >=, BETWEEN) given a value it cannot order."""
+    name = LONG_TYPE_NAMES.get(type_code) or _SET_TYPE_NAMES[type_code]
+    return wrong_operand_type(operator, name)
+
+
 def wrong_action_operand_type(keyword: str, type_code: str) -> str:
     message = (
         "Incorrect operand type for operator or function; "

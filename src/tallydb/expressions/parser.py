@@ -54,6 +54,7 @@ from tallydb.expressions.messages import (
     syntax_error,
     too_long,
 )
+from tallydb.expressions.nesting import MAX_DEPTH, too_deep
 
 UPDATE_KEYWORDS = frozenset({"SET", "REMOVE", "ADD", "DELETE"})
 CONDITION_KEYWORDS = frozenset({"AND", "OR", "NOT", "BETWEEN", "IN"})
@@ -64,6 +65,14 @@ MAX_PATH_DEPTH = 32
 
 class _Failure(Exception):
     """Parsing cannot go on at token ``pos``."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__(pos)
+        self.pos = pos
+
+
+class _TooDeep(Exception):
+    """The expression nests deeper than ``MAX_DEPTH`` at token ``pos``."""
 
     def __init__(self, pos: int) -> None:
         super().__init__(pos)
@@ -83,6 +92,12 @@ class _Parser:
         # A list index or path DynamoDB cannot hold: reported after syntax errors.
         self.late_error: str | None = None
         self._parened: dict[int, object] = {}  # id -> node (kept alive: ids stay unique)
+        self.depth = 0  # Python frames below the entry point, roughly (``descend``)
+        # Each parenthesized operand parsed, by its start: (operand, end,
+        # whether it held redundant parentheses), or where it failed. A
+        # condition tries one at every '(' before reading a nested condition,
+        # and would parse the same ones again at each level without this.
+        self._parsed: dict[int, tuple[ast.Operand, int, bool] | int] = {}
 
     # -- token helpers -----------------------------------------------------
 
@@ -117,6 +132,15 @@ class _Parser:
     def error(self, failure: _Failure) -> str:
         token = self.tokens[failure.pos]
         return syntax_error(token_text(token), near(self.text, self.tokens, failure.pos))
+
+    def descend(self, frames: int) -> None:
+        """Go ``frames`` deeper (``ascend`` after); stop past ``MAX_DEPTH``."""
+        self.depth += frames
+        if self.depth > MAX_DEPTH:
+            raise _TooDeep(self.pos)
+
+    def ascend(self, frames: int) -> None:
+        self.depth -= frames
 
     def mark_parened(self, node: object) -> None:
         if id(node) in self._parened:
@@ -162,11 +186,13 @@ class _Parser:
     def call(self) -> ast.Call:
         name = self.peek().text
         self.pos += 2  # name and '('
+        self.descend(3)  # call, operand_parens, operand
         args = [self.operand_parens()]
         while self.is_op(","):
             self.pos += 1
             args.append(self.operand_parens())
         self.expect_op(")")
+        self.ascend(3)
         return ast.Call(name, tuple(args))
 
     def operand(self) -> ast.Operand:
@@ -181,14 +207,30 @@ class _Parser:
     def operand_parens(self) -> ast.Operand:
         if not self.is_op("("):
             return self.operand()
+        start = self.pos
+        known = self._parsed.get(start)
+        if known is not None:
+            if isinstance(known, int):
+                raise _Failure(known)
+            node, self.pos, redundant = known
+            self.redundant = self.redundant or redundant
+            return node
         self.pos += 1
-        inner = self.operand_parens() if self.nested_parens else self.operand()
-        self.expect_op(")")
-        if not self.nested_parens:
-            return inner
-        self.mark_parened(inner)
-        if isinstance(inner, ast.Path) and (self.is_op(".") or self.is_op("[")):
-            return self.path_rest(list(inner.elements))
+        self.descend(1)
+        redundant, self.redundant = self.redundant, False
+        try:
+            inner = self.operand_parens() if self.nested_parens else self.operand()
+            self.expect_op(")")
+            self.ascend(1)
+            if self.nested_parens:
+                self.mark_parened(inner)
+                if isinstance(inner, ast.Path) and (self.is_op(".") or self.is_op("[")):
+                    inner = self.path_rest(list(inner.elements))
+        except _Failure as failure:
+            self._parsed[start] = failure.pos
+            raise
+        self._parsed[start] = (inner, self.pos, self.redundant)
+        self.redundant = self.redundant or redundant
         return inner
 
     # -- UpdateExpression --------------------------------------------------
@@ -242,7 +284,7 @@ class _Parser:
 
     def set_value(self) -> ast.SetValue:
         if self.is_op("("):
-            start = self.pos
+            start, depth = self.pos, self.depth
             try:
                 self.pos += 1
                 value = self.arithmetic()
@@ -251,7 +293,7 @@ class _Parser:
                     raise self.fail()
                 return value
             except _Failure as first:
-                self.pos = start
+                self.pos, self.depth = start, depth
                 try:
                     return self.arithmetic()
                 except _Failure as second:
@@ -286,21 +328,26 @@ class _Parser:
     def not_condition(self) -> ast.Condition:
         if self.is_keyword("NOT"):
             self.pos += 1
-            return ast.Not(self.not_condition())
+            self.descend(1)
+            inner = self.not_condition()
+            self.ascend(1)
+            return ast.Not(inner)
         return self.primary()
 
     def primary(self) -> ast.Condition:
         if not self.is_op("("):
             return self.atomic(operator_required=False)
-        start, redundant = self.pos, self.redundant
+        start, redundant, depth = self.pos, self.redundant, self.depth
         try:
             return self.atomic(operator_required=True)
         except _Failure as first:
-            self.pos, self.redundant = start, redundant
+            self.pos, self.redundant, self.depth = start, redundant, depth
             try:
                 self.pos += 1
+                self.descend(4)  # condition, and_condition, not_condition, primary
                 inner = self.condition()
                 self.expect_op(")")
+                self.ascend(4)
             except _Failure as second:
                 raise _Failure(max(first.pos, second.pos)) from None
             self.mark_parened(inner)
@@ -388,6 +435,8 @@ def _update(text: str) -> ast.UpdateExpression | str:
         tree = parser.update()
     except _Failure as failure:
         return parser.error(failure)
+    except _TooDeep as stop:
+        return too_deep(text, parser.tokens, stop.pos, condition=False)
     return parser.late_error or tree
 
 
@@ -402,6 +451,8 @@ def _condition(text: str) -> ParsedCondition | str:
         parser.expect_eof()
     except _Failure as failure:
         return parser.error(failure)
+    except _TooDeep as stop:
+        return too_deep(text, parser.tokens, stop.pos, condition=True)
     return parser.late_error or ParsedCondition(tree, parser.redundant)
 
 

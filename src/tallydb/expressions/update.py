@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from tallydb.errors import ValidationException
 from tallydb.expressions import ast
+from tallydb.expressions.functions import UPDATE_FUNCTIONS
 from tallydb.expressions.messages import (
     ExpressionError,
     key_attribute_updated,
@@ -42,7 +43,7 @@ from tallydb.expressions.update_apply import (
     path_getter,
     value_getter,
 )
-from tallydb.expressions.update_check import UPDATE_FUNCTIONS, UpdateAnalysis, analyze_update
+from tallydb.expressions.update_check import UpdateAnalysis, analyze_update
 from tallydb.values import AttributeValue, Item
 
 _PLAN_CACHE_SIZE = 64

@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tallydb.expressions import ast
+from tallydb.expressions.functions import MAX_OPERATORS, UPDATE_FUNCTIONS
 from tallydb.expressions.messages import (
     invalid_function,
+    misused_function,
     requires_path,
     reserved_keyword,
     section_twice,
@@ -22,9 +24,6 @@ from tallydb.expressions.messages import (
     wrong_operand_count,
 )
 from tallydb.expressions.reserved import is_reserved
-
-UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
-MAX_OPERATORS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +134,10 @@ class _Walker:
         elif call.name == "if_not_exists":
             if not isinstance(call.args[0], ast.Path):
                 checks.append(TypeCheck(call.name, message=requires_path(call.name)))
+        elif any(isinstance(arg, ast.Call) and arg.name == call.name for arg in call.args):
+            # list_append does not take its own result (DynamoDB: "functions
+            # do not nest" this way; if_not_exists inside it is fine).
+            checks.append(TypeCheck(call.name, message=misused_function(call.name)))
         else:
             checks.append(TypeCheck(call.name, _refs(*call.args), frozenset({"L"})))
 

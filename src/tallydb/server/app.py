@@ -122,14 +122,13 @@ class Server:
         log_requests: bool = False,
         limits: ConnectionLimits | None = None,
         console: bool = False,
-        hosts: Iterable[str] = (),
     ) -> None:
         self.engine = engine
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
         verifier = Verifier(credentials) if credentials else None
-        self.console = None if not console else _console(engine, loop, verifier, hosts)
+        self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins)
         self.tls = tls
@@ -187,14 +186,14 @@ class Server:
         self.engine.close()
 
 
-def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
-             hosts: Iterable[str]) -> Console:
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None
+             ) -> Console:
     """The web console over ``engine``'s change feed (and its throttles)."""
     hub = LiveHub(engine.feed, loop)
     if engine.limits is not None:
         engine.limits.on_throttle = hub.throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   hosts=frozenset(hosts), emulate_limits=engine.limits is not None)
+                   emulate_limits=engine.limits is not None)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -216,7 +215,7 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     limits = dataclasses.replace(config.limits, max_connections=allowed)
     server = Server(engine, loop, config.credentials, offload=config.offloads(),
                     origins=config.origin_policy(), tls=tls, log_requests=config.log_requests,
-                    limits=limits, console=config.console, hosts=(config.host,))
+                    limits=limits, console=config.console)
     if config.log_requests:
         logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:

@@ -30,11 +30,12 @@ def console_request(ex: Exchange) -> ConsoleRequest:
                           {n.lower(): v for n, v in raw}, ex.body, raw)
 
 
-def verifier_for(verifier: Verifier) -> Callable[[ConsoleRequest], None]:
-    """The console's check of a signed request: the data plane's own."""
-    def verify(request: ConsoleRequest) -> None:
+def verifier_for(verifier: Verifier) -> Callable[[ConsoleRequest], frozenset[str] | None]:
+    """The console's check of a signed request: the data plane's own; the
+    tables the key may see."""
+    def verify(request: ConsoleRequest) -> frozenset[str] | None:
         url = request.path + ("?" + request.query if request.query else "")
-        verifier.verify(request.method, url, request.raw_headers, request.body)
+        return verifier.verify(request.method, url, request.raw_headers, request.body).tables
     return verify
 
 

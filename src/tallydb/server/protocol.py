@@ -289,7 +289,7 @@ class Connection(asyncio.Protocol):
             elif which == _FETCH_SITE:
                 ex.fetch_site = value
             elif which == _ACCEPT_ENCODING:
-                ex.gzip = http.accepts_gzip(value)
+                ex.gzip = value != b"identity" and http.accepts_gzip(value)
             elif which == _CONTENT_ENCODING:
                 ex.content_encoding = value
             elif which == _EXPECT:

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
+from tallydb.api import target_of
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -34,7 +35,6 @@ from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
 
-TARGET_PREFIX = "DynamoDB_20120810."
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
 # the two errors routing gives most, rendered once
@@ -65,7 +65,7 @@ class Router:
         origins: OriginPolicy | None = None,
     ) -> None:
         self.targets: dict[bytes, str] = {
-            (TARGET_PREFIX + name).encode(): name for name in operations
+            target_of(name).encode(): name for name in operations
         }
         self.verifier = verifier
         #: The web console's routes (None with ``--no-console``): asked for
@@ -75,7 +75,8 @@ class Router:
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
-        if not self.origins.open:
+        if not self.origins.open and (ex.origin is not None or ex.fetch_site is not None):
+            # (an SDK sends neither: only a browser's request can be cross-origin)
             refusal = cross_origin_refusal(
                 self.origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
@@ -90,7 +91,7 @@ class Router:
                 else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
                 + http.EXPOSE_HEADERS
             )
-        if ex.method != b"POST" or ex.url.split(b"?", 1)[0] != b"/":
+        if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
         content_type = ex.content_type

@@ -109,6 +109,12 @@ CREATE TABLE IF NOT EXISTS item_log_applied (
     lsn INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS snapshots (
+    name TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    tables BLOB NOT NULL,
+    meta BLOB NOT NULL
+) WITHOUT ROWID;
 """
 
 #: The overlay is written into SQLite once it holds this many rows, or the
@@ -152,6 +158,9 @@ def _start_counting(conn: sqlite3.Connection, source: str) -> None:
         f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
     for trigger in _COUNTING:
         conn.execute(trigger.format(source))
+
+#: Copy every row of one items table into another (a snapshot, a restore).
+_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 
 
 class _RowSQL(NamedTuple):
@@ -789,3 +798,57 @@ class Transaction:
     def forget_tokens_before(self, created: float) -> None:
         self._store._begin_sqlite()
         self._conn.execute("DELETE FROM client_tokens WHERE created < ?", (created,))
+
+    # -- snapshots (backups) -------------------------------------------------
+
+    def create_snapshot(self, name: str, record: TableRecord, meta: dict[str, Any]) -> None:
+        """Copy the table's items and every index's entries, as this
+        transaction sees them, under ``name`` with ``meta`` (the caller's
+        description of it). A copy inside SQLite: the writer is held for it,
+        so no write lands halfway."""
+        snapshot_id = self._next("snapshot")  # SQLite's, begun: every item write is in it
+        tables: dict[str, str] = {}
+        sources = {"": record.items_table}
+        sources.update((index, record.index_table(index)) for index in record.indexes)
+        for number, (index, source) in enumerate(sources.items()):
+            copy = tables[index] = f"snapshot_{snapshot_id}_{number}"
+            self._conn.execute(_ITEMS_TABLE.format(copy))
+            self._conn.execute(_COPY_ROWS.format(copy, source))
+        self._conn.execute(
+            "INSERT INTO snapshots(name, id, tables, meta) VALUES (?, ?, ?, ?)",
+            (name, snapshot_id, orjson.dumps(tables), orjson.dumps(meta)))
+
+    def snapshots(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, meta) of every snapshot, oldest first."""
+        self._store._begin_reading()
+        rows = self._conn.execute("SELECT name, meta FROM snapshots ORDER BY id").fetchall()
+        return [(name, orjson.loads(meta)) for name, meta in rows]
+
+    def snapshot(self, name: str) -> dict[str, Any] | None:
+        """The meta of snapshot ``name``, or None."""
+        self._store._begin_reading()
+        row = self._conn.execute("SELECT meta FROM snapshots WHERE name = ?", (name,)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def restore_snapshot(self, name: str, record: TableRecord) -> None:
+        """Fill ``record``'s (empty) table, and each of its indexes the
+        snapshot holds, from snapshot ``name``."""
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        for index, copy in orjson.loads(row[0]).items():
+            if index == "":
+                target = record.items_table
+            elif index in record.indexes:
+                target = record.index_table(index)
+            else:
+                continue
+            self._conn.execute(_COPY_ROWS.format(target, copy))
+
+    def delete_snapshot(self, name: str) -> None:
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return
+        for copy in orjson.loads(row[0]).values():
+            self._conn.execute(f"DROP TABLE IF EXISTS {copy}")
+        self._conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))

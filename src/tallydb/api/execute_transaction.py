@@ -1,0 +1,48 @@
+"""ExecuteTransaction: up to 100 PartiQL statements, all applied or none.
+
+Writes plan onto one TransactWriteItems (so cancellation reasons, the
+ClientRequestToken's idempotency and capacity are its own); reads, which
+must each name a whole key, onto one TransactGetItems. A transaction mixes
+neither, as DynamoDB's does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.api._statements import planned
+from tallydb.api.transact_get_items import transact_get_items
+from tallydb.api.transact_write_items import transact_write_items
+from tallydb.errors import TransactionCanceledException, ValidationException
+from tallydb.partiql.messages import DUPLICATE_ITEM, MIXED_TRANSACTION
+from tallydb.storage import Transaction
+
+_ACTIONS = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete"}
+
+
+def execute_transaction(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    plans = [planned(txn, entry, keyed=True) for entry in request.get("TransactStatements") or ()]
+    reads = [p for p in plans if p.operation == "GetItem"]
+    if reads and len(reads) != len(plans):
+        raise ValidationException(MIXED_TRANSACTION)
+    if reads:
+        gets = [{"Get": p.request} for p in plans]
+        answer = transact_get_items(txn, {**_passed(request), "TransactItems": gets})
+        return {"Responses": answer["Responses"],
+                **({"ConsumedCapacity": answer["ConsumedCapacity"]}
+                   if "ConsumedCapacity" in answer else {})}
+    items = [{_ACTIONS[p.operation]: p.request} for p in plans]
+    try:
+        return transact_write_items(txn, {**_passed(request), "TransactItems": items})
+    except TransactionCanceledException as error:
+        reasons = error.reasons
+        for plan, reason in zip(plans, reasons, strict=True):
+            if plan.operation == "PutItem" and reason.get("Code") == "ConditionalCheckFailed":
+                reason.clear()
+                reason.update({"Code": "DuplicateItem", "Message": DUPLICATE_ITEM})
+        raise TransactionCanceledException(reasons) from None
+
+
+def _passed(request: dict[str, Any]) -> dict[str, Any]:
+    return {name: request[name] for name in ("ClientRequestToken", "ReturnConsumedCapacity")
+            if name in request}

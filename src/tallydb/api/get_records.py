@@ -1,0 +1,51 @@
+"""GetRecords: up to Limit (1,000) records from a shard iterator's
+position, at most about 1 MB, and the iterator that follows them.
+
+A closed shard (its stream disabled) read to its end answers no
+NextShardIterator, as DynamoDB's does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tallydb.api import _streams as streams
+from tallydb.api._stream_api import (
+    STREAMS_SERVICE,
+    find_stream,
+    make_iterator,
+    read_iterator,
+)
+from tallydb.errors import TrimmedDataAccessException
+from tallydb.storage import Transaction
+
+#: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
+SERVICE = STREAMS_SERVICE
+
+MAX_RECORDS = 1000
+PAGE_BYTES = 1024 * 1024
+TRIMMED = "The data you are trying to access has been trimmed"
+
+
+def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    now = time.time()
+    arn, shard, after = read_iterator(request.get("ShardIterator"), now)
+    record, stream = find_stream(txn, arn)
+    if streams.trimmed_before(stream, after, now):
+        raise TrimmedDataAccessException(TRIMMED)
+    limit = request.get("Limit") or MAX_RECORDS
+    records: list[dict[str, Any]] = []
+    size = 0
+    last = after
+    for seq, row in streams.rows(txn, record, shard, after):
+        wire = streams.wire_record(stream, seq, row)
+        records.append(wire)
+        last = seq
+        size += wire["dynamodb"]["SizeBytes"]
+        if len(records) >= limit or size >= PAGE_BYTES:
+            break
+    response: dict[str, Any] = {"Records": records}
+    if "end" not in stream or last < stream["end"]:
+        response["NextShardIterator"] = make_iterator(arn, shard, last, now)
+    return response

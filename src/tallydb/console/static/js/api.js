@@ -1,0 +1,133 @@
+// The one way the page talks to the server: DynamoDB's JSON 1.0 protocol on
+// POST /, exactly as an SDK sends it, signed with SigV4 when a key is set.
+import { AwsClient } from "../vendor/aws4fetch-1.0.20.js";
+
+const KEY_STORE = "tallydb.console.key";
+const TARGET = "DynamoDB_20120810.";
+export const REGION = "us-east-1";
+
+/** A DynamoDB error answer: its short type (ValidationException), message, status, body. */
+export class DynamoError extends Error {
+  constructor(status, body) {
+    const type = String(body.__type || "InternalServerError").split("#").pop();
+    super(body.message || body.Message || type);
+    this.type = type;
+    this.status = status;
+    this.body = body;
+  }
+  get isAuth() {
+    return ["AccessDeniedException", "UnrecognizedClientException",
+      "InvalidSignatureException", "MissingAuthenticationTokenException"].includes(this.type);
+  }
+}
+
+let signer = null;
+const listeners = new Set();
+
+/** The key the user typed, kept for this tab only (sessionStorage). */
+export function storedKey() {
+  try {
+    return JSON.parse(sessionStorage.getItem(KEY_STORE) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function setKey(key) {
+  if (key) sessionStorage.setItem(KEY_STORE, JSON.stringify(key));
+  else sessionStorage.removeItem(KEY_STORE);
+  signer = key
+    ? new AwsClient({
+      accessKeyId: key.accessKeyId,
+      secretAccessKey: key.secretAccessKey,
+      service: "dynamodb",
+      region: REGION,
+      retries: 0, // never resend a write: an UpdateItem sent twice counts twice
+    })
+    : null;
+  for (const listener of listeners) listener(key);
+}
+
+export function onKeyChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+setKey(storedKey());
+
+/** fetch, signed when the user gave a key. */
+export function send(url, init = {}) {
+  return signer ? signer.fetch(url, init) : fetch(url, init);
+}
+
+async function answer(response) {
+  const text = await response.text();
+  let body;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { __type: "InternalServerError", message: text || response.statusText };
+  }
+  if (!response.ok) throw new DynamoError(response.status, body);
+  return body;
+}
+
+/** Run one DynamoDB operation: call("UpdateItem", {...}) -> the response body. */
+export async function call(operation, request) {
+  const response = await send(new URL("/", location.href).href, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-amz-json-1.0",
+      "X-Amz-Target": TARGET + operation,
+    },
+    body: JSON.stringify(request),
+  });
+  try {
+    return await answer(response);
+  } catch (error) {
+    if (error instanceof DynamoError && error.isAuth) {
+      dispatchEvent(new CustomEvent("tally-auth-error", { detail: authProblem(error) }));
+    }
+    throw error;
+  }
+}
+
+/** What a refused key means, in words, with the server's own message. */
+export function authProblem(error) {
+  const why = {
+    AccessDeniedException: "This key may not do that (a read-only key cannot write).",
+    UnrecognizedClientException: "The server does not know this access key.",
+    InvalidSignatureException: "The secret does not match this access key.",
+    MissingAuthenticationTokenException: "This server needs an access key.",
+  }[error.type] || "The request was refused.";
+  return `${why} ${error.type}: ${error.message}`;
+}
+
+/** Ask the server's own parser about expressions without running them. */
+export async function parse(fields) {
+  const response = await send(new URL("/console/api/parse", location.href).href, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fields),
+  });
+  return answer(response);
+}
+
+/** {version, auth, emulateLimits}: unsigned, so the page knows whether to ask for a key. */
+export async function info() {
+  const response = await fetch(new URL("/console/api/info", location.href).href);
+  if (!response.ok) return { version: "", auth: false, emulateLimits: false };
+  return response.json();
+}
+
+/** Every table name, following LastEvaluatedTableName. */
+export async function listTables() {
+  const names = [];
+  let start;
+  do {
+    const page = await call("ListTables", start ? { ExclusiveStartTableName: start } : {});
+    names.push(...page.TableNames);
+    start = page.LastEvaluatedTableName;
+  } while (start);
+  return names;
+}

@@ -1,0 +1,268 @@
+// Tables: the list (item count, size), create, delete, and one table's page.
+import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
+import { call, listTables } from "./api.js";
+import * as live from "./live.js";
+import { CodeTabs, ErrorBox, Val, html, href, useAction } from "./ui.js";
+import { bytes, count } from "./values.js";
+
+const KEY_TYPES = ["S", "N", "B"];
+
+// Counts follow commits within a second: a touched table is described again
+// RELOAD_MS after the first commit that touched it (at most twice a second).
+const RELOAD_MS = 400;
+
+/** Re-run load() when a change touches one of these tables. */
+function useLiveReload(load, tables) {
+  useEffect(() => {
+    let timer = null;
+    const due = () => {
+      if (timer) return;
+      timer = setTimeout(() => { timer = null; load(); }, RELOAD_MS);
+    };
+    const offChanges = live.on("changes", (changes) => {
+      if (!tables || changes.some((c) => tables.includes(c.table))) due();
+    });
+    const offResync = live.on("resync", load);
+    return () => { offChanges(); offResync(); clearTimeout(timer); };
+  }, [tables && tables.join("\u0000")]);
+}
+
+export function TablesPage() {
+  const [tables, setTables] = useState(null);
+  const [creating, setCreating] = useState(false);
+  const { error, run } = useAction();
+  const describe = (name) => call("DescribeTable", { TableName: name })
+    .then((r) => r.Table, (e) => ({ TableName: name, error: e }));
+  const load = () => run(async () => {
+    setTables(await Promise.all((await listTables()).map(describe)));
+  });
+  useEffect(() => { load(); }, []);
+  // Re-describe only the tables a commit touched.
+  useEffect(() => {
+    const due = new Set();
+    let timer = null;
+    const flush = async () => {
+      timer = null;
+      const names = [...due];
+      due.clear();
+      const fresh = new Map((await Promise.all(names.map(describe))).map((t) => [t.TableName, t]));
+      setTables((current) => current && current.map((t) => fresh.get(t.TableName) || t));
+    };
+    const offChanges = live.on("changes", (changes) => {
+      for (const change of changes) due.add(change.table);
+      if (!timer) timer = setTimeout(flush, RELOAD_MS);
+    });
+    const offResync = live.on("resync", load);
+    return () => { offChanges(); offResync(); clearTimeout(timer); };
+  }, []);
+  return html`<section aria-labelledby="tables-title">
+    <div class="heading">
+      <h1 id="tables-title">Tables</h1>
+      <button type="button" class="primary" onClick=${() => setCreating(!creating)}
+        aria-expanded=${creating}>${creating ? "Close" : "Create table"}</button>
+    </div>
+    ${creating && html`<${CreateTable} onCreated=${(name) => { setCreating(false); location.hash = href("tables", name); }} />`}
+    <${ErrorBox} error=${error} />
+    ${tables === null ? html`<p class="muted">Loading…</p>`
+      : tables.length === 0 ? html`<p class="empty">No tables yet. Create one to start counting.</p>`
+      : html`<div class="scroll"><table class="grid" aria-label="Tables">
+        <thead><tr><th>Name</th><th>Keys</th><th>Status</th><th>Billing</th>
+          <th class="num">Items</th><th class="num">Size</th><th>Indexes</th></tr></thead>
+        <tbody>${tables.map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
+          <td><a href=${href("tables", t.TableName, "items")}>${t.TableName}</a></td>
+          <td>${(t.KeySchema || []).map((k) => k.AttributeName).join(" / ")}</td>
+          <td>${t.TableStatus || (t.error && t.error.type)}</td>
+          <td>${billing(t)}</td>
+          <td class="num"><${Val} text=${count(t.ItemCount)} /></td>
+          <td class="num"><${Val} text=${bytes(t.TableSizeBytes)} /></td>
+          <td>${indexNames(t).join(", ")}</td>
+        </tr>`)}</tbody></table></div>`}
+  </section>`;
+}
+
+const billing = (t) => (t.BillingModeSummary ? t.BillingModeSummary.BillingMode
+  : t.ProvisionedThroughput && t.ProvisionedThroughput.WriteCapacityUnits ? "PROVISIONED" : "PAY_PER_REQUEST");
+
+const indexNames = (t) => [...(t.GlobalSecondaryIndexes || []), ...(t.LocalSecondaryIndexes || [])]
+  .map((i) => i.IndexName);
+
+function KeyInputs({ label, value, onChange, optional }) {
+  return html`<fieldset class="keyinputs">
+    <legend>${label}${optional ? " (optional)" : ""}</legend>
+    <input aria-label=${`${label} name`} placeholder="attribute name" value=${value.name}
+      required=${!optional} onInput=${(e) => onChange({ ...value, name: e.target.value })} />
+    <select aria-label=${`${label} type`} value=${value.type}
+      onChange=${(e) => onChange({ ...value, type: e.target.value })}>
+      ${KEY_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
+    </select>
+  </fieldset>`;
+}
+
+const blankKey = () => ({ name: "", type: "S" });
+
+/** The CreateTable request the form describes. */
+function createRequest(form) {
+  const attributes = new Map();
+  const keySchema = (hash, range) => {
+    const schema = [{ AttributeName: hash.name, KeyType: "HASH" }];
+    attributes.set(hash.name, hash.type);
+    if (range.name) {
+      schema.push({ AttributeName: range.name, KeyType: "RANGE" });
+      attributes.set(range.name, range.type);
+    }
+    return schema;
+  };
+  const request = { TableName: form.name, KeySchema: keySchema(form.hash, form.range) };
+  const provisioned = form.billing === "PROVISIONED";
+  const throughput = () => ({ ReadCapacityUnits: Number(form.rcu), WriteCapacityUnits: Number(form.wcu) });
+  const gsis = form.gsis.filter((g) => g.name && g.hash.name).map((g) => ({
+    IndexName: g.name,
+    KeySchema: keySchema(g.hash, g.range),
+    Projection: { ProjectionType: "ALL" },
+    ...(provisioned ? { ProvisionedThroughput: throughput() } : {}),
+  }));
+  const lsis = form.lsis.filter((l) => l.name && l.range.name).map((l) => ({
+    IndexName: l.name,
+    KeySchema: keySchema(form.hash, l.range),
+    Projection: { ProjectionType: "ALL" },
+  }));
+  request.AttributeDefinitions = [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }));
+  request.BillingMode = form.billing;
+  if (provisioned) request.ProvisionedThroughput = throughput();
+  if (gsis.length) request.GlobalSecondaryIndexes = gsis;
+  if (lsis.length) request.LocalSecondaryIndexes = lsis;
+  return request;
+}
+
+function CreateTable({ onCreated }) {
+  const [form, setForm] = useState({
+    name: "", hash: blankKey(), range: blankKey(), billing: "PAY_PER_REQUEST",
+    rcu: 5, wcu: 5, gsis: [], lsis: [], ttl: "",
+  });
+  const { busy, error, run } = useAction();
+  const set = (patch) => setForm({ ...form, ...patch });
+  const setIn = (list, i, patch) => set({ [list]: form[list].map((x, j) => (j === i ? { ...x, ...patch } : x)) });
+  const submit = (event) => {
+    event.preventDefault();
+    run(async () => {
+      await call("CreateTable", createRequest(form));
+      if (form.ttl.trim()) {
+        await call("UpdateTimeToLive", {
+          TableName: form.name,
+          TimeToLiveSpecification: { Enabled: true, AttributeName: form.ttl.trim() },
+        });
+      }
+      onCreated(form.name);
+    });
+  };
+  return html`<form class="card create" onSubmit=${submit} aria-label="Create table">
+    <label>Table name <input name="TableName" required value=${form.name}
+      onInput=${(e) => set({ name: e.target.value })} /></label>
+    <div class="row wrap">
+      <${KeyInputs} label="Partition key" value=${form.hash} onChange=${(hash) => set({ hash })} />
+      <${KeyInputs} label="Sort key" optional value=${form.range} onChange=${(range) => set({ range })} />
+    </div>
+    <div class="row wrap">
+      <label>Billing mode <select name="BillingMode" value=${form.billing}
+        onChange=${(e) => set({ billing: e.target.value })}>
+        <option value="PAY_PER_REQUEST">On demand (PAY_PER_REQUEST)</option>
+        <option value="PROVISIONED">Provisioned</option>
+      </select></label>
+      ${form.billing === "PROVISIONED" && html`
+        <label>Read units <input type="number" min="1" class="num" value=${form.rcu} onInput=${(e) => set({ rcu: e.target.value })} /></label>
+        <label>Write units <input type="number" min="1" class="num" value=${form.wcu} onInput=${(e) => set({ wcu: e.target.value })} /></label>`}
+      <label>TTL attribute (optional) <input name="ttl" value=${form.ttl} placeholder="expires_at"
+        onInput=${(e) => set({ ttl: e.target.value })} /></label>
+    </div>
+    ${form.gsis.map((g, i) => html`<div class="row wrap index">
+      <label>Global index name <input value=${g.name} onInput=${(e) => setIn("gsis", i, { name: e.target.value })} /></label>
+      <${KeyInputs} label="Index partition key" value=${g.hash} onChange=${(hash) => setIn("gsis", i, { hash })} />
+      <${KeyInputs} label="Index sort key" optional value=${g.range} onChange=${(range) => setIn("gsis", i, { range })} />
+      <button type="button" class="small" onClick=${() => set({ gsis: form.gsis.filter((_, j) => j !== i) })}>Remove</button>
+    </div>`)}
+    ${form.lsis.map((l, i) => html`<div class="row wrap index">
+      <label>Local index name <input value=${l.name} onInput=${(e) => setIn("lsis", i, { name: e.target.value })} /></label>
+      <${KeyInputs} label="Index sort key" value=${l.range} onChange=${(range) => setIn("lsis", i, { range })} />
+      <button type="button" class="small" onClick=${() => set({ lsis: form.lsis.filter((_, j) => j !== i) })}>Remove</button>
+    </div>`)}
+    <div class="row wrap">
+      <button type="button" onClick=${() => set({ gsis: [...form.gsis, { name: "", hash: blankKey(), range: blankKey() }] })}>Add global index</button>
+      <button type="button" onClick=${() => set({ lsis: [...form.lsis, { name: "", range: blankKey() }] })}>Add local index</button>
+      <span class="spacer"></span>
+      <button type="submit" class="primary" disabled=${busy}>Create</button>
+    </div>
+    <${ErrorBox} error=${error} />
+    <details><summary>The request Create sends</summary>
+      <${CodeTabs} operation="CreateTable" request=${createRequest(form)} /></details>
+  </form>`;
+}
+
+export function TablePage({ table }) {
+  const [description, setDescription] = useState(null);
+  const [ttl, setTtl] = useState(null);
+  const [confirming, setConfirming] = useState(false);
+  const { busy, error, run } = useAction();
+  const load = () => run(async () => {
+    const [d, t] = await Promise.all([
+      call("DescribeTable", { TableName: table }),
+      call("DescribeTimeToLive", { TableName: table }).catch(() => null),
+    ]);
+    setDescription(d.Table);
+    setTtl(t && t.TimeToLiveDescription);
+  });
+  useEffect(() => { load(); }, [table]);
+  useLiveReload(load, [table]);
+  const remove = () => run(async () => {
+    await call("DeleteTable", { TableName: table });
+    location.hash = "#/tables";
+  });
+  const t = description;
+  return html`<section aria-labelledby="table-title">
+    <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <span>${table}</span></nav>
+    <div class="heading">
+      <h1 id="table-title">${table}</h1>
+      <a class="button primary" href=${href("tables", table, "items")}>Items</a>
+      ${confirming
+        ? html`<span class="confirm">Delete ${table} and every item in it?
+            <button type="button" class="danger" disabled=${busy} onClick=${remove}>Delete table</button>
+            <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`
+        : html`<button type="button" class="danger-outline" onClick=${() => setConfirming(true)}>Delete…</button>`}
+    </div>
+    <${ErrorBox} error=${error} />
+    ${t && html`<dl class="facts">
+      <div><dt>Status</dt><dd>${t.TableStatus}</dd></div>
+      <div><dt>Items</dt><dd class="num"><${Val} text=${count(t.ItemCount)} /></dd></div>
+      <div><dt>Size</dt><dd class="num"><${Val} text=${bytes(t.TableSizeBytes)} /></dd></div>
+      <div><dt>Billing</dt><dd>${billing(t)}</dd></div>
+      <div><dt>Throughput</dt><dd>${throughputText(t.ProvisionedThroughput)}</dd></div>
+      <div><dt>TTL</dt><dd>${ttl && ttl.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"}</dd></div>
+      <div><dt>Created</dt><dd>${t.CreationDateTime ? new Date(t.CreationDateTime * 1000).toLocaleString() : ""}</dd></div>
+      <div class="wide"><dt>ARN</dt><dd class="wrapanywhere">${t.TableArn}</dd></div>
+    </dl>
+    <h2>Keys</h2>
+    <${KeyTable} schema=${t.KeySchema} definitions=${t.AttributeDefinitions} />
+    ${indexNames(t).length > 0 && html`<h2>Indexes</h2>
+      <div class="scroll"><table class="grid" aria-label="Indexes">
+        <thead><tr><th>Name</th><th>Kind</th><th>Keys</th><th>Projection</th><th class="num">Items</th><th>Throughput</th></tr></thead>
+        <tbody>
+        ${[...(t.GlobalSecondaryIndexes || []).map((i) => ["Global", i]), ...(t.LocalSecondaryIndexes || []).map((i) => ["Local", i])]
+          .map(([kind, i]) => html`<tr><td>${i.IndexName}</td><td>${kind}</td>
+            <td>${i.KeySchema.map((k) => `${k.AttributeName} (${k.KeyType})`).join(", ")}</td>
+            <td>${i.Projection && i.Projection.ProjectionType}</td>
+            <td class="num">${count(i.ItemCount)}</td>
+            <td>${throughputText(i.ProvisionedThroughput)}</td></tr>`)}
+        </tbody></table></div>`}`}
+  </section>`;
+}
+
+const throughputText = (p) => (p && (p.ReadCapacityUnits || p.WriteCapacityUnits)
+  ? `${p.ReadCapacityUnits} read / ${p.WriteCapacityUnits} write units` : "on demand");
+
+function KeyTable({ schema, definitions }) {
+  const typeOf = (name) => (definitions.find((d) => d.AttributeName === name) || {}).AttributeType;
+  return html`<table class="grid compact" aria-label="Key schema">
+    <thead><tr><th>Attribute</th><th>Role</th><th>Type</th></tr></thead>
+    <tbody>${schema.map((k) => html`<tr><td>${k.AttributeName}</td>
+      <td>${k.KeyType === "HASH" ? "partition key" : "sort key"}</td><td>${typeOf(k.AttributeName)}</td></tr>`)}</tbody>
+  </table>`;
+}

@@ -1,0 +1,27 @@
+"""tallydb.partiql: DynamoDB's PartiQL, pure (no I/O).
+
+``parse`` turns a statement into a syntax tree (``ast``), cached by its
+text; ``plan`` maps a statement, its parameters and the table's key onto the
+request of an existing operation (UpdateItem, PutItem, DeleteItem, GetItem,
+Query, Scan), rendered in DynamoDB's expression language, so a PartiQL
+statement runs exactly the code path the JSON operation runs.
+"""
+
+from tallydb.partiql.ast import Delete, Insert, Select, Statement, Update
+from tallydb.partiql.parser import StatementError, parse, parse_counted
+from tallydb.partiql.plan import KeyAttributes, Planned, plan, plan_get
+
+__all__ = [
+    "Delete",
+    "Insert",
+    "KeyAttributes",
+    "Planned",
+    "Select",
+    "Statement",
+    "StatementError",
+    "Update",
+    "parse",
+    "parse_counted",
+    "plan",
+    "plan_get",
+]

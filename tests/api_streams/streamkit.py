@@ -1,0 +1,66 @@
+"""Helpers the Streams tests share: a table with a stream, and reading a
+whole shard from TRIM_HORIZON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallytest import unique_name
+
+
+def table_with_stream(ddb: Any, view: str = "NEW_AND_OLD_IMAGES", prefix: str = "str") -> tuple[
+        str, str]:
+    """A new table keyed PK/SK with a stream of ``view``; (name, stream ARN)."""
+    name = unique_name(prefix)
+    answer = ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"},
+                              {"AttributeName": "SK", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"},
+                   {"AttributeName": "SK", "KeyType": "RANGE"}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": view})
+    return name, answer["TableDescription"]["LatestStreamArn"]
+
+
+def shard_of(streams: Any, arn: str) -> str:
+    return str(streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"])
+
+
+def read_all(streams: Any, arn: str, kind: str = "TRIM_HORIZON", limit: int | None = None,
+             **position: Any) -> list[dict[str, Any]]:
+    """Every record of the stream's shard from ``kind``, page by page."""
+    iterator = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard_of(streams, arn), ShardIteratorType=kind,
+        **position)["ShardIterator"]
+    records: list[dict[str, Any]] = []
+    while iterator:
+        page = streams.get_records(ShardIterator=iterator, **({"Limit": limit} if limit else {}))
+        records += page["Records"]
+        if not page["Records"]:
+            break
+        iterator = page.get("NextShardIterator")
+    return records
+
+
+KEY = {"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}}
+
+
+def increment(ddb: Any, table: str, times: int) -> None:
+    for _ in range(times):
+        ddb.update_item(TableName=table, Key=KEY, UpdateExpression="ADD play_count :one",
+                        ExpressionAttributeValues={":one": {"N": "1"}})
+
+
+def check_counter_records(records: list[dict[str, Any]], count: int) -> None:
+    """1 INSERT then MODIFYs from n-1 to n, SequenceNumbers increasing."""
+    assert [r["eventName"] for r in records] == ["INSERT"] + ["MODIFY"] * (count - 1)
+    for n, record in enumerate(records, start=1):
+        change = record["dynamodb"]
+        assert change["Keys"] == KEY
+        assert change["NewImage"]["play_count"] == {"N": str(n)}
+        if n > 1:
+            assert change["OldImage"]["play_count"] == {"N": str(n - 1)}
+        else:
+            assert "OldImage" not in change
+    numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)

@@ -1,0 +1,188 @@
+"""DynamoDB Streams through boto3's ``dynamodbstreams`` client, against
+``tallydb serve`` and in-process.
+
+Record shape as DynamoDB writes it (the DynamoDB Streams API reference,
+StreamRecord and Record): eventName INSERT/MODIFY/REMOVE, eventVersion
+"1.1", eventSource "aws:dynamodb", Keys, NewImage/OldImage by view type,
+SequenceNumber, SizeBytes, StreamViewType. A write that leaves the item as it
+was writes no record; a transaction or a batch writes one per item changed;
+TTL's deletions carry ``userIdentity`` {Type Service, PrincipalId
+dynamodb.amazonaws.com}. UpdateTable's refusals are the 2026 catalogue's
+("Table already has an enabled stream: TableName: T", "Table has no stream
+to disable: TableName: T").
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any
+
+import orjson
+import pytest
+from botocore.exceptions import ClientError
+from streamkit import (
+    KEY,
+    check_counter_records,
+    increment,
+    read_all,
+    shard_of,
+    table_with_stream,
+)
+from tallytest import error_of
+
+
+def test_100_increments_are_1_insert_and_99_modify(ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    increment(ddb, table, 100)
+    records = read_all(streams, arn)
+    check_counter_records(records, 100)
+    first = records[0]
+    assert first["eventSource"] == "aws:dynamodb" and first["eventVersion"] == "1.1"
+    assert first["dynamodb"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    assert first["dynamodb"]["SizeBytes"] > 0 and len(first["eventID"]) == 32
+    assert read_all(streams, arn, limit=7) == records  # paged by Limit, same records
+
+
+def test_a_write_that_changes_nothing_has_no_record(ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    item = {**KEY, "n": {"N": "1"}}
+    ddb.put_item(TableName=table, Item=item)
+    ddb.put_item(TableName=table, Item=item)
+    ddb.update_item(TableName=table, Key=KEY, UpdateExpression="SET n = :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+    ddb.delete_item(TableName=table, Key={"PK": {"S": "absent"}, "SK": {"S": "x"}})
+    assert [r["eventName"] for r in read_all(streams, arn)] == ["INSERT"]
+
+
+@pytest.mark.parametrize(("view", "old", "new"), [
+    ("KEYS_ONLY", False, False), ("NEW_IMAGE", False, True),
+    ("OLD_IMAGE", True, False), ("NEW_AND_OLD_IMAGES", True, True),
+])
+def test_view_types(ddb: Any, streams: Any, view: str, old: bool, new: bool) -> None:
+    table, arn = table_with_stream(ddb, view)
+    increment(ddb, table, 2)
+    ddb.delete_item(TableName=table, Key=KEY)
+    records = read_all(streams, arn)
+    assert [r["eventName"] for r in records] == ["INSERT", "MODIFY", "REMOVE"]
+    modify = records[1]["dynamodb"]
+    assert modify["Keys"] == KEY and modify["StreamViewType"] == view
+    assert ("OldImage" in modify) is old and ("NewImage" in modify) is new
+
+
+def test_transaction_and_batch_give_one_record_per_item(ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    a = {"PK": {"S": "stock"}, "SK": {"S": "A"}}
+    b = {"PK": {"S": "stock"}, "SK": {"S": "B"}}
+    ddb.batch_write_item(RequestItems={table: [
+        {"PutRequest": {"Item": {**a, "qty": {"N": "10"}}}},
+        {"PutRequest": {"Item": {**b, "qty": {"N": "0"}}}}]})
+    ddb.transact_write_items(TransactItems=[
+        {"Update": {"TableName": table, "Key": a, "UpdateExpression": "ADD qty :m",
+                    "ExpressionAttributeValues": {":m": {"N": "-3"}}}},
+        {"Update": {"TableName": table, "Key": b, "UpdateExpression": "ADD qty :p",
+                    "ExpressionAttributeValues": {":p": {"N": "3"}}}}])
+    records = read_all(streams, arn)
+    assert [r["eventName"] for r in records] == ["INSERT", "INSERT", "MODIFY", "MODIFY"]
+    moved = {r["dynamodb"]["Keys"]["SK"]["S"]: (r["dynamodb"]["OldImage"]["qty"]["N"],
+                                                 r["dynamodb"]["NewImage"]["qty"]["N"])
+             for r in records[2:]}
+    assert moved == {"A": ("10", "7"), "B": ("0", "3")}
+
+
+def test_describe_table_and_update_table(ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    described = ddb.describe_table(TableName=table)["Table"]
+    assert described["LatestStreamArn"] == arn
+    assert described["StreamSpecification"] == {"StreamEnabled": True,
+                                                 "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_table(TableName=table, StreamSpecification={
+            "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    assert error_of(excinfo) == ("ValidationException",
+                                 f"Table already has an enabled stream: TableName: {table}", 400)
+    increment(ddb, table, 1)
+    ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    assert error_of(excinfo) == ("ValidationException",
+                                 f"Table has no stream to disable: TableName: {table}", 400)
+    increment(ddb, table, 1)  # no stream: no record
+    closed = streams.describe_stream(StreamArn=arn)["StreamDescription"]
+    assert closed["StreamStatus"] == "DISABLED"
+    assert "EndingSequenceNumber" in closed["Shards"][0]["SequenceNumberRange"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard_of(streams, arn),
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    page = streams.get_records(ShardIterator=iterator)
+    assert len(page["Records"]) == 1 and "NextShardIterator" not in page  # read to its end
+
+    again = ddb.update_table(TableName=table, StreamSpecification={
+        "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})["TableDescription"]
+    new_arn = again["LatestStreamArn"]
+    assert new_arn != arn and again["LatestStreamLabel"] != closed["StreamLabel"]
+    increment(ddb, table, 1)
+    assert [r["eventName"] for r in read_all(streams, new_arn)] == ["MODIFY"]
+    assert [s["StreamArn"] for s in streams.list_streams(TableName=table)["Streams"]] == [
+        arn, new_arn]
+
+
+def test_iterator_positions(ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    increment(ddb, table, 5)
+    records = read_all(streams, arn)
+    third = records[2]["dynamodb"]["SequenceNumber"]
+    at = read_all(streams, arn, "AT_SEQUENCE_NUMBER", SequenceNumber=third)
+    assert at == records[2:]
+    after = read_all(streams, arn, "AFTER_SEQUENCE_NUMBER", SequenceNumber=third)
+    assert after == records[3:]
+    latest = streams.get_shard_iterator(StreamArn=arn, ShardId=shard_of(streams, arn),
+                                        ShardIteratorType="LATEST")["ShardIterator"]
+    assert streams.get_records(ShardIterator=latest)["Records"] == []
+    increment(ddb, table, 1)
+    assert [r["eventName"] for r in streams.get_records(ShardIterator=latest)["Records"]] == [
+        "MODIFY"]
+
+
+def test_list_streams_pages(ddb: Any, streams: Any) -> None:
+    arns = [table_with_stream(ddb, prefix="lst")[1] for _ in range(3)]
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {"Limit": 2}
+    while True:
+        page = streams.list_streams(**kwargs)
+        seen += [s["StreamArn"] for s in page["Streams"]]
+        if "LastEvaluatedStreamArn" not in page:
+            break
+        kwargs["ExclusiveStartStreamArn"] = page["LastEvaluatedStreamArn"]
+    assert sorted(a for a in seen if a in arns) == sorted(arns)
+    assert len(seen) == len(set(seen))  # each once
+
+
+def test_errors(ddb: Any, streams: Any) -> None:
+    _, arn = table_with_stream(ddb)
+    missing = arn.rsplit("/", 1)[0] + "/2000-01-01T00:00:00.000"
+    with pytest.raises(ClientError) as excinfo:
+        streams.describe_stream(StreamArn=missing)
+    assert error_of(excinfo) == (
+        "ResourceNotFoundException", f"Requested resource not found: Stream: {missing} not found",
+        400)
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_shard_iterator(StreamArn=arn, ShardId="shardId-00000000000000000000-0000",
+                                   ShardIteratorType="TRIM_HORIZON")
+    assert error_of(excinfo)[0] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_records(ShardIterator="not-an-iterator")
+    assert error_of(excinfo) == ("ValidationException", "Invalid ShardIterator", 400)
+    # an iterator issued 16 minutes ago (iterators are stateless tokens)
+    stale = base64.urlsafe_b64encode(orjson.dumps(
+        [arn, shard_of(streams, arn), 0, time.time() - 16 * 60])).decode()
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_records(ShardIterator=stale)
+    code, message, status = error_of(excinfo)
+    assert (code, status) == ("ExpiredIteratorException", 400)
+    assert message.startswith("Iterator expired. The iterator was created at time ")
+
+
+def test_streams_operations_are_not_dynamodb_operations(backend: Any) -> None:
+    answer = backend.raw("DynamoDB_20120810.GetRecords", {"ShardIterator": "x"})
+    assert answer.status == 400
+    assert orjson.loads(answer.body)["__type"].endswith("#UnknownOperationException")

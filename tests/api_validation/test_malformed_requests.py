@@ -1,0 +1,240 @@
+"""Malformed requests that used to reach code assuming another shape (500s,
+or a 200 that stored the wrong data): each is DynamoDB's 400 and changes
+nothing.
+
+JSON nulls and wrong JSON types inside lists and maps are refused by the
+check compiled from botocore's model (``tallydb.api._shapes``). DynamoDB's
+JSON layer reads a null structure member as absent, but keeps a null list
+element or map value, which no member of its model allows; its exact wording
+for those is not on record, so they carry its wording for a missing required
+member ("Member must not be null", at the element's path or as the map's
+"Map value must satisfy constraint"). Expressions nested past the parser's
+depth get the answers DynamoDB gives them (redundant parentheses, unknown
+function, too many operators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from tallytest import Backend
+
+VALIDATION = "ValidationException"
+NOT_NULL = "Member must not be null"
+MAP_NOT_NULL = f"Map value must satisfy constraint: [{NOT_NULL}]"
+ONE = "1 validation error detected: "
+KEY = {"pk": {"S": "a"}}
+ITEM = {"pk": {"S": "a"}, "l": {"L": [{"N": "1"}]}, "n": {"N": "5"}}
+
+
+@pytest.fixture
+def tbl(backend: Backend, make_table: Callable[..., str]) -> str:
+    name = make_table("tbl", hash=("pk", "S"))
+    assert backend.raw("PutItem", {"TableName": name, "Item": ITEM}).status == 200
+    return name
+
+
+def contents(backend: Backend, table: str) -> list[Any]:
+    answer = backend.raw("Scan", {"TableName": table, "ConsistentRead": True})
+    assert answer.status == 200, answer.body
+    return sorted(answer.json["Items"], key=repr)
+
+
+def refused(backend: Backend, table: str, operation: str, body: dict[str, Any],
+            message: str, code: str = VALIDATION) -> None:
+    before = contents(backend, table)
+    answer = backend.raw(operation, body)
+    assert (answer.status, answer.error_code, answer.message) == (400, code, message)
+    assert contents(backend, table) == before
+
+
+# -- nulls and wrong JSON types in nested positions --------------------------
+
+
+def test_attribute_updates_value_of_no_type_is_refused(backend: Backend, tbl: str) -> None:
+    # DynamoDB: an AttributeValue with no datatype member.
+    refused(backend, tbl, "UpdateItem",
+            {"TableName": tbl, "Key": KEY, "AttributeUpdates": {"n": {"Value": {}}}},
+            "Supplied AttributeValue is empty, must contain exactly one of the supported "
+            "datatypes")
+
+
+def test_attribute_updates_value_is_checked_as_an_attribute_value(
+        backend: Backend, tbl: str) -> None:
+    # DynamoDB: the legacy Value is an AttributeValue like any other.
+    refused(backend, tbl, "UpdateItem",
+            {"TableName": tbl, "Key": KEY, "AttributeUpdates": {"n": {"Value": {"N": "abc"}}}},
+            "The parameter cannot be converted to a numeric value: abc")
+
+
+def test_expected_value_is_checked_as_an_attribute_value(backend: Backend, tbl: str) -> None:
+    refused(backend, tbl, "PutItem",
+            {"TableName": tbl, "Item": {"pk": {"S": "b"}},
+             "Expected": {"n": {"ComparisonOperator": "EQ",
+                                "AttributeValueList": [{"N": "1e999"}]}}},
+            "Number overflow. Attempting to store a number with magnitude larger than "
+            "supported range")
+
+
+@pytest.mark.parametrize(("operation", "body", "message"), [
+    ("UpdateItem", {"Key": KEY, "AttributeUpdates": {"n": None}},
+     ONE + f"Value '{{n=null}}' at 'attributeUpdates' failed to satisfy constraint: "
+     + MAP_NOT_NULL),
+    ("PutItem", {"Item": {"pk": {"S": "c"}}, "Expected": {"v": None}},
+     ONE + f"Value '{{v=null}}' at 'expected' failed to satisfy constraint: " + MAP_NOT_NULL),
+    ("Scan", {"ScanFilter": {"n": None}},
+     ONE + f"Value '{{n=null}}' at 'scanFilter' failed to satisfy constraint: " + MAP_NOT_NULL),
+    ("Query", {"KeyConditions": {"pk": None}},
+     ONE + f"Value '{{pk=null}}' at 'keyConditions' failed to satisfy constraint: "
+     + MAP_NOT_NULL),
+    ("UpdateItem", {"Key": KEY, "UpdateExpression": "SET #c = :v",
+                    "ExpressionAttributeNames": {"#c": None},
+                    "ExpressionAttributeValues": {":v": {"N": "1"}}},
+     ONE + "Value '{#c=null}' at 'expressionAttributeNames' failed to satisfy constraint: "
+     + MAP_NOT_NULL),
+    ("UpdateItem", {"Key": KEY, "UpdateExpression": "SET #c = :v REMOVE l[0]",
+                    "ExpressionAttributeNames": {"#c": None},
+                    "ExpressionAttributeValues": {":v": {"N": "1"}}},
+     ONE + "Value '{#c=null}' at 'expressionAttributeNames' failed to satisfy constraint: "
+     + MAP_NOT_NULL),
+    ("UpdateItem", {"Key": KEY, "UpdateExpression": "SET a = :v",
+                    "ExpressionAttributeValues": {":v": None}},
+     ONE + "Value '{:v=null}' at 'expressionAttributeValues' failed to satisfy constraint: "
+     + MAP_NOT_NULL),
+    ("UpdateTable", {"GlobalSecondaryIndexUpdates": [None]},
+     ONE + f"Value null at 'globalSecondaryIndexUpdates.1.member' failed to satisfy "
+     f"constraint: {NOT_NULL}"),
+])
+def test_null_in_a_nested_position_is_refused(
+        backend: Backend, tbl: str, operation: str, body: dict[str, Any], message: str) -> None:
+    refused(backend, tbl, operation, {"TableName": tbl, **body}, message)
+
+
+def test_null_item_attribute_is_refused(backend: Backend, tbl: str) -> None:
+    # DynamoDB: a null AttributeValue is an empty one.
+    refused(backend, tbl, "PutItem", {"TableName": tbl, "Item": {"pk": {"S": "d"}, "a": None}},
+            ONE + "Value '{pk=AttributeValue(s=d, n=null, b=null, sS=null, nS=null, bS=null, "
+            "m=null, l=null, nULL=null, bOOL=null), a=null}' at 'item' failed to satisfy "
+            "constraint: " + MAP_NOT_NULL)
+
+
+def test_batch_write_requests_of_null_are_refused(backend: Backend, tbl: str) -> None:
+    refused(backend, tbl, "BatchWriteItem", {"RequestItems": {tbl: [None]}},
+            ONE + f"Value null at 'requestItems.{tbl}.member.1.member' failed to satisfy "
+            f"constraint: {NOT_NULL}")
+    refused(backend, tbl, "BatchWriteItem", {"RequestItems": {tbl: None}},
+            ONE + f"Value '{{{tbl}=null}}' at 'requestItems' failed to satisfy constraint: "
+            + MAP_NOT_NULL)
+    refused(backend, tbl, "BatchGetItem", {"RequestItems": {tbl: None}},
+            ONE + f"Value '{{{tbl}=null}}' at 'requestItems' failed to satisfy constraint: "
+            + MAP_NOT_NULL)
+
+
+def test_batch_write_under_an_empty_table_name_is_refused(backend: Backend, tbl: str) -> None:
+    answer = backend.raw("BatchWriteItem", {"RequestItems": {"": None}})
+    assert (answer.status, answer.error_code) == (400, VALIDATION)
+    assert "Map keys must satisfy constraint: [Member must have length less than or equal " \
+        "to 1024, Member must have length greater than or equal to 1]" in answer.message
+    answer = backend.raw("BatchWriteItem", {
+        "RequestItems": {"": [{"PutRequest": {"Item": {"a": {"M": 5}}}}]}})
+    assert (answer.status, answer.error_code) == (400, VALIDATION)
+    assert answer.message.startswith(ONE + "Value '{=[WriteRequest(putRequest=PutRequest(item="
+                                     "{a=AttributeValue(")
+    assert contents(backend, tbl) == [ITEM]
+
+
+def test_key_schema_of_null_is_refused(backend: Backend) -> None:
+    answer = backend.raw("CreateTable", {
+        "TableName": "never_made", "KeySchema": [None], "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+    assert (answer.status, answer.error_code, answer.message) == (
+        400, VALIDATION,
+        ONE + f"Value null at 'keySchema.1.member' failed to satisfy constraint: {NOT_NULL}")
+    assert "never_made" not in backend.client().list_tables()["TableNames"]
+
+
+def test_transact_get_with_an_empty_projection_is_refused(backend: Backend, tbl: str) -> None:
+    # Get has no ExpressionAttributeValues member: DynamoDB ignores unknown members.
+    refused(backend, tbl, "TransactGetItems", {"TransactItems": [{"Get": {
+        "TableName": tbl, "Key": KEY, "ProjectionExpression": "",
+        "ExpressionAttributeValues": 1}}]},
+        "Invalid ProjectionExpression: The expression can not be empty;")
+
+
+# -- expressions nested deeper than the parser descends ----------------------
+
+
+DEEP = 241
+
+
+@pytest.mark.parametrize(("parameter", "text", "detail"), [
+    ("ConditionExpression", "(" * DEEP + "attribute_exists(pk)" + ")" * DEEP,
+     "The expression has redundant parentheses;"),
+    ("ConditionExpression", "NOT " * 961 + "attribute_exists(pk)",
+     "The expression contains too many operators; operator count: 301"),
+    ("ConditionExpression", "f(" * 400 + "pk" + ")" * 400,
+     "Invalid function name; function: f"),
+    ("ConditionExpression", "size(" * 400 + "pk" + ")" * 400 + " > :v",
+     "The expression contains too many operators; operator count: 301"),
+    ("ConditionExpression", "(" * 600 + "pk" + ")" * 599,
+     'Syntax error; token: "<EOF>", near: ")"'),
+])
+def test_deeply_nested_condition_is_refused(
+        backend: Backend, tbl: str, parameter: str, text: str, detail: str) -> None:
+    body: dict[str, Any] = {"TableName": tbl, "Item": {"pk": {"S": "e"}}, parameter: text}
+    if ":v" in text:
+        body["ExpressionAttributeValues"] = {":v": {"N": "1"}}
+    refused(backend, tbl, "PutItem", body, f"Invalid {parameter}: {detail}")
+
+
+def test_deeply_nested_filter_and_key_condition_are_refused(
+        backend: Backend, tbl: str) -> None:
+    nested = "(" * DEEP + "pk = :v" + ")" * DEEP
+    values = {":v": {"S": "a"}}
+    for operation, parameter in (("Scan", "FilterExpression"),
+                                 ("Query", "KeyConditionExpression")):
+        refused(backend, tbl, operation,
+                {"TableName": tbl, parameter: nested, "ExpressionAttributeValues": values},
+                f"Invalid {parameter}: The expression has redundant parentheses;")
+
+
+def test_deeply_nested_update_functions_are_refused(backend: Backend, tbl: str) -> None:
+    refused(backend, tbl, "UpdateItem",
+            {"TableName": tbl, "Key": KEY,
+             "UpdateExpression": "SET a = " + "f(" * 600 + ":v" + ")" * 600,
+             "ExpressionAttributeValues": {":v": {"N": "1"}}},
+            "Invalid UpdateExpression: Invalid function name; function: f")
+
+
+def test_nesting_within_the_bound_still_works(backend: Backend, tbl: str) -> None:
+    # 100 levels of NOT (...) around a comparison: 200 operators, no
+    # redundant parentheses, a condition DynamoDB accepts.
+    text = "NOT (" * 100 + "pk = :v" + ")" * 100
+    answer = backend.raw("PutItem", {"TableName": tbl, "Item": {"pk": {"S": "a"}, "x": {"N": "1"}},
+                                     "ConditionExpression": text,
+                                     "ExpressionAttributeValues": {":v": {"S": "a"}}})
+    assert answer.status == 200, answer.body
+
+
+# -- error bodies are bounded -------------------------------------------------
+
+
+def test_violation_echoes_at_most_a_bounded_part_of_a_huge_value(
+        backend: Backend, tbl: str) -> None:
+    # DynamoDB echoes the whole value; for thousands of entries that is an
+    # error body of megabytes. tallydb cuts the echo after about 2 KB.
+    writes = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "v": {"S": "x" * 20}}}}
+              for i in range(5000)]
+    before = contents(backend, tbl)
+    answer = backend.raw("BatchWriteItem", {"RequestItems": {tbl: writes}})
+    assert (answer.status, answer.error_code) == (400, VALIDATION)
+    assert len(answer.body) < 4096
+    assert answer.message.startswith(
+        ONE + f"Value '{{{tbl}=[WriteRequest(putRequest=PutRequest(item={{")
+    assert answer.message.endswith(
+        ", ...]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+        "constraint: [Member must have length less than or equal to 25, "
+        "Member must have length greater than or equal to 1]")
+    assert contents(backend, tbl) == before

@@ -1,0 +1,159 @@
+"""tallydb.testing.mock_dynamodb(): boto3 with no endpoint, answered in-process.
+
+(The whole toolkit suite also runs on it: the ``mock`` store in conftest.py.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import boto3
+import pytest
+
+import tallydb
+from tallydb.testing import mock_dynamodb
+
+KEY_SCHEMA = {
+    "AttributeDefinitions": [
+        {"AttributeName": "PK", "AttributeType": "S"},
+        {"AttributeName": "SK", "AttributeType": "S"},
+    ],
+    "KeySchema": [
+        {"AttributeName": "PK", "KeyType": "HASH"},
+        {"AttributeName": "SK", "KeyType": "RANGE"},
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def no_aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a developer's machine with no AWS set-up at all."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                 "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+
+
+def _readme_example() -> dict[str, Any]:
+    """The README's boto3 example, with no endpoint_url, region or credentials."""
+    ddb = boto3.client("dynamodb")
+    ddb.create_table(TableName="videos", BillingMode="PAY_PER_REQUEST", **KEY_SCHEMA)
+    response: dict[str, Any] = ddb.update_item(
+        TableName="videos",
+        Key={"PK": {"S": "VID#9f3a"}, "SK": {"S": "STATS#TOTAL"}},
+        UpdateExpression="ADD play_count :one",
+        ExpressionAttributeValues={":one": {"N": "1"}},
+        ReturnValues="UPDATED_NEW",
+    )
+    return response
+
+
+def test_readme_example_as_a_context_manager() -> None:
+    with mock_dynamodb() as mock:
+        assert _readme_example()["Attributes"] == {"play_count": {"N": "1"}}
+        assert mock.engine is not None
+
+
+def test_every_entry_starts_empty() -> None:
+    with mock_dynamodb():
+        _readme_example()
+    with mock_dynamodb():
+        assert boto3.client("dynamodb").list_tables()["TableNames"] == []
+
+
+@mock_dynamodb()
+def test_as_a_decorator() -> None:
+    assert _readme_example()["Attributes"] == {"play_count": {"N": "1"}}
+
+
+@mock_dynamodb()
+class TestAsAClassDecorator:
+    def test_one(self) -> None:
+        _readme_example()
+
+    def test_two_starts_empty(self) -> None:
+        _readme_example()  # "videos" again: a fresh engine, no ResourceInUseException
+
+
+def test_a_coroutine_function() -> None:
+    @mock_dynamodb()
+    async def main() -> list[str]:
+        _readme_example()
+        names: list[str] = boto3.client("dynamodb").list_tables()["TableNames"]
+        return names
+
+    assert asyncio.run(main()) == ["videos"]
+
+
+def test_clients_made_before_the_mock_are_answered_by_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "a")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "b")
+    early = boto3.session.Session().client("dynamodb")
+    with mock_dynamodb():
+        early.create_table(TableName="early", BillingMode="PAY_PER_REQUEST", **KEY_SCHEMA)
+        assert early.list_tables()["TableNames"] == ["early"]
+
+
+def test_the_resource_api_waiters_and_paginators() -> None:
+    with mock_dynamodb():
+        resource = boto3.resource("dynamodb")
+        table = resource.create_table(
+            TableName="videos", BillingMode="PAY_PER_REQUEST", **KEY_SCHEMA
+        )
+        table.wait_until_exists()
+        with table.batch_writer() as batch:
+            for i in range(30):
+                batch.put_item(Item={"PK": "v", "SK": f"{i:02}", "n": i})
+        pages = boto3.client("dynamodb").get_paginator("query").paginate(
+            TableName="videos",
+            KeyConditionExpression="PK = :v",
+            ExpressionAttributeValues={":v": {"S": "v"}},
+            Limit=7,
+        )
+        assert sum(page["Count"] for page in pages) == 30
+
+
+def test_dynamodb_errors_are_dynamodbs() -> None:
+    with mock_dynamodb():
+        ddb = boto3.client("dynamodb")
+        with pytest.raises(ddb.exceptions.ResourceNotFoundException) as caught:
+            ddb.get_item(TableName="missing", Key={"PK": {"S": "x"}})
+        assert caught.value.response["Error"]["Message"] == "Requested resource not found"
+
+
+def test_a_client_with_its_own_endpoint_is_left_alone(tallydb_server: Any) -> None:
+    with mock_dynamodb():
+        _readme_example()
+        served = tallydb_server.client()
+        assert "videos" not in served.list_tables()["TableNames"]
+
+
+def test_nested_mocks_answer_from_the_innermost() -> None:
+    with mock_dynamodb():
+        _readme_example()
+        with mock_dynamodb():
+            assert boto3.client("dynamodb").list_tables()["TableNames"] == []
+        assert boto3.client("dynamodb").list_tables()["TableNames"] == ["videos"]
+
+
+def test_the_environment_is_restored() -> None:
+    import os
+
+    with mock_dynamodb():
+        assert os.environ["AWS_ACCESS_KEY_ID"] == "tallydb-mock"
+    assert "AWS_ACCESS_KEY_ID" not in os.environ
+    assert "AWS_DEFAULT_REGION" not in os.environ
+
+
+def test_the_toolkit_on_a_mocked_client() -> None:
+    with mock_dynamodb(), tallydb.connect(client=boto3.client("dynamodb")) as db:
+        videos = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"))
+        plays = tallydb.Counter(videos, {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}, "play_count")
+        assert plays.add() == 1
+        assert plays.add(1, idempotency_key="k") == 2
+        assert plays.add(1, idempotency_key="k") == 2

@@ -1,0 +1,46 @@
+"""TTL: expired items are swept, by the embedded engine as by ``tallydb serve``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+import tallydb
+
+
+def _wait_until_gone(table: tallydb.Table, key: dict[str, str], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if table.get(key, consistent=True) is None:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_expired_items_are_swept(store: str, make_table: Callable[..., tallydb.Table]) -> None:
+    if store == "moto":
+        pytest.skip("moto does not sweep expired items (tests/toolkit/MOTO.md)")
+    table = make_table("ttl", ttl_attribute="expires_at")
+    now = int(time.time())
+    table.put({"PK": "old", "expires_at": now - 60})
+    table.put({"PK": "new", "expires_at": now + 3600})
+    table.put({"PK": "none"})
+    assert _wait_until_gone(table, {"PK": "old"})
+    assert table.get({"PK": "new"}, consistent=True) is not None
+    assert table.get({"PK": "none"}, consistent=True) is not None
+
+
+def test_idempotency_dedupe_items_expire_in_an_embedded_store() -> None:
+    with tallydb.connect(in_memory=True) as db:
+        table = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"),
+                                ttl_attribute="expires_at")
+        plays = tallydb.Counter(table, {"PK": "v", "SK": "total"}, "plays", retention=1)
+        plays.add(1, idempotency_key="once")
+        assert table.count() == 2  # the counter and its dedupe item
+        deadline = time.monotonic() + 10
+        while table.count() > 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert table.count() == 1
+        assert plays.value() == 1
