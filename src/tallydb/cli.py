@@ -78,7 +78,7 @@ def _credentials(
 @click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
               help="Connections open at once (capped by the file-descriptor limit); more are "
                    "answered 503 and closed.")
-@click.option("--max-output-bytes", default=4 << 20, show_default=True,
+@click.option("--max-output-bytes", default=64 << 10, show_default=True,
               type=click.IntRange(min=1),
               help="Response bytes waiting for one client before the server stops reading its "
                    "requests (a client that does not read its answers).")

@@ -36,7 +36,10 @@ def test_a_failed_commit_fails_every_request_of_its_batch(
     pipe.send(b"".join(request_bytes("Echo", {"n": n}) for n in range(5)))
     answers = [pipe.response() for _ in range(5)]
     assert answers[0].status == 500
-    assert answers[0].json == {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError"}
+    assert answers[0].json == {
+        "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+        "message": "Internal server error",
+    }
     committed = [request["n"] for batch in batch_stub.engine.batches for _, request in batch]
     for n, answer in enumerate(answers):
         assert answer.status == (200 if n in committed else 500)

@@ -145,3 +145,20 @@ def test_tls(serve: Callable[..., Serve], tmp_path: Path) -> None:
     raw = socket.create_connection(("127.0.0.1", int(port)))
     with raw, pytest.raises(ssl.SSLError):  # a client that does not trust it
         ssl.create_default_context().wrap_socket(raw, server_hostname="localhost")
+
+
+def test_a_client_that_half_closes_gets_every_answer(
+    stub_factory: Callable[..., StubServer],
+) -> None:
+    # `nc -N` and friends send their requests, then shut their side down;
+    # the EOF arrives while the batch is still committing (on its thread)
+    stub = stub_factory(offload=True)
+    stub.engine.commit_delay = 0.2
+    pipe = Pipe(stub.url)
+    try:
+        pipe.send(b"".join(request_bytes("Echo", {"n": n}) for n in range(5)))
+        pipe.sock.shutdown(socket.SHUT_WR)
+        assert [pipe.response().json for _ in range(5)] == [{"Echo": {"n": n}} for n in range(5)]
+        assert pipe.closed_by_server()
+    finally:
+        pipe.close()

@@ -14,7 +14,9 @@ order its requests came.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
 import orjson
@@ -27,6 +29,28 @@ from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
 log = logging.getLogger("tallydb.server")
+
+INTERNAL_ERROR = "Internal server error"  # DynamoDB's message for its own faults
+DISK_FULL = (
+    "Internal server error: the server's disk is full, so this request changed nothing; "
+    "reads are still served, and writes resume once space is freed"
+)
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is the disk or SQLite's size limit being full."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(seen, sqlite3.Error) and getattr(seen, "sqlite_errorcode", None) == 13:
+            return True  # SQLITE_FULL
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def internal_error(error: BaseException) -> InternalServerError:
+    return InternalServerError(DISK_FULL if disk_full(error) else INTERNAL_ERROR)
 
 
 class Batcher:
@@ -119,7 +143,7 @@ class Batcher:
                 touched.append(conn)
             response = ex.response
             if response is None:  # the batch died in a way _run could not catch
-                response = error_response(ex, InternalServerError())
+                response = error_response(ex, InternalServerError(INTERNAL_ERROR))
             conn.out.append(response)
             conn.pending -= 1
             if ex.close:
@@ -146,13 +170,21 @@ class Batcher:
                                                   ex.extra, ex.gzip)
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
-                    except Exception:
+                    except Exception as error:
                         log.exception("%s failed; answering InternalServerError", ex.operation)
-                        ex.response = error_response(ex, InternalServerError())
-        except Exception:
+                        ex.response = error_response(ex, internal_error(error))
+        except Exception as error:
             # The batch did not commit (or could not start): nothing it did
             # happened, whatever each request was about to be told.
+            if disk_full(error) and len(calls) > 1:
+                # Each request alone: the reads among them, and writes that
+                # need no new space, still succeed; only the others fail.
+                log.warning("the disk is full: a batch of %d requests runs one by one",
+                            len(calls))
+                for ex in calls:
+                    self._run([ex])
+                return
             log.exception("a batch of %d requests failed to commit", len(calls))
-            failed = InternalServerError()
+            failed = internal_error(error)
             for ex in calls:
                 ex.response = error_response(ex, failed)

@@ -35,7 +35,6 @@ class Exchange:
         "response",
         "response_type",
         "started",
-        "status",
         "stream",
         "target",
         "url",
@@ -61,11 +60,10 @@ class Exchange:
         self.operation: str | None = None
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
-        self.access: Access | None = None  # the signing key's, when credentials are set
+        self.access: Access | None = None  # the signing key's, when it is limited
         self.extra = b""  # header lines every response to this request carries
         # set by routing or by the batch
         self.response: bytes | None = None
         self.close = False  # close the connection once this response is written
-        self.status = 0  # the response's, once rendered (for the access log)
         # with close: the console's live feed, which takes the connection over
         self.stream: LiveStream | None = None

@@ -37,8 +37,8 @@ class ConnectionLimits:
     body_timeout: float = 60.0  # seconds from the end of its head to the end of its body
     idle_timeout: float = 60.0  # seconds a keep-alive connection may wait with nothing to do
     max_connections: int = 4096  # open at once; more are answered 503 and closed
-    max_output: int = 4 << 20  # response bytes waiting for a client before it stops being read
-    max_pipeline: int = 16  # requests in progress per connection before it stops being read
+    max_output: int = 64 << 10  # response bytes waiting for a client before it stops being read
+    max_pipeline: int = 8  # requests in progress per connection before it stops being read
 
     def tick(self) -> float:
         """How often the watchdog looks: a quarter of the shortest timeout, at most 1 s."""

@@ -17,6 +17,7 @@ import httptools
 
 from tallydb.errors import InternalServerError
 from tallydb.server import http
+from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
@@ -30,6 +31,7 @@ log = logging.getLogger("tallydb.server")
 _MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
 MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
 SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
+PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
  _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
@@ -92,6 +94,7 @@ class Connection(asyncio.Protocol):
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
+        self.eof = False  # the client half-closed: close once every answer is written
 
     # -- asyncio -----------------------------------------------------------
 
@@ -114,6 +117,16 @@ class Connection(asyncio.Protocol):
             self.stream.stopped()
             self.stream = None
 
+    def eof_received(self) -> bool:
+        """The client sent all it will (a half-close): answer what it asked
+        for, then close. (False: nothing is due, asyncio closes now.)"""
+        self.stopped = True
+        self.unparsed = None
+        if not self.pending and not self.out:
+            return False
+        self.eof = True
+        return True
+
     def data_received(self, data: bytes) -> None:
         if self.stopped:
             return  # draining before a close, or shutting down
@@ -131,13 +144,19 @@ class Connection(asyncio.Protocol):
         """Feed ``data`` a slice at a time; once the client has too many
         responses due, keep the rest and stop reading until they are read."""
         view = memoryview(data)
-        for start in range(0, len(data), SLICE):
-            if self.pending and self._backlogged():
-                self.unparsed = bytes(view[start:])
-                if self.transport is not None:
-                    self.transport.pause_reading()
-                return
-            self._feed(view[start : start + SLICE])
+        start, end = 0, len(data)
+        while start < end:
+            if self.pending:
+                if self._backlogged():
+                    self.unparsed = bytes(view[start:])
+                    if self.transport is not None:
+                        self.transport.pause_reading()
+                    return
+                step = PIPELINED_SLICE  # requests in a row: look again after a few
+            else:
+                step = SLICE
+            self._feed(view[start : start + step])
+            start += step
             if self.stopped:
                 return
 
@@ -319,7 +338,7 @@ class Connection(asyncio.Protocol):
             self.router.route(ex)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
-            ex.response = error_response(ex, InternalServerError())
+            ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
         self.pending += 1
         self.batcher.submit(ex)
 
@@ -339,6 +358,8 @@ class Connection(asyncio.Protocol):
                 self.stream.start(transport)  # the connection is the live feed's now
             else:
                 self._close_gracefully()
+        elif self.eof and not self.pending:
+            transport.close()
         elif self.unparsed is not None:
             self._resume()
 

@@ -68,8 +68,8 @@ class Router:
             target_of(name).encode(): name for name in operations
         }
         self.verifier = verifier
-        #: The web console's routes (None with ``--no-console``): asked only
-        #: where a request would otherwise be refused, off the data path.
+        #: The web console's routes (None with ``--no-console``): asked for
+        #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
 
@@ -120,10 +120,6 @@ class Router:
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
-            if ex.target is None and self.console is not None and ex.url.startswith(
-                    b"/console/"):
-                console_http.answer(self.console, ex)
-                return
             body = _UNKNOWN_OPERATION
             if ex.target is not None and ex.target.startswith(DYNAMODB_SERVICE.encode()):
                 name = ex.target[len(DYNAMODB_SERVICE):].decode("latin-1")

@@ -86,9 +86,12 @@ class ItemLog:
         crc = zlib.crc32(payload, zlib.crc32(_LSN.pack(lsn), self._seed))
         record = _RECORD.pack(_LSN.size + len(payload), crc, lsn) + payload
         try:
-            written = os.pwrite(self._fd, record, self.size)
-            if written != len(record):
-                raise OSError(f"short write to the item log ({written} of {len(record)} bytes)")
+            written = 0
+            while written < len(record):  # a short write: the next one says why (ENOSPC)
+                done = os.pwrite(self._fd, record[written:], self.size + written)
+                if not done:
+                    raise OSError(f"the item log took none of {len(record) - written} bytes")
+                written += done
             if self.fsync:
                 os.fdatasync(self._fd)
         except BaseException:

@@ -15,6 +15,7 @@ import itertools
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -124,6 +125,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 #: 1,000,000 items 9,901 vs 7,546), where a hot counter is one row anyway.
 OVERLAY_ROWS = 128
 LOG_BYTES = 4 * 1024 * 1024
+FLUSH_RETRY = 1.0  # seconds between attempts to write the overlay into a full disk
 
 #: An items table (a table's, or one index's): rows in (hk, rk) order.
 _ITEMS_TABLE = (
@@ -244,8 +246,9 @@ class Store:
         self.writes = 0
         self._log = (None if path is None else
                      ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
-        self._applied = self._replay()  # the last LSN SQLite holds
-        self._lsn = self._applied  # the last LSN committed
+        self._flush_after = 0.0  # monotonic time before which the overlay stays out of SQLite
+        # the last LSN SQLite holds, and the last committed
+        self._applied, self._lsn = self._replay()
         self._txn = Transaction(self)  # one serves every scope
         #: The open transaction's stretch since it began or a savepoint began
         #: or ended (``Transaction.segment``).
@@ -284,14 +287,20 @@ class Store:
                 _start_counting(self._conn, source)
             self._conn.execute("COMMIT")
 
-    def _replay(self) -> int:
+    def _replay(self) -> tuple[int, int]:
         """Write the item log's records after SQLite's last into SQLite, in
-        one transaction, and start the log afresh; the LSN SQLite then holds."""
+        one transaction, and start the log afresh; the LSN SQLite then
+        holds, and the last committed.
+
+        On a full disk the records stay where they are (durable in the log)
+        and in the overlay, as if just committed: the store opens, reads
+        see every acknowledged write, and they reach SQLite once there is
+        room."""
         conn = self._conn
         applied: int = conn.execute("SELECT lsn FROM item_log_applied").fetchone()[0]
         log = self._log
         if log is None:
-            return applied
+            return applied, applied
         lsn = applied
         latest: dict[RowKey, bytes | None] = {}  # each row's last write, in LSN order
         for record_lsn, rows in log.records():
@@ -301,16 +310,25 @@ class Store:
                 break  # a gap: what follows is not this history's
             latest.update(rows)
             lsn = record_lsn
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             _write_rows(conn, latest)
             conn.execute("UPDATE item_log_applied SET lsn = ?", (lsn,))
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        log.reset()
-        return lsn
+        except (sqlite3.Error, OSError):
+            if conn.in_transaction:  # (SQLite may have rolled back already)
+                conn.execute("ROLLBACK")
+            log_errors.exception(
+                "replaying the item log into SQLite failed; its %d rows stay in the log",
+                len(latest))
+            self._overlay = latest
+            self._flush_after = time.monotonic() + FLUSH_RETRY
+            return applied, lsn
+        try:
+            log.reset()
+        except OSError:
+            log_errors.exception("starting the item log afresh failed")  # SQLite holds it all
+        return lsn, lsn
 
     def _run_deferred(self) -> None:
         """Let the deferred writers write their rows (``Transaction.defer``)."""
@@ -379,15 +397,18 @@ class Store:
             log.append(self._lsn + 1, pending)
         self._lsn += 1
         self._overlay.update(pending)
-        if len(self._overlay) >= OVERLAY_ROWS or (log is not None and log.size >= LOG_BYTES):
+        if (len(self._overlay) >= OVERLAY_ROWS or (log is not None and log.size >= LOG_BYTES)
+                ) and time.monotonic() >= self._flush_after:
             # Committed already (in the log): a failure to write the overlay
-            # into SQLite leaves it where it is, to be tried again later.
+            # into SQLite (a full disk) leaves it where it is, to be tried
+            # again FLUSH_RETRY seconds later.
             try:
                 self._begin_sqlite()
                 self._commit_sqlite()
             except Exception:
                 log_errors.exception("writing the item overlay into SQLite failed")
                 self._rollback()
+                self._flush_after = time.monotonic() + FLUSH_RETRY
 
     def _commit_sqlite(self) -> None:
         """COMMIT SQLite's transaction (which holds the overlay); the overlay
@@ -441,8 +462,12 @@ class Store:
         with self._lock:
             if not self._closed:
                 if self._overlay:
-                    with self.transaction():
-                        self._begin_sqlite()
+                    try:
+                        with self.transaction():
+                            self._begin_sqlite()
+                    except (sqlite3.Error, OSError):
+                        # a full disk: the item log keeps it, for the next open
+                        log_errors.exception("writing the item overlay into SQLite failed")
                 self._closed = True
                 if self._checkpointer is not None:
                     self._checkpointer.close()
