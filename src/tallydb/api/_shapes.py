@@ -433,6 +433,12 @@ class _List(_Node):
             if isinstance(value, dict):
                 raise SerializationException(_STRUCTURE_FOUND)
             raise SerializationException(_CAST if self.in_value else _UNEXPECTED_FIELD)
+        n = len(value)
+        if self.high is not None and n > self.high:
+            # DynamoDB checks a list's length before it looks inside: a
+            # request of 150,000 entries is refused without walking them.
+            return [((0, 1), "", self.render(value),
+                     f"Member must have length less than or equal to {self.high}")]
         found: list[Violation] | None = None
         member = self.member
         for i, item in enumerate(value):
@@ -449,17 +455,11 @@ class _List(_Node):
                 for key, path, shown, text in errs:
                     found.append(((1, i, *key), f"{prefix}.{path}" if path else prefix,
                                   shown, text))
-        n = len(value)
-        if (self.low is not None and n < self.low) or (self.high is not None and n > self.high):
+        if self.low is not None and n < self.low:
             if found is None:
                 found = []
-            shown = self.render(value)
-            if self.low is not None and n < self.low:
-                found.append(((0, 0), "", shown,
-                              f"Member must have length greater than or equal to {self.low}"))
-            if self.high is not None and n > self.high:
-                found.append(((0, 1), "", shown,
-                              f"Member must have length less than or equal to {self.high}"))
+            found.append(((0, 0), "", self.render(value),
+                          f"Member must have length greater than or equal to {self.low}"))
         return found
 
     def render(self, value: Any) -> str:
@@ -497,6 +497,9 @@ class _Map(_Node):
             if isinstance(value, list):
                 raise SerializationException(f"Unrecognized collection type {self.java}")
             raise SerializationException(_CAST if self.in_value else _UNEXPECTED_FIELD)
+        if self.high is not None and len(value) > self.high:  # before the entries, as lists
+            return [((0, 1), "", self.render(value),
+                     f"Member must have length less than or equal to {self.high}")]
         key_node, value_node = self.key, self.value
         if self.simple:
             # Maps of AttributeValues (Key, Item, ExpressionAttributeValues...)
@@ -509,10 +512,8 @@ class _Map(_Node):
                         break  # refused below
                     value_node.check(item)  # raises the JSON layer's message
             else:
-                n = len(value)
                 short = self.short_key
-                if (self.low is None or n >= self.low) and (
-                        self.high is None or n <= self.high) and (
+                if (self.low is None or len(value) >= self.low) and (
                         short is None or all(type(k) is str and len(k) <= short for k in value)):
                     return None
         found: list[Violation] | None = None
@@ -532,19 +533,14 @@ class _Map(_Node):
                     if found is None:
                         found = []
                     found.append(((2, i, *key), f"{k}.member.{path}", shown, text))
-        n = len(value)
-        too_few = self.low is not None and n < self.low
-        too_many = self.high is not None and n > self.high
-        if bad_key or bad_value or null_value or too_few or too_many:
+        too_few = self.low is not None and len(value) < self.low
+        if bad_key or bad_value or null_value or too_few:
             if found is None:
                 found = []
             shown = self.render(value)
             if too_few:
                 found.append(((0, 0), "", shown,
                               f"Member must have length greater than or equal to {self.low}"))
-            if too_many:
-                found.append(((0, 1), "", shown,
-                              f"Member must have length less than or equal to {self.high}"))
             if bad_key:
                 found.append(((1, 0), "", shown, "Map keys must satisfy constraint: ["
                               + ", ".join(key_node.limits()) + "]"))

@@ -39,7 +39,44 @@ class Remembered:
 
 def digest(transact_items: Any) -> bytes:
     """A stable digest of what makes two requests "the same"."""
-    return hashlib.sha256(orjson.dumps(transact_items, option=orjson.OPT_SORT_KEYS)).digest()
+    try:
+        encoded = orjson.dumps(transact_items, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # nested deeper than orjson writes (254): an ignored member
+        encoded = _canonical(transact_items)
+    return hashlib.sha256(encoded).digest()
+
+
+def _canonical(value: Any) -> bytes:
+    """``value`` as JSON with sorted keys, written without recursion, for
+    values nested as deep as the request parser reads (1,024)."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        top = stack.pop()
+        if isinstance(top, _Literal):
+            out.append(top)
+        elif isinstance(top, dict):
+            stack.append(_Literal("}"))
+            for i, key in enumerate(sorted(top, reverse=True)):
+                stack.append(top[key])
+                stack.append(_Literal(orjson.dumps(key).decode() + ":"))
+                if i < len(top) - 1:
+                    stack.append(_Literal(","))
+            out.append("{")
+        elif isinstance(top, list):
+            stack.append(_Literal("]"))
+            for i, item in enumerate(reversed(top)):
+                stack.append(item)
+                if i < len(top) - 1:
+                    stack.append(_Literal(","))
+            out.append("[")
+        else:
+            out.append(orjson.dumps(top).decode())
+    return "".join(out).encode()
+
+
+class _Literal(str):
+    """Text ``_canonical`` writes as it is."""
 
 
 def recall(txn: Transaction, token: str, request_digest: bytes) -> Remembered | None:

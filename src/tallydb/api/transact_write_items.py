@@ -158,8 +158,9 @@ def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str,
             check_index_values(action.table.indexes, action.item_or_key)
 
     token = request.get("ClientRequestToken")
-    digest = _tokens.digest(request.get("TransactItems"))
+    digest = b""
     if token is not None:
+        digest = _tokens.digest(request.get("TransactItems"))
         remembered = _tokens.recall(txn, token, digest)
         if remembered is not None:
             return _replayed(request, remembered)
