@@ -163,6 +163,39 @@ def test_transact_get_with_an_empty_projection_is_refused(backend: Backend, tbl:
         "Invalid ProjectionExpression: The expression can not be empty;")
 
 
+def test_list_over_its_maximum_is_refused_before_its_entries_are_read(
+        backend: Backend, tbl: str) -> None:
+    # DynamoDB checks a list's length before it looks inside the entries: a
+    # null among 30 WriteRequests is not reported, only the 25-entry limit.
+    writes: list[Any] = [{"DeleteRequest": {"Key": {"pk": {"S": f"k{i}"}}}} for i in range(29)]
+    writes.insert(3, None)
+    answer = backend.raw("BatchWriteItem", {"RequestItems": {tbl: writes}})
+    assert (answer.status, answer.error_code) == (400, VALIDATION)
+    assert answer.message.startswith(ONE + f"Value '{{{tbl}=[WriteRequest(")
+    assert answer.message.endswith(
+        "' at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+        "constraint: [Member must have length less than or equal to 25, "
+        "Member must have length greater than or equal to 1]")
+    assert NOT_NULL not in answer.message
+    assert contents(backend, tbl) == [ITEM]
+
+
+def test_transaction_with_a_deeply_nested_unknown_member_runs_once_per_token(
+        backend: Backend, tbl: str) -> None:
+    # DynamoDB ignores members its model does not have, however deep they
+    # nest; the ClientRequestToken still makes the retry a replay.
+    nest: Any = 1
+    for _ in range(400):
+        nest = [nest]
+    body = {"ClientRequestToken": "deep-nest-token", "TransactItems": [{"Update": {
+        "TableName": tbl, "Key": KEY, "UpdateExpression": "ADD n :one",
+        "ExpressionAttributeValues": {":one": {"N": "1"}}, "ScanFilter": nest}}]}
+    for _ in range(2):
+        answer = backend.raw("TransactWriteItems", body)
+        assert answer.status == 200, answer.body
+    assert contents(backend, tbl) == [{**ITEM, "n": {"N": "6"}}]
+
+
 # -- expressions nested deeper than the parser descends ----------------------
 
 
