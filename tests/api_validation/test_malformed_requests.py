@@ -180,6 +180,17 @@ def test_list_over_its_maximum_is_refused_before_its_entries_are_read(
     assert contents(backend, tbl) == [ITEM]
 
 
+def test_batch_write_counts_its_entries_over_all_tables(
+        backend: Backend, tbl: str, make_table: Callable[..., str]) -> None:
+    # DynamoDB: at most 25 PutRequests and DeleteRequests in one call, however
+    # they are spread over tables (each table's list is within its own 25).
+    other = make_table("other", hash=("pk", "S"))
+    writes = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}}}} for i in range(13)]
+    refused(backend, tbl, "BatchWriteItem", {"RequestItems": {tbl: writes, other: writes}},
+            "Too many items requested for the BatchWriteItem call")
+    assert contents(backend, other) == []
+
+
 def test_transaction_with_a_deeply_nested_unknown_member_runs_once_per_token(
         backend: Backend, tbl: str) -> None:
     # DynamoDB ignores members its model does not have, however deep they

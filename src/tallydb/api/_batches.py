@@ -14,6 +14,8 @@ DUPLICATE_KEYS = "Provided list of item keys contains duplicates"
 BATCH_WRITE_REQUIRED = "The requestItems parameter is required for BatchWriteItem"
 TOO_MANY_GETS = "Too many items requested for the BatchGetItem call"
 MAX_GETS = 100
+TOO_MANY_WRITES = "Too many items requested for the BatchWriteItem call"
+MAX_WRITES = 25
 
 
 def check_get_total(request_items: Any) -> None:
@@ -21,6 +23,14 @@ def check_get_total(request_items: Any) -> None:
     before the operation runs)."""
     if sum(len(wanted.get("Keys") or ()) for wanted in request_items.values()) > MAX_GETS:
         raise ValidationException(TOO_MANY_GETS)
+
+
+def check_write_total(request_items: Any) -> None:
+    """25 PutRequests and DeleteRequests in all, over every table (each
+    table's own 1..25 is a model constraint, checked before the operation
+    runs); counted before any entry is read."""
+    if sum(len(requests) for requests in request_items.values()) > MAX_WRITES:
+        raise ValidationException(TOO_MANY_WRITES)
 
 
 def check_put_key(item: Item, keys: KeySchema) -> None:

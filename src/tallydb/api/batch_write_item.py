@@ -1,19 +1,25 @@
 """BatchWriteItem: up to 25 PutRequest/DeleteRequest over one or more tables.
 
 Every request is checked before anything is written (DynamoDB's order: the
-values of every item, then the tables, then each key, then duplicates), and
-then all of them are written in the caller's transaction, so the whole batch
-lands or none of it does and ``UnprocessedItems`` is always empty. A batch
-takes no conditions and no updates: a WriteRequest must hold exactly one of
-PutRequest or DeleteRequest, and one carrying anything else (an
-``UpdateRequest``, say: DynamoDB ignores the unknown member) is refused.
+number of entries over all tables, then the values of every item, then the
+tables, then each key, then duplicates), and then all of them are written
+in the caller's transaction, so the whole batch lands or none of it does and
+``UnprocessedItems`` is always empty. A batch takes no conditions and no
+updates: a WriteRequest must hold exactly one of PutRequest or
+DeleteRequest, and one carrying anything else (an ``UpdateRequest``, say:
+DynamoDB ignores the unknown member) is refused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tallydb.api._batches import BATCH_WRITE_REQUIRED, DUPLICATE_KEYS, check_put_key
+from tallydb.api._batches import (
+    BATCH_WRITE_REQUIRED,
+    DUPLICATE_KEYS,
+    check_put_key,
+    check_write_total,
+)
 from tallydb.api._indexes import check_index_keys, write_item
 from tallydb.api._tables import Table, get_table
 from tallydb.api._units import Tally, wants_capacity, write_units
@@ -39,6 +45,7 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
     request_items = request.get("RequestItems")
     if not request_items:
         raise ValidationException(BATCH_WRITE_REQUIRED)
+    check_write_total(request_items)
     parsed = {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
     tables = {name: get_table(txn, name) for name in parsed}
 
