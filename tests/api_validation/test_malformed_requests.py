@@ -15,11 +15,14 @@ function, too many operators).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from tallytest import Backend
+
+from tallydb.errors import ValidationException
 
 VALIDATION = "ValidationException"
 NOT_NULL = "Member must not be null"
@@ -205,6 +208,48 @@ def test_transaction_with_a_deeply_nested_unknown_member_runs_once_per_token(
         answer = backend.raw("TransactWriteItems", body)
         assert answer.status == 200, answer.body
     assert contents(backend, tbl) == [{**ITEM, "n": {"N": "6"}}]
+
+
+@pytest.mark.parametrize(("bound", "message"), [
+    ({"S": "x"}, "Start of structure or map found where not expected"),
+    ([1], "Unrecognized collection type class java.util.Date"),
+    ("yesterday", "STRING_VALUE cannot be converted to Date"),
+    (True, "TRUE_VALUE cannot be converted to Date"),
+])
+def test_timestamp_of_another_json_type_is_refused(
+        backend: Backend, bound: Any, message: str) -> None:
+    # A timestamp is epoch seconds, a JSON number; DynamoDB's words for
+    # another JSON type are not on record: its JSON layer's for the others.
+    answer = backend.raw("ListBackups", {"TimeRangeLowerBound": bound})
+    assert (answer.status, answer.error_code, answer.message) == (
+        400, "SerializationException", message)
+    answer = backend.raw("ListBackups", {"TimeRangeLowerBound": 0, "TimeRangeUpperBound": 1.5})
+    assert answer.status == 200, answer.body
+
+
+def test_embedded_caller_strings_and_integers_json_cannot_carry(inprocess_engine: Any) -> None:
+    # The embedded engine takes request dicts without JSON: a lone surrogate
+    # (UTF-16 counts it as one unit) or an integer past 64 bits is checked
+    # like any other value.
+    with pytest.raises(ValidationException) as refusal:
+        inprocess_engine.call("GetItem", {"TableName": "\ud800", "Key": KEY})
+    assert str(refusal.value) == (
+        "2 validation errors detected: Value '\ud800' at 'tableName' failed to satisfy "
+        "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; "
+        "Value '\ud800' at 'tableName' failed to satisfy constraint: Member must have "
+        "length greater than or equal to 3")
+    table = "embedded_" + uuid.uuid4().hex
+    inprocess_engine.call("CreateTable", {
+        "TableName": table, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    try:
+        body = {"ClientRequestToken": "big-integer-token", "TransactItems": [{"Put": {
+            "TableName": table, "Item": KEY, "Ignored": [10**40, "\ud800"]}}]}
+        for _ in range(2):
+            assert inprocess_engine.call("TransactWriteItems", body) == {}
+    finally:
+        inprocess_engine.call("DeleteTable", {"TableName": table})
 
 
 # -- expressions nested deeper than the parser descends ----------------------

@@ -156,7 +156,7 @@ def _java_length(text: str) -> int:
     """A string's length as Java counts it (UTF-16 code units)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def violation(path: str, rendered: str, constraint: str) -> str:
@@ -252,12 +252,31 @@ def _length_texts(low: int | None, high: int | None) -> list[str]:
 
 
 class _Any(_Node):
-    """Members whose JSON type DynamoDB does not restrict here (timestamps)."""
+    """Members not checked here: blobs, all of them inside AttributeValues
+    (which ``tallydb.values`` checks)."""
 
     __slots__ = ()
 
     def check(self, value: Any) -> list[Violation] | None:
         return None
+
+
+class _Timestamp(_Node):
+    """A timestamp: epoch seconds, a JSON number (botocore's form for
+    DynamoDB). DynamoDB's words for another JSON type are not on record;
+    these are its JSON layer's for the other scalar types."""
+
+    __slots__ = ()
+
+    def check(self, value: Any) -> list[Violation] | None:
+        kind = type(value)
+        if kind is int or kind is float:
+            return None
+        if isinstance(value, dict):
+            raise SerializationException(_STRUCTURE_FOUND)
+        if isinstance(value, list):
+            raise SerializationException(f"Unrecognized collection type class {self.java}")
+        raise SerializationException(f"{_token(value)} cannot be converted to Date")
 
 
 class _String(_Node):
@@ -661,6 +680,8 @@ class _Compiler:
             node = _List(shape, in_value, self.node(shape.member, True))
         elif kind == "map":
             node = _Map(shape, in_value, self.node(shape.key, True), self.node(shape.value, True))
+        elif kind == "timestamp":
+            node = _Timestamp("java.util.Date", in_value)
         else:
             node = _Any("java.lang.Object", in_value)
         self.memo[memo_key] = node

@@ -14,6 +14,7 @@ The records live in the store's own database (``Transaction.get_token``,
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -41,14 +42,16 @@ def digest(transact_items: Any) -> bytes:
     """A stable digest of what makes two requests "the same"."""
     try:
         encoded = orjson.dumps(transact_items, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # nested deeper than orjson writes (254): an ignored member
+    except TypeError:  # nested deeper than orjson writes (254), an integer past
+        # 64 bits, a lone surrogate (the last two only from an embedded caller)
         encoded = _canonical(transact_items)
     return hashlib.sha256(encoded).digest()
 
 
 def _canonical(value: Any) -> bytes:
     """``value`` as JSON with sorted keys, written without recursion, for
-    values nested as deep as the request parser reads (1,024)."""
+    values nested as deep as the request parser reads (1,024), by the
+    standard library's encoder for scalars."""
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
@@ -59,7 +62,7 @@ def _canonical(value: Any) -> bytes:
             stack.append(_Literal("}"))
             for i, key in enumerate(sorted(top, reverse=True)):
                 stack.append(top[key])
-                stack.append(_Literal(orjson.dumps(key).decode() + ":"))
+                stack.append(_Literal(json.dumps(key) + ":"))
                 if i < len(top) - 1:
                     stack.append(_Literal(","))
             out.append("{")
@@ -71,7 +74,7 @@ def _canonical(value: Any) -> bytes:
                     stack.append(_Literal(","))
             out.append("[")
         else:
-            out.append(orjson.dumps(top).decode())
+            out.append(json.dumps(top))
     return "".join(out).encode()
 
 
