@@ -5,7 +5,8 @@ and raw-HTTP abuse, against a real `tallydb serve`.
     .venv/bin/python -m bench.fuzz --cases 2000                # a quick look
 
 Requests start from a valid one per operation (every operation in
-botocore's DynamoDB model; those tallydb does not serve get random bodies)
+botocore's DynamoDB model; those tallydb does not serve get random bodies;
+the item operations also in their legacy parameters)
 and are mutated: a value anywhere replaced by a wrong JSON type, null, a
 deep nest or a long string; a member dropped or added; an expression
 replaced by a soup of the expression language's tokens. One case in 20 is
@@ -75,6 +76,7 @@ def templates() -> dict[str, dict[str, Any]]:
             "m": {"M": {"a": {"S": "x"}}}, "gk": {"S": "g"}, "ss": {"SS": ["a", "b"]}}
     key = {"pk": {"S": "k1"}, "sk": {"N": "1"}}
     names, values = {"#n": "n", "#m": "m"}, {":v": {"N": "1"}, ":w": {"S": "x"}}
+    arn = "arn:aws:dynamodb:ddblocal:000000000000:table/fuzz"
     return {
         "PutItem": {"TableName": "fuzz", "Item": item, "ReturnValues": "ALL_OLD",
                     "ConditionExpression": "attribute_exists(pk)"},
@@ -116,6 +118,57 @@ def templates() -> dict[str, dict[str, Any]]:
         "UpdateTimeToLive": {"TableName": "fuzzh", "TimeToLiveSpecification": {
             "Enabled": True, "AttributeName": "ttl"}},
         "DescribeTimeToLive": {"TableName": "fuzzh"},
+        "ExecuteStatement": {"Statement": "SELECT * FROM fuzz WHERE pk = ? AND sk > ?",
+                             "Parameters": [{"S": "k1"}, {"N": "0"}], "Limit": 2},
+        "BatchExecuteStatement": {"Statements": [
+            {"Statement": "UPDATE fuzz SET n = n + 1 WHERE pk = ? AND sk = 1",
+             "Parameters": [{"S": "k1"}]},
+            {"Statement": "SELECT n FROM fuzzh WHERE id = 'h1'"}]},
+        "ExecuteTransaction": {"TransactStatements": [
+            {"Statement": "UPDATE fuzz SET n = n + 1 SET l[0] = 'x' WHERE pk = 'k1' AND sk = 1"}],
+            "ClientRequestToken": "fuzz-token"},
+        "TagResource": {"ResourceArn": arn, "Tags": [{"Key": "k", "Value": "v"}]},
+        "UntagResource": {"ResourceArn": arn, "TagKeys": ["k"]},
+        "ListTagsOfResource": {"ResourceArn": arn},
+        "ListBackups": {"TableName": "fuzz", "Limit": 2, "TimeRangeLowerBound": 0,
+                        "TimeRangeUpperBound": 2e9, "BackupType": "USER"},
+        "DescribeBackup": {"BackupArn": arn + "/backup/01700000000000-abcdef12"},
+        "DescribeContinuousBackups": {"TableName": "fuzz"},
+        "UpdateContinuousBackups": {"TableName": "fuzzh", "PointInTimeRecoverySpecification": {
+            "PointInTimeRecoveryEnabled": True}},
+        "DescribeLimits": {},
+        "DescribeEndpoints": {},
+    }
+
+
+def legacy_templates() -> dict[str, dict[str, Any]]:
+    """A valid request in the legacy parameters (Expected, AttributeUpdates,
+    KeyConditions, QueryFilter, ScanFilter, AttributesToGet), per operation
+    that takes them."""
+    key = {"pk": {"S": "k1"}, "sk": {"N": "1"}}
+    expected = {"n": {"ComparisonOperator": "BETWEEN",
+                      "AttributeValueList": [{"N": "0"}, {"N": "9"}]}, "q": {"Exists": False}}
+    return {
+        "PutItem": {"TableName": "fuzz", "Item": {**key, "n": {"N": "2"}}, "Expected": expected,
+                    "ConditionalOperator": "AND", "ReturnValues": "ALL_OLD"},
+        "UpdateItem": {"TableName": "fuzz", "Key": key, "AttributeUpdates": {
+            "n": {"Action": "ADD", "Value": {"N": "1"}}, "ss": {"Action": "DELETE",
+                                                           "Value": {"SS": ["z"]}},
+            "m": {"Action": "PUT", "Value": {"M": {"a": {"L": []}}}}},
+            "Expected": {"n": {"Value": {"N": "1"}, "Exists": True}}, "ReturnValues": "ALL_NEW"},
+        "DeleteItem": {"TableName": "fuzz", "Key": key, "Expected": {
+            "n": {"ComparisonOperator": "IN", "AttributeValueList": [{"N": "-1"}]},
+            "l": {"ComparisonOperator": "NULL"}}, "ConditionalOperator": "OR"},
+        "Query": {"TableName": "fuzz", "KeyConditions": {
+            "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "k1"}]},
+            "sk": {"ComparisonOperator": "GE", "AttributeValueList": [{"N": "0"}]}},
+            "QueryFilter": {"n": {"ComparisonOperator": "NOT_NULL"}},
+            "AttributesToGet": ["n", "pk"], "Select": "SPECIFIC_ATTRIBUTES",
+            "ExclusiveStartKey": key},
+        "Scan": {"TableName": "fuzz", "ScanFilter": {
+            "n": {"ComparisonOperator": "CONTAINS", "AttributeValueList": [{"S": "a"}]},
+            "ss": {"ComparisonOperator": "NOT_CONTAINS", "AttributeValueList": [{"S": "q"}]}},
+            "ConditionalOperator": "OR", "AttributesToGet": ["pk"], "Limit": 3},
     }
 
 
@@ -220,6 +273,7 @@ class Fuzz:
         model = botocore.session.get_session().get_service_model("dynamodb")
         self.operations = list(model.operation_names)
         self.templates = templates()
+        self.legacy = legacy_templates()
 
     def fail(self, kind: str, what: str) -> None:
         self.figures[kind] += 1
@@ -292,6 +346,8 @@ class Fuzz:
         operation = rng.choice(list(self.templates)) if rng.random() < 0.9 else rng.choice(
             self.operations)
         base = self.templates.get(operation) or {"TableName": "fuzz", "x": 1}
+        if operation in self.legacy and rng.random() < 0.3:
+            base = self.legacy[operation]
         request = mutate(rng, base) if rng.random() < 0.9 else base
         body = json.dumps(request).encode() if rng.random() < 0.98 else json.dumps(
             request).encode()[: rng.randrange(1, 50)]
