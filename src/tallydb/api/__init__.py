@@ -17,17 +17,18 @@ from typing import Any
 
 from tallydb.api import _streams as streams
 from tallydb.api._limits import Limits
+from tallydb.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.api._shapes import check_request, model_operations
 from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
-from tallydb.errors import UnknownOperationException
+from tallydb.errors import DynamoDBError, UnknownOperationException
 from tallydb.feed import ChangeFeed
 from tallydb.storage import Store, Transaction
 
 __all__ = [
-    "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL",
-    "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions", "run",
-    "target_of", "unknown_operation",
+    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH",
+    "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions",
+    "run", "target_of", "unknown_operation",
 ]
 
 Request = dict[str, Any]
@@ -101,12 +102,17 @@ class Engine:
     ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
     ``feed`` publishes every committed item change to its listeners
     (``tallydb.feed``); the store records changes only while it has some.
+    A request runs in a region (``_regions``): its ARNs name it, and with
+    ``separate_regions`` each region has its own tables.
     """
 
-    def __init__(self, store: Store, limits: Limits | None = None) -> None:
+    def __init__(
+        self, store: Store, limits: Limits | None = None, separate_regions: bool = False
+    ) -> None:
         self.store = store
         self.limits = limits
-        self._run: Callable[[Transaction, str, Request], Response] = (
+        self.regions = Regions(separate_regions)
+        self._limited: Callable[[Transaction, str, Request], Response] = (
             run if limits is None else limits.wrap(run))
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
@@ -119,12 +125,27 @@ class Engine:
             if on:  # a gap: no position from before is taken for one after
                 self.feed.skip()
 
-    def call(self, operation: str, request: Request) -> Response:
+    def _run(
+        self, txn: Transaction, operation: str, request: Request, region: str = DEFAULT_REGION
+    ) -> Response:
+        """Run one operation in ``region``: its catalog, its ARNs."""
+        if self.regions.separate:
+            txn.catalog = self.regions.catalog(region)
+        try:
+            if operation in NAMES_NO_ARN:
+                return self._limited(txn, operation, request)
+            response = self._limited(txn, operation, self.regions.request(request, region))
+            return shown(response, region)  # type: ignore[no-any-return]
+        except DynamoDBError as error:
+            shown_error(error, region)
+            raise
+
+    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
         with self.store.transaction() as txn:
-            return self._run(txn, operation, request)
+            return self._run(txn, operation, request, region)
 
     @contextmanager
-    def batch(self) -> Iterator[Callable[[str, Request], Response]]:
+    def batch(self) -> Iterator[Callable[..., Response]]:
         """Run many requests in one transaction (one commit).
 
         A failed write must leave the batch's other writes whole: most
@@ -137,19 +158,19 @@ class Engine:
         store = self.store
         spoiled: list[BaseException] = []
 
-        def call(operation: str, request: Request) -> Response:
+        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
             if operation in READ_ONLY:
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, region)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
-                    return runner(txn, operation, request)
+                    return runner(txn, operation, request, region)
                 except BaseException as error:
                     if store.writes != writes:
                         spoiled.append(error)
                     raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, region)
 
         with store.transaction() as txn:
             yield call

@@ -104,7 +104,7 @@ def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
 def recover(txn: Transaction) -> None:
     """Raise the sequence clock to the largest number stored (a clock that
     went back while the server was down must not reuse numbers)."""
-    for record in txn.tables():
+    for record in txn.all_tables():
         if STREAM_SOURCE not in record.indexes:
             continue
         for stream in record.description.get(STREAMS, ()):
@@ -121,7 +121,7 @@ def trim(txn: Transaction, now: float, limit: int) -> int:
     cutoff = sequence_of_time(now - RETENTION)
     below = cutoff.to_bytes(8, "big")
     deleted = 0
-    for record in txn.tables():
+    for record in txn.all_tables():
         if STREAM_SOURCE not in record.indexes:
             continue
         streams = record.description.get(STREAMS, ())

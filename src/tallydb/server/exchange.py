@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tallydb.api import DEFAULT_REGION
+
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
     from tallydb.server.access import Access
@@ -17,6 +19,7 @@ class Exchange:
 
     __slots__ = (
         "access",
+        "authorization",
         "body",
         "close",
         "conn",
@@ -31,6 +34,7 @@ class Exchange:
         "method",
         "operation",
         "origin",
+        "region",
         "request",
         "response",
         "response_type",
@@ -53,6 +57,7 @@ class Exchange:
         self.gzip = False  # the client accepts a gzip-encoded response
         self.started = 0.0  # loop time the request was complete (for the access log)
         self.connection = False  # a Connection (or Proxy-Connection) header came
+        self.authorization: bytes | None = None
         # every header, in order, only when a signature has to be checked
         self.headers: list[tuple[bytes, bytes]] | None = None
         self.body: bytes = b""
@@ -61,6 +66,7 @@ class Exchange:
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
         self.access: Access | None = None  # the signing key's, when it is limited
+        self.region = DEFAULT_REGION  # the one the request was signed for
         self.extra = b""  # header lines every response to this request carries
         # set by routing or by the batch
         self.response: bytes | None = None

@@ -34,8 +34,9 @@ SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
 PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
- _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
+ _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT, _AUTHORIZATION) = range(13)
 _WANTED = {
+    b"authorization": _AUTHORIZATION,  # its credential scope names the region
     b"expect": _EXPECT,
     # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
     b"connection": _CONNECTION,
@@ -296,6 +297,8 @@ class Connection(asyncio.Protocol):
                 self.expect_continue = value.lower() == b"100-continue"
             elif which == _CONNECTION:
                 ex.connection = True
+            elif which == _AUTHORIZATION:
+                ex.authorization = value
             elif not self.keep_headers:  # CORS preflight's questions
                 if ex.headers is None:
                     ex.headers = []

@@ -34,6 +34,7 @@ from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
+from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
@@ -149,6 +150,8 @@ class Router:
                 self.fail(ex, error)
                 return
             ex.access = access
+        if ex.authorization is not None:
+            ex.region = region_of(ex.authorization)
         ex.operation = operation
 
     def route_other(self, ex: Exchange) -> None:

@@ -51,6 +51,10 @@ class Sync(StrEnum):
     FULL = "full"
 
 
+def catalog_key(catalog: str, name: str) -> str:
+    return f"{catalog}/{name}" if catalog else name
+
+
 @dataclass(frozen=True)
 class TableRecord:
     """A table as the catalog keeps it: its id, its DescribeTable body, and
@@ -65,11 +69,18 @@ class TableRecord:
     name: str
     description: dict[str, Any]
     indexes: dict[str, int] = field(default_factory=dict)
+    #: The catalog the table belongs to: "" (the shared one), or a region's
+    #: own when regions are separate (``Transaction.catalog``).
+    catalog: str = ""
     #: The SQLite table holding the table's items (derived from ``id``).
     items_table: str = field(init=False, repr=False, compare=False)
+    #: The table's name in the catalog: ``name``, or ``CATALOG/NAME`` ("/"
+    #: is in no table name, so no two catalogs' names meet).
+    key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "items_table", f"items_{self.id}")
+        object.__setattr__(self, "key", catalog_key(self.catalog, self.name))
 
     def index_table(self, index: str) -> str:
         """The SQLite table holding ``index``'s entries."""
@@ -224,11 +235,12 @@ class Store:
         ):
             indexes.setdefault(table_id, {})[index_name] = index_id
         self._tables: dict[str, TableRecord] = {}
-        for name, table_id, description in self._conn.execute(
+        for key, table_id, description in self._conn.execute(
             "SELECT name, id, description FROM catalog"
         ):
-            self._tables[name] = TableRecord(
-                table_id, name, orjson.loads(description), indexes.get(table_id, {}))
+            catalog, _, name = key.rpartition("/")
+            self._tables[key] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}), catalog)
         self._count_uncounted()
         self._depth = 0
         self._closed = False
@@ -614,14 +626,19 @@ class Transaction:
     transaction's writers append what they changed to (dropped with a
     rolled-back savepoint or transaction, handed to the hook after COMMIT);
     None otherwise.
+
+    ``catalog``: whose tables the running operation sees and creates: ""
+    (the shared catalog), or a region's own name when regions are separate;
+    its caller sets it before each operation.
     """
 
-    __slots__ = ("_conn", "_store", "journal")
+    __slots__ = ("_conn", "_store", "catalog", "journal")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
         self.journal: list[Any] | None = None
+        self.catalog = ""
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
@@ -631,10 +648,18 @@ class Transaction:
     # -- the catalog -------------------------------------------------------
 
     def table(self, name: str) -> TableRecord | None:
-        return self._store._tables.get(name)
+        catalog = self.catalog
+        return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
 
     def tables(self) -> list[TableRecord]:
-        return sorted(self._store._tables.values(), key=lambda t: t.name)
+        """The tables of this transaction's catalog, by name."""
+        catalog = self.catalog
+        return sorted((t for t in self._store._tables.values() if t.catalog == catalog),
+                      key=lambda t: t.name)
+
+    def all_tables(self) -> list[TableRecord]:
+        """The tables of every catalog (upkeep that serves them all: TTL, streams)."""
+        return list(self._store._tables.values())
 
     def _next(self, sequence: str) -> int:
         self._store._begin_sqlite()
@@ -649,27 +674,28 @@ class Transaction:
         return int(value)
 
     def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
-        record = TableRecord(self._next("table"), name, description)  # SQLite's, begun
+        record = TableRecord(  # SQLite's transaction is begun by _next
+            self._next("table"), name, description, catalog=self.catalog)
         self._conn.execute(
             "INSERT INTO catalog(name, id, description) VALUES (?, ?, ?)",
-            (name, record.id, orjson.dumps(description)),
+            (record.key, record.id, orjson.dumps(description)),
         )
         self._conn.execute(_ITEMS_TABLE.format(record.items_table))
         _start_counting(self._conn, record.items_table)
-        self._store._catalog(name, record)
+        self._store._catalog(record.key, record)
         return record
 
     def update_table(self, record: TableRecord) -> None:
         self._store._begin_sqlite()
         self._conn.execute(
             "UPDATE catalog SET description = ? WHERE name = ?",
-            (orjson.dumps(record.description), record.name),
+            (orjson.dumps(record.description), record.key),
         )
-        self._store._catalog(record.name, record)
+        self._store._catalog(record.key, record)
 
     def delete_table(self, record: TableRecord) -> None:
         self._store._begin_sqlite()
-        self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.name,))
+        self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.key,))
         self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
         for index in record.indexes:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
@@ -677,7 +703,7 @@ class Transaction:
         self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
             (source,) for source in (record.items_table,
                                      *(record.index_table(i) for i in record.indexes))])
-        self._store._catalog(record.name, None)
+        self._store._catalog(record.key, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
         """Add an empty index table to ``record``'s table; the new record
@@ -690,7 +716,7 @@ class Transaction:
         updated = replace(record, indexes={**record.indexes, index: index_id})
         self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
         _start_counting(self._conn, updated.index_table(index))
-        self._store._catalog(record.name, updated)
+        self._store._catalog(record.key, updated)
         return updated
 
     def drop_index(self, record: TableRecord, index: str) -> TableRecord:
@@ -703,7 +729,7 @@ class Transaction:
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
         updated = replace(
             record, indexes={k: v for k, v in record.indexes.items() if k != index})
-        self._store._catalog(record.name, updated)
+        self._store._catalog(record.key, updated)
         return updated
 
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
