@@ -59,6 +59,7 @@ class StubEngine:
     commit_delay: float = 0.0  # seconds each COMMIT takes (an fsync, say)
     closed: bool = False
     regions: list[str] = field(default_factory=list)  # each call's, in order
+    regional: bool = False  # every request's region wanted (Engine.regional)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[..., dict[str, Any]]]:

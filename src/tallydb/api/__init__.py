@@ -26,7 +26,8 @@ from tallydb.feed import ChangeFeed
 from tallydb.storage import Store, Transaction
 
 __all__ = [
-    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH",
+    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
+    "SWEEP_BATCH",
     "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions",
     "run", "target_of", "unknown_operation",
 ]
@@ -112,6 +113,9 @@ class Engine:
         self.store = store
         self.limits = limits
         self.regions = Regions(separate_regions)
+        #: Whether every operation depends on its request's region (its
+        #: catalog, a throttle's ARNs), not only those naming ARNs.
+        self.regional = separate_regions or limits is not None
         self._limited: Callable[[Transaction, str, Request], Response] = (
             run if limits is None else limits.wrap(run))
         self.feed = ChangeFeed(self._listening)

@@ -132,7 +132,8 @@ class Server:
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
-            OPERATIONS if operations is None else operations, verifier, self.console, origins)
+            OPERATIONS if operations is None else operations, verifier, self.console, origins,
+            regional=engine.regional)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests

@@ -283,6 +283,8 @@ class Connection(asyncio.Protocol):
             elif which == _CONTENT_LENGTH:
                 if len(value) >= _MAX_BODY_DIGITS and value.isdigit() and int(value) > MAX_BODY:
                     self._too_large()
+            elif which == _AUTHORIZATION:
+                ex.authorization = value
             elif which == _ORIGIN:
                 ex.origin = value
             elif which == _HOST:
@@ -297,8 +299,6 @@ class Connection(asyncio.Protocol):
                 self.expect_continue = value.lower() == b"100-continue"
             elif which == _CONNECTION:
                 ex.connection = True
-            elif which == _AUTHORIZATION:
-                ex.authorization = value
             elif not self.keep_headers:  # CORS preflight's questions
                 if ex.headers is None:
                     ex.headers = []

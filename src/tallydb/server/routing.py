@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
-from tallydb.api import DYNAMODB_SERVICE, target_of, unknown_operation
+from tallydb.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -64,6 +64,7 @@ class Router:
         verifier: Verifier | None = None,
         console: Console | None = None,
         origins: OriginPolicy | None = None,
+        regional: bool = False,
     ) -> None:
         self.targets: dict[bytes, str] = {
             target_of(name).encode(): name for name in operations
@@ -73,6 +74,10 @@ class Router:
         #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
+        #: Whether every request's region matters (separate regions, or
+        #: throttles naming ARNs); otherwise only an operation naming ARNs
+        #: reads it, and a hot UpdateItem never parses its credential scope.
+        self.regional = regional
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
@@ -150,7 +155,7 @@ class Router:
                 self.fail(ex, error)
                 return
             ex.access = access
-        if ex.authorization is not None:
+        if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
         ex.operation = operation
 
