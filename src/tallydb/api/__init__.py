@@ -13,6 +13,7 @@ import pkgutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from tallydb.api import _streams as streams
@@ -27,15 +28,15 @@ from tallydb.storage import Store, Transaction
 
 __all__ = [
     "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
-    "SWEEP_BATCH",
-    "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions",
-    "run", "target_of", "unknown_operation",
+    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
+    "check_expressions", "run", "target_of", "unknown_operation",
 ]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
 Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
+Runner = Callable[[Transaction, str, Request], Response]
 
 
 def _operation_name(module_name: str) -> str:
@@ -116,8 +117,10 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._limited: Callable[[Transaction, str, Request], Response] = (
-            run if limits is None else limits.wrap(run))
+        self._run: Runner = run if limits is None else limits.wrap(run)
+        #: The operations whose region nothing depends on: they run as they
+        #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
+        self._plain = frozenset() if self.regional else NAMES_NO_ARN
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
@@ -129,24 +132,30 @@ class Engine:
             if on:  # a gap: no position from before is taken for one after
                 self.feed.skip()
 
-    def _run(
-        self, txn: Transaction, operation: str, request: Request, region: str = DEFAULT_REGION
+    def _in_region(
+        self, txn: Transaction, operation: str, request: Request, *, region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
         try:
             if operation in NAMES_NO_ARN:
-                return self._limited(txn, operation, request)
-            response = self._limited(txn, operation, self.regions.request(request, region))
+                return self._run(txn, operation, request)
+            response = self._run(txn, operation, self.regions.request(request, region))
             return shown(response, region)  # type: ignore[no-any-return]
         except DynamoDBError as error:
             shown_error(error, region)
             raise
 
+    def _runner(self, operation: str, region: str) -> Runner:
+        """How ``operation`` runs for a request of ``region``."""
+        if operation in self._plain:
+            return self._run
+        return partial(self._in_region, region=region)
+
     def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
         with self.store.transaction() as txn:
-            return self._run(txn, operation, request, region)
+            return self._runner(operation, region)(txn, operation, request)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[..., Response]]:
@@ -158,23 +167,26 @@ class Engine:
         (``SpoiledBatchError`` when the block ends) rather than committed
         with half an operation in it.
         """
-        runner = self._run
+        plain = self._plain
+        run = self._run
+        in_region = self._runner
         store = self.store
         spoiled: list[BaseException] = []
 
         def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+            runner = run if operation in plain else in_region(operation, region)
             if operation in READ_ONLY:
-                return runner(txn, operation, request, region)
+                return runner(txn, operation, request)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
-                    return runner(txn, operation, request, region)
+                    return runner(txn, operation, request)
                 except BaseException as error:
                     if store.writes != writes:
                         spoiled.append(error)
                     raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request, region)
+                return runner(txn, operation, request)
 
         with store.transaction() as txn:
             yield call
