@@ -41,6 +41,7 @@ def _table(ddb: Any, name: str, *, stream: bool = False, index: bool = False) ->
     if stream:
         request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
     if index:
+        request["SSESpecification"] = {"Enabled": True, "SSEType": "KMS"}
         request["AttributeDefinitions"].append({"AttributeName": "g", "AttributeType": "S"})
         request["GlobalSecondaryIndexes"] = [{
             "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
@@ -91,6 +92,8 @@ def test_arns_name_the_region_each_request_was_signed_for(
     assert seen["TableArn"] == _arn(WEST, "table/plays")
     assert seen["GlobalSecondaryIndexes"][0]["IndexArn"] == _arn(WEST, "table/plays/index/by_g")
     assert seen["LatestStreamArn"] == _arn(WEST, f"table/plays/stream/{label}")
+    assert seen["SSEDescription"]["KMSMasterKeyArn"].startswith(
+        "arn:aws:kms:eu-west-1:000000000000:")
     west_streams = client(WEST, "dynamodbstreams")
     streams = west_streams.list_streams(TableName="plays")["Streams"]
     assert [s["StreamArn"] for s in streams] == [seen["LatestStreamArn"]]

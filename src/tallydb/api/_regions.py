@@ -26,6 +26,7 @@ __all__ = ["DEFAULT_REGION", "NAMES_NO_ARN", "STORED_REGION", "Regions", "is_sto
 DEFAULT_REGION = "us-east-1"
 STORED_REGION = "ddblocal"
 _STORED = f"arn:aws:dynamodb:{STORED_REGION}:"
+_STORED_PART = f":{STORED_REGION}:"
 
 #: Operations whose requests and responses carry no ARN (an error's message
 #: may: a throttled table's): the item operations, which skip the rewriting.
@@ -84,10 +85,13 @@ def is_stored(arn: str) -> bool:
 
 
 def shown(value: Any, region: str) -> Any:
-    """A response with every stored ARN in it naming ``region``."""
+    """A response with every stored ARN in it (a table's, or its KMS key's)
+    naming ``region``."""
     if isinstance(value, str):
-        if value.startswith(_STORED):
-            return f"arn:aws:dynamodb:{region}:{value[len(_STORED):]}"
+        if value.startswith("arn:aws:"):
+            service, _, rest = value[8:].partition(_STORED_PART)
+            if rest and ":" not in service:
+                return f"arn:aws:{service}:{region}:{rest}"
         return value
     if isinstance(value, dict):
         return {k: shown(v, region) for k, v in value.items()}
