@@ -99,7 +99,7 @@ class InProcessTransport:
         #: The client's region: the one its requests run in (``api._regions``).
         self.region = region
 
-    def respond(self, target: str, body: bytes) -> tuple[int, bytes]:
+    def respond(self, target: str, body: bytes, region: str | None = None) -> tuple[int, bytes]:
         """Run one wire request; (HTTP status, JSON body) as DynamoDB answers."""
         try:
             operation = TARGETS.get(target)
@@ -113,13 +113,17 @@ class InProcessTransport:
                 raise SerializationException() from e
             if not isinstance(request, dict):
                 raise SerializationException()
-            response = self.engine.call(operation, request, self.region)
+            response = self.engine.call(operation, request, region or self.region)
         except DynamoDBError as e:
             return e.status, orjson.dumps(e.to_wire())
         return 200, orjson.dumps(response)
 
-    def __call__(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
-        status, body = self.respond(_header(request, "X-Amz-Target"), _body_of(request))
+    def __call__(
+        self, request: AWSPreparedRequest, region: str | None = None, **_: Any
+    ) -> AWSResponse:
+        """Answer ``request`` in ``region`` (by default, the transport's)."""
+        status, body = self.respond(
+            _header(request, "X-Amz-Target"), _body_of(request), region)
         headers = {
             "Content-Type": CONTENT_TYPE,
             "Content-Length": str(len(body)),
