@@ -183,22 +183,31 @@ def test_separate_regions_survive_a_restart(
     assert client("ap-south-1").list_tables()["TableNames"] == []
 
 
-def test_an_unsigned_request_runs_in_us_east_1(
-    tallydb_server_factory: Callable[..., Any],
+def _describe(url: str, headers: dict[str, str]) -> tuple[int, Any]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        conn.request("POST", "/", body=json.dumps({"TableName": "plays"}), headers={
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": "DynamoDB_20120810.DescribeTable", **headers})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("headers", [
+    {},
+    {"Authorization": "AWS4-HMAC-SHA256 Credential=x/20260101/EU WEST!/dynamodb/aws4_request"},
+    {"Authorization": "Bearer token"},
+], ids=["unsigned", "unreadable-region", "no-scope"])
+def test_a_request_without_a_region_runs_in_us_east_1(
+    tallydb_server_factory: Callable[..., Any], headers: dict[str, str],
 ) -> None:
     server = tallydb_server_factory(in_memory=True, extra_args=("--separate-regions",))
     _table(boto3.session.Session().client(
         "dynamodb", endpoint_url=server.url, region_name=EAST, aws_access_key_id=ACCESS_KEY,
         aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG), "plays")
-    parts = urlsplit(server.url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    try:
-        conn.request("POST", "/", body=json.dumps({"TableName": "plays"}), headers={
-            "Content-Type": "application/x-amz-json-1.0",
-            "X-Amz-Target": "DynamoDB_20120810.DescribeTable"})
-        response = conn.getresponse()
-        body = json.loads(response.read())
-    finally:
-        conn.close()
-    assert response.status == 200
+    status, body = _describe(server.url, headers)
+    assert status == 200
     assert body["Table"]["TableArn"] == _arn(EAST, "table/plays")
