@@ -156,9 +156,12 @@ def test_separate_regions_keep_their_own_tables(regions: Callable[[bool], Client
         east.get_item(TableName="only_west", Key={"pk": {"S": "a"}})
     assert error_of(excinfo) == ("ResourceNotFoundException", "Requested resource not found", 400)
     west_arn = _arn(WEST, "table/plays")
-    with pytest.raises(ClientError) as excinfo:
+    with pytest.raises(ClientError) as excinfo:  # another region's table, by its ARN
         east.describe_table(TableName=west_arn)
-    assert error_of(excinfo)[0] == "ResourceNotFoundException"
+    # (DynamoDB's words for this are not on record: DescribeTable's not-found)
+    assert error_of(excinfo) == (
+        "ResourceNotFoundException", f"Requested resource not found: Table: {west_arn} not found",
+        400)
     east.delete_table(TableName="plays")
     assert west.describe_table(TableName="plays")["Table"]["TableArn"] == west_arn
 
@@ -169,10 +172,7 @@ def test_separate_regions_survive_a_restart(
     server = tallydb_server_factory(extra_args=("--separate-regions",))
 
     def client(region: str) -> Any:
-        return boto3.session.Session().client(
-            "dynamodb", endpoint_url=server.url, region_name=region,
-            aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
-            config=CLIENT_CONFIG)
+        return _client(server.url, region)
 
     _table(client(EAST), "plays")
     _table(client(WEST), "plays")
@@ -181,6 +181,23 @@ def test_separate_regions_survive_a_restart(
     assert client(WEST).scan(TableName="plays")["Count"] == 1
     assert client(EAST).scan(TableName="plays")["Count"] == 0
     assert client("ap-south-1").list_tables()["TableNames"] == []
+
+
+def test_tables_kept_with_shared_regions_open_in_us_east_1(
+    tallydb_server_factory: Callable[..., Any],
+) -> None:
+    shared = tallydb_server_factory()
+    _table(_client(shared.url, WEST), "plays")
+    shared.stop()
+    separate = tallydb_server_factory(data=shared.data, extra_args=("--separate-regions",))
+    assert _client(separate.url, EAST).list_tables()["TableNames"] == ["plays"]
+    assert _client(separate.url, WEST).list_tables()["TableNames"] == []
+
+
+def _client(url: str, region: str) -> Any:
+    return boto3.session.Session().client(
+        "dynamodb", endpoint_url=url, region_name=region, aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
 
 
 def _describe(url: str, headers: dict[str, str]) -> tuple[int, Any]:
@@ -205,9 +222,7 @@ def test_a_request_without_a_region_runs_in_us_east_1(
     tallydb_server_factory: Callable[..., Any], headers: dict[str, str],
 ) -> None:
     server = tallydb_server_factory(in_memory=True, extra_args=("--separate-regions",))
-    _table(boto3.session.Session().client(
-        "dynamodb", endpoint_url=server.url, region_name=EAST, aws_access_key_id=ACCESS_KEY,
-        aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG), "plays")
+    _table(_client(server.url, EAST), "plays")
     status, body = _describe(server.url, headers)
     assert status == 200
     assert body["Table"]["TableArn"] == _arn(EAST, "table/plays")
