@@ -27,6 +27,9 @@ SERVICE = STREAMS_SERVICE
 
 MAX_RECORDS = 1000
 PAGE_BYTES = 1024 * 1024
+#: DynamoDB's, as a consumer quoted it (DynamoDB Local says "The operation
+#: attempted to read past the oldest stream record in a shard.", the API
+#: reference's description of the exception).
 TRIMMED = "The data you are trying to access has been trimmed"
 
 
