@@ -238,9 +238,7 @@ class Connection(asyncio.Protocol):
         self.mark = self.server.clock
         self.keep_headers = self.signed
         self.ex = Exchange(self)
-        self.body = []
-        self.size = 0
-        self.head = 0
+        self.head = 0  # (body and size are left empty by the message before)
 
     def on_headers_complete(self) -> None:
         self.head = -1
@@ -324,12 +322,13 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
-        if self.log_requests:
+        if self.log_requests:  # (read by the access log alone)
             ex.started = self.server.loop.time()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)
             self.body = []
+            self.size = 0
         if not parser.should_keep_alive():
             ex.extra = http.CLOSE
             ex.close = True
@@ -376,6 +375,8 @@ class Connection(asyncio.Protocol):
             return
         self.stopped = True
         ex = Exchange(self)
+        ex.method = b""
+        ex.started = 0.0
         ex.response = final or b""
         ex.close = True
         self.pending += 1

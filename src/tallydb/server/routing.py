@@ -137,7 +137,8 @@ class Router:
             except AccessDeniedException as error:
                 self.fail(ex, error)
                 return
-            ex.access = access
+            if access.tables is not None and operation == "ListTables":
+                ex.access = access  # answered with the key's own tables (batch.py)
         ex.operation = operation
 
     def cross_origin(self, ex: Exchange) -> None:
