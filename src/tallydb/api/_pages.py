@@ -17,6 +17,7 @@ It is paused for the page (``gc_paused``).
 from __future__ import annotations
 
 import gc
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ from tallydb.values import Item, item_size
 
 #: DynamoDB's page cap for Query and Scan, on the items read.
 PAGE_BYTES = 1024 * 1024
+#: The item of a storage row ``(hk, rk, item)`` (``map(row_item, rows)``:
+#: no Python frame per row).
+row_item = operator.itemgetter(2)
 
 
 @dataclass
@@ -74,20 +78,22 @@ def _read_page(
     key_of: Callable[[Item], Item],
     count_only: bool,
 ) -> Page:
-    page = Page()
+    items: list[Item] = []
+    count = scanned = read_bytes = 0
     last: Item | None = None
     for item in rows:
-        if page.scanned == limit or page.read_bytes >= PAGE_BYTES:
+        if scanned == limit or read_bytes >= PAGE_BYTES:
             break
-        page.scanned += 1
-        page.read_bytes += item_size(item)
+        scanned += 1
+        read_bytes += item_size(item)
         last = item
         if keep is not None and not keep(item):
             continue
-        page.count += 1
+        count += 1
         if not count_only:
-            page.items.append(project(item) if project is not None else item)
-    if last is not None and (page.scanned == limit or page.read_bytes >= PAGE_BYTES):
+            items.append(project(item) if project is not None else item)
+    page = Page(items, count, scanned, read_bytes)
+    if last is not None and (scanned == limit or read_bytes >= PAGE_BYTES):
         page.last_key = key_of(last)
     return page
 
