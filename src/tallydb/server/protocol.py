@@ -264,11 +264,13 @@ class Connection(asyncio.Protocol):
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
-        if self.keep_headers:
-            self._keep(name, value)
+        ex: Exchange = self.ex  # type: ignore[assignment]  # set from on_message_begin on
+        if self.keep_headers:  # every header, in order: a signature to check, or the console
+            if ex.headers is None:
+                ex.headers = []
+            ex.headers.append((name, value))
         if which == _OTHER:
             return
-        ex: Exchange = self.ex  # type: ignore[assignment]  # set from on_message_begin on
         if which == _TARGET:
             ex.target = value
         elif which == _CONTENT_TYPE:
@@ -296,12 +298,6 @@ class Connection(asyncio.Protocol):
         elif which == _CONNECTION:
             ex.connection = True
         elif not self.keep_headers:  # CORS preflight's questions
-            self._keep(name, value)
-
-    def _keep(self, name: bytes, value: bytes) -> None:
-        """Every header, in order: for a signature to check, or the console."""
-        ex = self.ex
-        if ex is not None:
             if ex.headers is None:
                 ex.headers = []
             ex.headers.append((name, value))
