@@ -110,6 +110,11 @@ CREATE TABLE IF NOT EXISTS item_log_applied (
     lsn INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS retired_catalog (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    description BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS snapshots (
     name TEXT PRIMARY KEY,
     id INTEGER NOT NULL UNIQUE,
@@ -223,11 +228,18 @@ class Store:
             "SELECT table_id, name, id FROM index_catalog"
         ):
             indexes.setdefault(table_id, {})[index_name] = index_id
-        self._tables: dict[str, TableRecord] = {}
+        #: Tables by name; retired ones (``Transaction.delete_table``'s
+        #: ``keep``) by id, which no name can equal.
+        self._tables: dict[str | int, TableRecord] = {}
         for name, table_id, description in self._conn.execute(
             "SELECT name, id, description FROM catalog"
         ):
             self._tables[name] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}))
+        for table_id, name, description in self._conn.execute(
+            "SELECT id, name, description FROM retired_catalog"
+        ):
+            self._tables[table_id] = TableRecord(
                 table_id, name, orjson.loads(description), indexes.get(table_id, {}))
         self._count_uncounted()
         self._depth = 0
@@ -262,7 +274,7 @@ class Store:
         self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = None if path is None else Checkpointer(self.location)
 
-    def _catalog(self, name: str, record: TableRecord | None) -> None:
+    def _catalog(self, name: str | int, record: TableRecord | None) -> None:
         """Put (or, given None, remove) a table in the cached catalog. The
         dict is replaced, never changed in place, so a transaction keeps the
         one it started with for a rollback without copying it."""
@@ -277,9 +289,9 @@ class Store:
         """Start counting the items tables a database made before counts
         were kept has (once: one scan of each)."""
         counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
-        sources = [source for record in self._tables.values()
-                   for source in (record.items_table,
-                                  *(record.index_table(i) for i in record.indexes))]
+        sources = [source for key, record in self._tables.items()
+                   for source in ((record.items_table,) if isinstance(key, str) else ()) +
+                   tuple(record.index_table(i) for i in record.indexes)]
         missing = [source for source in sources if source not in counted]
         if missing:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -634,7 +646,13 @@ class Transaction:
         return self._store._tables.get(name)
 
     def tables(self) -> list[TableRecord]:
-        return sorted(self._store._tables.values(), key=lambda t: t.name)
+        return sorted((t for k, t in self._store._tables.items() if isinstance(k, str)),
+                      key=lambda t: t.name)
+
+    def retired_tables(self) -> list[TableRecord]:
+        """Deleted tables that kept an index (``delete_table``'s ``keep``), oldest first."""
+        return sorted((t for k, t in self._store._tables.items() if isinstance(k, int)),
+                      key=lambda t: t.id)
 
     def _next(self, sequence: str) -> int:
         self._store._begin_sqlite()
@@ -667,17 +685,47 @@ class Transaction:
         )
         self._store._catalog(record.name, record)
 
-    def delete_table(self, record: TableRecord) -> None:
+    def delete_table(self, record: TableRecord, keep: str | None = None) -> None:
+        """Delete a table with its items and indexes; with ``keep`` (one of
+        its indexes) the table is retired instead: gone by name, its index
+        ``keep`` and its description kept (``retired_tables``) until
+        ``drop_retired``."""
         self._store._begin_sqlite()
         self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.name,))
-        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
-        for index in record.indexes:
+        dropped = [index for index in record.indexes if index != keep]
+        self._conn.executemany("DELETE FROM index_catalog WHERE table_id = ? AND name = ?",
+                               [(record.id, index) for index in dropped])
+        for index in dropped:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
         self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
             (source,) for source in (record.items_table,
-                                     *(record.index_table(i) for i in record.indexes))])
+                                     *(record.index_table(i) for i in dropped))])
         self._store._catalog(record.name, None)
+        if keep is not None and keep in record.indexes:
+            retired = replace(record, indexes={keep: record.indexes[keep]})
+            self._conn.execute(
+                "INSERT INTO retired_catalog(id, name, description) VALUES (?, ?, ?)",
+                (record.id, record.name, orjson.dumps(record.description)))
+            self._store._catalog(record.id, retired)
+
+    def update_retired(self, record: TableRecord) -> None:
+        """Keep a new description of a retired table."""
+        self._store._begin_sqlite()
+        self._conn.execute("UPDATE retired_catalog SET description = ? WHERE id = ?",
+                           (orjson.dumps(record.description), record.id))
+        self._store._catalog(record.id, record)
+
+    def drop_retired(self, record: TableRecord) -> None:
+        """Delete a retired table's kept index, and the table for good."""
+        self._store._begin_sqlite()
+        for index in record.indexes:
+            self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+            self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                               (record.index_table(index),))
+        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
+        self._conn.execute("DELETE FROM retired_catalog WHERE id = ?", (record.id,))
+        self._store._catalog(record.id, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
         """Add an empty index table to ``record``'s table; the new record
