@@ -161,9 +161,7 @@ class Batcher:
                 for ex in calls:
                     try:
                         access = ex.access
-                        if access is not None and access.tables is not None and (
-                            ex.operation == "ListTables"
-                        ):
+                        if access is not None:  # ListTables, of a key limited to some tables
                             result = list_tables(
                                 access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
                         else:
