@@ -92,6 +92,11 @@ def _credentials(
               help="Throttle as DynamoDB does: 1,000 write and 3,000 read units a second per "
                    "partition key, and a PROVISIONED table's own throughput (with 300 s of "
                    "burst).")
+@click.option("--separate-regions/--shared-regions", default=False, show_default=True,
+              help="Give each region (the one a request is signed for) its own tables, as "
+                   "DynamoDB does, or let every region see the same tables, as DynamoDB "
+                   "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
+                   "tables are the shared ones. ARNs always name the request's region.")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -116,6 +121,7 @@ def serve(
     log_requests: bool,
     commit_thread: bool | None,
     emulate_limits: bool,
+    separate_regions: bool,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -152,6 +158,7 @@ def serve(
         ),
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
+        separate_regions=separate_regions,
         console=not no_console,
     )
 

@@ -30,7 +30,7 @@ from botocore import UNSIGNED
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
-from tallydb.api import DYNAMODB_SERVICE, TARGETS, unknown_operation
+from tallydb.api import DEFAULT_REGION, DYNAMODB_SERVICE, TARGETS, unknown_operation
 from tallydb.errors import DynamoDBError, SerializationException, UnknownOperationException
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ ENDPOINT = "http://tallydb.invalid"
 CONTENT_TYPE = "application/x-amz-json-1.0"
 
 _CLIENT_ARGS: dict[str, str] = {
-    "region_name": "us-east-1",
     "aws_access_key_id": "local",
     "aws_secret_access_key": "local",
     "endpoint_url": ENDPOINT,
@@ -95,10 +94,12 @@ class InProcessTransport:
     ``__call__`` is the ``before-send`` event handler.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, region: str = DEFAULT_REGION) -> None:
         self.engine = engine
+        #: The client's region: the one its requests run in (``api._regions``).
+        self.region = region
 
-    def respond(self, target: str, body: bytes) -> tuple[int, bytes]:
+    def respond(self, target: str, body: bytes, region: str | None = None) -> tuple[int, bytes]:
         """Run one wire request; (HTTP status, JSON body) as DynamoDB answers."""
         try:
             operation = TARGETS.get(target)
@@ -112,13 +113,17 @@ class InProcessTransport:
                 raise SerializationException() from e
             if not isinstance(request, dict):
                 raise SerializationException()
-            response = self.engine.call(operation, request)
+            response = self.engine.call(operation, request, region or self.region)
         except DynamoDBError as e:
             return e.status, orjson.dumps(e.to_wire())
         return 200, orjson.dumps(response)
 
-    def __call__(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
-        status, body = self.respond(_header(request, "X-Amz-Target"), _body_of(request))
+    def __call__(
+        self, request: AWSPreparedRequest, region: str | None = None, **_: Any
+    ) -> AWSResponse:
+        """Answer ``request`` in ``region`` (by default, the transport's)."""
+        status, body = self.respond(
+            _header(request, "X-Amz-Target"), _body_of(request), region)
         headers = {
             "Content-Type": CONTENT_TYPE,
             "Content-Length": str(len(body)),
@@ -143,10 +148,13 @@ def client(
     *,
     config: Config | None = None,
     session: boto3.session.Session | None = None,
+    region_name: str = DEFAULT_REGION,
 ) -> Any:
-    """A ``boto3.client("dynamodb")`` whose requests ``engine`` answers."""
-    ddb = _session(session).client("dynamodb", config=_config(config), **_CLIENT_ARGS)
-    ddb.meta.events.register("before-send.dynamodb", InProcessTransport(engine))
+    """A ``boto3.client("dynamodb")`` whose requests ``engine`` answers, in
+    ``region_name`` (its ARNs; its own tables on an engine with separate regions)."""
+    ddb = _session(session).client(
+        "dynamodb", config=_config(config), region_name=region_name, **_CLIENT_ARGS)
+    ddb.meta.events.register("before-send.dynamodb", InProcessTransport(engine, region_name))
     return ddb
 
 
@@ -155,10 +163,13 @@ def streams_client(
     *,
     config: Config | None = None,
     session: boto3.session.Session | None = None,
+    region_name: str = DEFAULT_REGION,
 ) -> Any:
     """A ``boto3.client("dynamodbstreams")`` whose requests ``engine`` answers."""
-    streams = _session(session).client("dynamodbstreams", config=_config(config), **_CLIENT_ARGS)
-    streams.meta.events.register("before-send.dynamodb-streams", InProcessTransport(engine))
+    streams = _session(session).client(
+        "dynamodbstreams", config=_config(config), region_name=region_name, **_CLIENT_ARGS)
+    streams.meta.events.register(
+        "before-send.dynamodb-streams", InProcessTransport(engine, region_name))
     return streams
 
 
@@ -167,8 +178,11 @@ def resource(
     *,
     config: Config | None = None,
     session: boto3.session.Session | None = None,
+    region_name: str = DEFAULT_REGION,
 ) -> Any:
     """A ``boto3.resource("dynamodb")`` whose requests ``engine`` answers."""
-    ddb = _session(session).resource("dynamodb", config=_config(config), **_CLIENT_ARGS)
-    ddb.meta.client.meta.events.register("before-send.dynamodb", InProcessTransport(engine))
+    ddb = _session(session).resource(
+        "dynamodb", config=_config(config), region_name=region_name, **_CLIENT_ARGS)
+    ddb.meta.client.meta.events.register(
+        "before-send.dynamodb", InProcessTransport(engine, region_name))
     return ddb

@@ -88,6 +88,14 @@ def _is_aws(url: str) -> bool:
     return host.endswith(AWS_DOMAINS)
 
 
+def _region_of(url: str) -> str:
+    """The region of an AWS endpoint (``dynamodb.REGION.amazonaws.com``,
+    ``streams.dynamodb.REGION.amazonaws.com``): the requests' region."""
+    parts = (urlsplit(url).hostname or "").split(".")
+    at = parts.index("amazonaws") if "amazonaws" in parts else 0
+    return parts[at - 1] if at >= 2 else DEFAULT_REGION
+
+
 #: The X-Amz-Target prefixes the mock answers: DynamoDB's and DynamoDB Streams'.
 _SERVICES = tuple(sorted({target.rpartition(".")[0] + "." for target in TARGETS}))
 
@@ -101,7 +109,7 @@ def _send(endpoint: Endpoint, request: Any) -> Any:
     """``Endpoint._send`` while a mock is active."""
     mock = _active[-1] if _active else None
     if mock is not None and _target(request).startswith(_SERVICES) and _is_aws(request.url):
-        return mock.transport(request)
+        return mock.transport(request, region=_region_of(request.url))
     assert _original_send is not None
     return _original_send(endpoint, request)
 

@@ -52,7 +52,7 @@ def test_backup_and_restore_under_a_new_name_with_indexes(ddb: Any, make_table: 
     details = ddb.create_backup(TableName=table, BackupName="nightly")["BackupDetails"]
     assert details["BackupStatus"] == "AVAILABLE" and details["BackupType"] == "USER"
     assert details["BackupArn"].startswith(
-        f"arn:aws:dynamodb:ddblocal:000000000000:table/{table}/backup/")
+        f"arn:aws:dynamodb:us-east-1:000000000000:table/{table}/backup/")
     ddb.put_item(TableName=table, Item={"PK": {"S": "later"}, "owner": {"S": "o1"}})
     ddb.delete_item(TableName=table, Key={"PK": {"S": "k00"}})
 
@@ -104,7 +104,7 @@ def test_errors(ddb: Any, make_table: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         ddb.create_backup(TableName="no-such-table", BackupName="bk1")
     assert error_of(excinfo) == ("TableNotFoundException", "Table not found: no-such-table", 400)
-    missing = f"arn:aws:dynamodb:ddblocal:000000000000:table/{table}/backup/01-00000000"
+    missing = f"arn:aws:dynamodb:us-east-1:000000000000:table/{table}/backup/01-00000000"
     with pytest.raises(ClientError) as excinfo:
         ddb.describe_backup(BackupArn=missing)
     assert error_of(excinfo) == ("BackupNotFoundException", f"Backup not found: {missing}", 400)

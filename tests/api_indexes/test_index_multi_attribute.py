@@ -111,3 +111,39 @@ def test_query_that_breaks_the_key_rules_is_invalid(
         ddb.query(TableName=games, IndexName="by_round", KeyConditionExpression=condition,
                   ExpressionAttributeValues=values)
     assert_error(excinfo, VALIDATION, message)
+
+
+def _start(tournament: str, area: str, rnd: int, score: int) -> dict[str, Any]:
+    return {"id": {"S": "x"}, "tournament": {"S": tournament}, "area": {"S": area},
+            "round": {"N": str(rnd)}, "score": {"N": str(score)}}
+
+
+@pytest.mark.parametrize(("sort", "values", "start", "message"), [
+    ("", {}, _start("T1", "US", 1, 50),
+     "The provided starting key is outside query boundaries based on provided conditions"),
+    (" AND round = :r", {":r": {"N": "1"}}, _start("T1", "EU", 2, 10),
+     "The provided starting key does not match the range key predicate"),
+    (" AND round = :r AND score > :s", {":r": {"N": "1"}, ":s": {"N": "60"}},
+     _start("T1", "EU", 1, 50),
+     "The provided starting key does not match the range key predicate"),
+    (" AND round = :r", {":r": {"N": "1"}}, _start("T2", "EU", 1, 50),
+     "The query can return at most one row and cannot be restarted"),
+])
+def test_a_start_key_outside_the_query_is_invalid(
+        ddb: Any, games: str, sort: str, values: dict[str, Any], start: dict[str, Any],
+        message: str) -> None:
+    # As DynamoDB checks a single-attribute key's start key (dynalite's
+    # actions/query.js, recorded against DynamoDB): the partition first when
+    # there is no sort condition, else the sort conditions, then the partition.
+    with pytest.raises(ClientError) as excinfo:
+        ddb.query(TableName=games, IndexName="by_round", KeyConditionExpression=PARTITION + sort,
+                  ExpressionAttributeValues={**T1_EU, **values}, ExclusiveStartKey=start)
+    assert_error(excinfo, VALIDATION, message)
+
+
+def test_a_start_key_inside_the_query_resumes_after_it(ddb: Any, games: str) -> None:
+    answer = ddb.query(TableName=games, IndexName="by_round",
+                       KeyConditionExpression=PARTITION + " AND round = :r",
+                       ExpressionAttributeValues={**T1_EU, ":r": {"N": "1"}},
+                       ExclusiveStartKey={**_start("T1", "EU", 1, 50), "id": {"S": "a"}})
+    assert [item["id"]["S"] for item in answer["Items"]] == ["b"]

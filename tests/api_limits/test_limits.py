@@ -134,7 +134,7 @@ def test_a_hot_counter_is_throttled_and_shards_are_not(ddb: Any, clock: Clock) -
     assert {e["Error"]["Message"] for e in errors} == {ON_DEMAND}
     assert errors[0]["throttlingReasons"] == [{
         "reason": "TableWriteKeyRangeThroughputExceeded",
-        "resource": f"arn:aws:dynamodb:ddblocal:000000000000:table/{table}"}]
+        "resource": f"arn:aws:dynamodb:us-east-1:000000000000:table/{table}"}]
     assert errors[0]["ResponseMetadata"]["HTTPStatusCode"] == 400
     # A throttled write changed nothing: the counter is exactly what was admitted.
     assert _total(ddb, table, ["VID#9f3a"]) == admitted
@@ -174,7 +174,7 @@ def test_a_provisioned_table_is_held_to_its_throughput(ddb: Any, clock: Clock) -
     assert errors[0]["Error"]["Message"] == PROVISIONED
     assert errors[0]["ThrottlingReasons"] == [{
         "reason": "TableWriteProvisionedThroughputExceeded",
-        "resource": f"arn:aws:dynamodb:ddblocal:000000000000:table/{table}"}]
+        "resource": f"arn:aws:dynamodb:us-east-1:000000000000:table/{table}"}]
     # Unused capacity is banked, up to 300 seconds of it.
     clock.advance(10)
     assert burst(100)[0] == 50

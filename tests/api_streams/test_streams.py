@@ -177,9 +177,8 @@ def test_errors(ddb: Any, streams: Any) -> None:
         [arn, shard_of(streams, arn), 0, time.time() - 16 * 60])).decode()
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=stale)
-    code, message, status = error_of(excinfo)
-    assert (code, status) == ("ExpiredIteratorException", 400)
-    assert message.startswith("Iterator expired. The iterator was created at time ")
+    # DynamoDB Streams' message, as an AWS SDK error quotes the service
+    assert error_of(excinfo) == ("ExpiredIteratorException", "Shard iterator has expired", 400)
 
 
 def test_streams_operations_are_not_dynamodb_operations(backend: Any) -> None:

@@ -32,7 +32,7 @@ def test_create_wait_describe_delete_wait(client: Any) -> None:
     table = client.describe_table(TableName="videos")["Table"]
     assert table["TableStatus"] == "ACTIVE"
     assert isinstance(table["CreationDateTime"], datetime.datetime)
-    assert table["TableArn"] == "arn:aws:dynamodb:ddblocal:000000000000:table/videos"
+    assert table["TableArn"] == "arn:aws:dynamodb:us-east-1:000000000000:table/videos"
     deleted = client.delete_table(TableName="videos")["TableDescription"]
     assert deleted["TableStatus"] == "DELETING"
     client.get_waiter("table_not_exists").wait(TableName="videos", WaiterConfig=FAST)

@@ -34,7 +34,7 @@ def test_provisioned_table_description(call: Call) -> None:
     assert desc["ProvisionedThroughput"] == {
         "NumberOfDecreasesToday": 0, "ReadCapacityUnits": 5, "WriteCapacityUnits": 5,
     }
-    assert desc["TableArn"] == "arn:aws:dynamodb:ddblocal:000000000000:table/videos"
+    assert desc["TableArn"] == "arn:aws:dynamodb:us-east-1:000000000000:table/videos"
     assert desc["ItemCount"] == 0 and desc["TableSizeBytes"] == 0
     assert desc["DeletionProtectionEnabled"] is False
     assert isinstance(desc["CreationDateTime"], float)
@@ -113,7 +113,7 @@ def test_indexes_are_described_as_declared(call: Call) -> None:
         "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a"]},
         "IndexSizeBytes": 0,
         "ItemCount": 0,
-        "IndexArn": "arn:aws:dynamodb:ddblocal:000000000000:table/indexed/index/by_lsk",
+        "IndexArn": "arn:aws:dynamodb:us-east-1:000000000000:table/indexed/index/by_lsk",
     }
     (gsi,) = table["GlobalSecondaryIndexes"]
     assert gsi["IndexStatus"] == "ACTIVE"

@@ -38,7 +38,9 @@ def test_local_index_with_three_key_elements(ddb: Any) -> None:
     ([("a", "HASH"), ("a", "RANGE")],
      "Both the Hash Key and the Range Key element in the KeySchema have the same name"),
     ([("a", "HASH"), ("b", "HASH"), ("a", "RANGE")],
-     "The KeySchema contains multiple key attributes with the same name"),
+     "Both the Hash Key and the Range Key element in the KeySchema have the same name"),
+    ([("a", "HASH"), ("a", "HASH")], "Attribute Name is duplicated: a"),
+    ([("a", "HASH"), ("b", "RANGE"), ("b", "RANGE")], "Attribute Name is duplicated: b"),
 ])
 def test_global_index_naming_an_attribute_twice(
         ddb: Any, schema: list[tuple[str, str]], message: str) -> None:
@@ -47,3 +49,15 @@ def test_global_index_naming_an_attribute_twice(
             "IndexName": "gsi", "Projection": {"ProjectionType": "ALL"},
             "KeySchema": [{"AttributeName": n, "KeyType": k} for n, k in schema]}])
     assert_error(excinfo, "ValidationException", message)
+
+
+def test_unused_definitions_list_each_key_once(ddb: Any) -> None:
+    # The message's "keys used" names each key attribute once, as DynamoDB's does.
+    with pytest.raises(ClientError) as excinfo:
+        _create(ddb, ("pk", "sk", "a", "b"), GlobalSecondaryIndexes=[{
+            "IndexName": "gsi", "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"},
+                          {"AttributeName": "a", "KeyType": "HASH"}]}])
+    assert_error(excinfo, "ValidationException",
+                 "One or more parameter values were invalid: Some AttributeDefinitions are not "
+                 "used. AttributeDefinitions: [pk, sk, a, b], keys used: [pk, sk, a]")

@@ -46,7 +46,7 @@ def test_describe_counts_the_items(call: Call, engine: Any) -> None:
 
 def test_describe_by_table_arn(call: Call) -> None:
     call("CreateTable", hash_table("videos"))
-    arn = "arn:aws:dynamodb:ddblocal:000000000000:table/videos"
+    arn = "arn:aws:dynamodb:us-east-1:000000000000:table/videos"
     assert call("DescribeTable", {"TableName": arn})["Table"]["TableName"] == "videos"
 
 

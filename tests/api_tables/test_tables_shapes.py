@@ -221,7 +221,7 @@ def test_table_names_dynamodb_checks() -> None:
         "TableName": "ab", "AttributeDefinitions": [], "KeySchema": [{"AttributeName": "a",
                                                                       "KeyType": "HASH"}],
     }) == one("tableName", "ab", "Member must have length greater than or equal to 3")
-    check_request("DescribeTable", {"TableName": "arn:aws:dynamodb:ddblocal:0:table/abc"})
+    check_request("DescribeTable", {"TableName": "arn:aws:dynamodb:us-east-1:0:table/abc"})
 
 
 def test_table_operations_answer_a_missing_table_name_in_their_own_words() -> None:

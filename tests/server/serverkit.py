@@ -58,13 +58,18 @@ class StubEngine:
     fail_next_commit: bool = False
     commit_delay: float = 0.0  # seconds each COMMIT takes (an fsync, say)
     closed: bool = False
+    regions: list[str] = field(default_factory=list)  # each call's, in order
+    regional: bool = False  # every request's region wanted (Engine.regional)
 
     @contextmanager
-    def batch(self) -> Iterator[Callable[[str, dict[str, Any]], dict[str, Any]]]:
+    def batch(self) -> Iterator[Callable[..., dict[str, Any]]]:
         calls: list[tuple[str, dict[str, Any]]] = []
 
-        def call(operation: str, request: dict[str, Any]) -> dict[str, Any]:
+        def call(
+            operation: str, request: dict[str, Any], region: str = "us-east-1"
+        ) -> dict[str, Any]:
             calls.append((operation, request))
+            self.regions.append(region)
             if operation == "Boom":
                 raise RuntimeError("a bug in an operation")
             if operation == "Invalid":

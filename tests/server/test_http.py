@@ -7,6 +7,7 @@ import datetime as dt
 import gzip
 import socket
 import ssl
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -84,6 +85,30 @@ def test_a_head_over_16_kb_is_400(stub: StubServer, pipe_factory: Callable[[str]
     assert pipe.response().status == 400
     # just under the limit is served
     assert post(stub.url, "Echo", {}, headers={"X-Pad": "p" * 15_000}).status == 200
+
+
+def test_the_head_limit_holds_however_the_head_arrives(
+    stub: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    over = request_bytes("Echo", {}, extra="X-Pad: " + "p" * (17 * 1024) + "\r\n")
+    pipe = pipe_factory(stub.url)
+    for start in range(0, len(over), 700):  # in small reads, the last header never complete
+        pipe.send(over[start : start + 700])
+        time.sleep(0.002)
+    assert pipe.response().status == 400
+    assert pipe.closed_by_server()
+    # behind a pipelined request: that one is answered, the long head is not
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Echo", {"n": 1}) + over)
+    assert pipe.response().json == {"Echo": {"n": 1}}
+    assert pipe.response().status == 400
+    assert pipe.closed_by_server()
+    # and one just under the limit, behind a pipelined request, is served
+    under = request_bytes("Echo", {"n": 2}, extra="X-Pad: " + "p" * 15_000 + "\r\n")
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Echo", {"n": 1}) + under)
+    assert pipe.response().json == {"Echo": {"n": 1}}
+    assert pipe.response().json == {"Echo": {"n": 2}}
 
 
 def test_a_post_to_another_path_is_404(stub: StubServer) -> None:

@@ -157,3 +157,16 @@ def test_the_toolkit_on_a_mocked_client() -> None:
         assert plays.add() == 1
         assert plays.add(1, idempotency_key="k") == 2
         assert plays.add(1, idempotency_key="k") == 2
+
+
+def test_arns_name_each_clients_region() -> None:
+    # DynamoDB: a table's ARN names the region its endpoint serves; the mock
+    # shares its tables between regions, as `tallydb serve` does by default.
+    with mock_dynamodb():
+        east = boto3.client("dynamodb", region_name="us-east-1")
+        west = boto3.client("dynamodb", region_name="eu-west-1")
+        created = east.create_table(TableName="videos", BillingMode="PAY_PER_REQUEST",
+                                    **KEY_SCHEMA)["TableDescription"]
+        assert created["TableArn"] == "arn:aws:dynamodb:us-east-1:000000000000:table/videos"
+        seen = west.describe_table(TableName="videos")["Table"]
+        assert seen["TableArn"] == "arn:aws:dynamodb:eu-west-1:000000000000:table/videos"

@@ -13,27 +13,30 @@ import pkgutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from tallydb.api import _streams as streams
 from tallydb.api._limits import Limits
+from tallydb.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.api._shapes import check_request, model_operations
 from tallydb.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
-from tallydb.errors import UnknownOperationException
+from tallydb.errors import DynamoDBError, UnknownOperationException
 from tallydb.feed import ChangeFeed
 from tallydb.storage import Store, Transaction
 
 __all__ = [
-    "DYNAMODB_SERVICE", "EXPRESSIONS", "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL",
-    "TARGETS", "Engine", "Limits", "SpoiledBatchError", "check_expressions", "run",
-    "target_of", "unknown_operation",
+    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
+    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
+    "check_expressions", "run", "target_of", "unknown_operation",
 ]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
 Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
+Runner = Callable[[Transaction, str, Request], Response]
 
 
 def _operation_name(module_name: str) -> str:
@@ -101,13 +104,23 @@ class Engine:
     ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
     ``feed`` publishes every committed item change to its listeners
     (``tallydb.feed``); the store records changes only while it has some.
+    A request runs in a region (``_regions``): its ARNs name it, and with
+    ``separate_regions`` each region has its own tables.
     """
 
-    def __init__(self, store: Store, limits: Limits | None = None) -> None:
+    def __init__(
+        self, store: Store, limits: Limits | None = None, separate_regions: bool = False
+    ) -> None:
         self.store = store
         self.limits = limits
-        self._run: Callable[[Transaction, str, Request], Response] = (
-            run if limits is None else limits.wrap(run))
+        self.regions = Regions(separate_regions)
+        #: Whether every operation depends on its request's region (its
+        #: catalog, a throttle's ARNs), not only those naming ARNs.
+        self.regional = separate_regions or limits is not None
+        self._run: Runner = run if limits is None else limits.wrap(run)
+        #: The operations whose region nothing depends on: they run as they
+        #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
+        self._plain = frozenset() if self.regional else NAMES_NO_ARN
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
@@ -119,12 +132,33 @@ class Engine:
             if on:  # a gap: no position from before is taken for one after
                 self.feed.skip()
 
-    def call(self, operation: str, request: Request) -> Response:
+    def _in_region(
+        self, txn: Transaction, operation: str, request: Request, *, region: str
+    ) -> Response:
+        """Run one operation in ``region``: its catalog, its ARNs."""
+        if self.regions.separate:
+            txn.catalog = self.regions.catalog(region)
+        try:
+            if operation in NAMES_NO_ARN:
+                return self._run(txn, operation, request)
+            response = self._run(txn, operation, self.regions.request(request, region))
+            return shown(response, region)  # type: ignore[no-any-return]
+        except DynamoDBError as error:
+            shown_error(error, region)
+            raise
+
+    def _runner(self, operation: str, region: str) -> Runner:
+        """How ``operation`` runs for a request of ``region``."""
+        if operation in self._plain:
+            return self._run
+        return partial(self._in_region, region=region)
+
+    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
         with self.store.transaction() as txn:
-            return self._run(txn, operation, request)
+            return self._runner(operation, region)(txn, operation, request)
 
     @contextmanager
-    def batch(self) -> Iterator[Callable[[str, Request], Response]]:
+    def batch(self) -> Iterator[Callable[..., Response]]:
         """Run many requests in one transaction (one commit).
 
         A failed write must leave the batch's other writes whole: most
@@ -133,11 +167,14 @@ class Engine:
         (``SpoiledBatchError`` when the block ends) rather than committed
         with half an operation in it.
         """
-        runner = self._run
+        plain = self._plain
+        run = self._run
+        in_region = self._runner
         store = self.store
         spoiled: list[BaseException] = []
 
-        def call(operation: str, request: Request) -> Response:
+        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+            runner = run if operation in plain else in_region(operation, region)
             if operation in READ_ONLY:
                 return runner(txn, operation, request)
             if operation in WRITE_LAST:

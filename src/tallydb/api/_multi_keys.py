@@ -22,10 +22,14 @@ from tallydb.api._key_conditions import (
     MISSED_KEY,
     NOT_SUPPORTED,
     START_INVALID,
+    START_ONE_ROW,
+    START_OUTSIDE,
+    START_RANGE,
     START_SCHEMA,
     TOO_MANY_CONDITIONS,
     TYPE_MISMATCH,
     KeyTerm,
+    _matches,
     successor,
 )
 from tallydb.errors import ValidationException
@@ -109,4 +113,21 @@ def plan_multi(terms: list[KeyTerm], index: Index, start: Item | None) -> MultiK
         for name, kind in index.hash_key + index.range_key:
             if kind not in start[name]:
                 raise ValidationException(START_SCHEMA)
+        _check_start(start, index, hash_key, [t for t in given if t is not None])
     return MultiKeyPlan(hash_key, prefix, last, start)
+
+
+def _check_start(start: Item, index: Index, hash_key: bytes, sort_terms: list[KeyTerm]) -> None:
+    """An ExclusiveStartKey must lie in the range queried, checked as for a
+    single-attribute key (``_key_conditions._check_start``): in the
+    partition, and matching every sort-key condition."""
+    same_partition = b"".join(
+        encode_key_value(start[name]) for name, _ in index.hash_key) == hash_key
+    if not sort_terms:
+        if not same_partition:
+            raise ValidationException(START_OUTSIDE)
+        return
+    if not all(_matches(term, start[term.name]) for term in sort_terms):
+        raise ValidationException(START_RANGE)
+    if not same_partition:
+        raise ValidationException(START_ONE_ROW)

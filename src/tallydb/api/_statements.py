@@ -22,8 +22,8 @@ from tallydb.errors import (
     DuplicateItemException,
     ValidationException,
 )
-from tallydb.partiql import Insert, Planned, Select, parse_counted, plan_with
-from tallydb.partiql.messages import DUPLICATE_ITEM, PARAMETER_COUNT
+from tallydb.partiql import Exists, Insert, Planned, Select, parse_counted, plan_with
+from tallydb.partiql.messages import DUPLICATE_ITEM, EXISTS_OUTSIDE_TRANSACTION, PARAMETER_COUNT
 from tallydb.storage import Transaction
 from tallydb.values import validate_value
 
@@ -35,11 +35,15 @@ OPERATIONS: dict[str, Operation] = {
 INVALID_TOKEN = "Invalid NextToken"
 
 
-def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False) -> Planned:
+def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False,
+            checks: bool = False) -> Planned:
     """The request an entry's ``Statement`` (with its ``Parameters``) runs as;
     ``keyed``: a SELECT must name a whole key (a GetItem), as in batches
-    and transactions."""
+    and transactions; ``checks``: EXISTS is a condition check (transactions
+    only)."""
     statement, count = parse_counted(entry["Statement"])
+    if isinstance(statement, Exists) and not checks:
+        raise ValidationException(EXISTS_OUTSIDE_TRANSACTION)
     parameters = [validate_value(p) for p in entry.get("Parameters") or ()]
     if len(parameters) < count:  # DynamoDB ignores extra parameters
         raise ValidationException(PARAMETER_COUNT)
@@ -58,7 +62,8 @@ def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False) -> 
     if isinstance(statement, Insert):
         table.keys.check_item_key(result.request["Item"])
     wanted = entry.get("ReturnValuesOnConditionCheckFailure")
-    if wanted is not None and result.operation in ("UpdateItem", "PutItem", "DeleteItem"):
+    if wanted is not None and result.operation in (
+            "UpdateItem", "PutItem", "DeleteItem", "ConditionCheck"):
         result.request["ReturnValuesOnConditionCheckFailure"] = wanted
     return result
 

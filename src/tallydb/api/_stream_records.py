@@ -192,68 +192,88 @@ def first_row(rows: Iterator[tuple[bytes, bytes, Entries]]) -> tuple[bytes, byte
     return None
 
 
-def _records(entries: Entries, after: int, names: tuple[str, ...]
-             ) -> Iterator[dict[str, Any]]:
-    """A row's records after ``after``, each as a dict with its keys and
-    old image filled in."""
-    last = None
-    for seq, event, keys, new, old, by_service in entries:
-        if old == SAME_AS_LAST:
-            old = last
-        last = new
-        if seq > after:
-            if keys is None:
-                image = new if new is not None else old
-                keys = {name: image[name] for name in names}
-            yield {"s": seq, "e": EVENTS[event], "k": keys, "n": new, "o": old,
-                   "u": by_service}
-
-
-def rows(txn: Transaction, record: TableRecord, shard: str, after: int
-         ) -> Iterator[dict[str, Any]]:
-    """A shard's records after sequence number ``after``, in order."""
-    names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+def rows(txn: Transaction, record: TableRecord, shard: str, after: int) -> Iterator[Entries]:
+    """The stored rows that hold a shard's records after sequence number
+    ``after``, in order (the first may also hold some before it)."""
     hk = shard.encode()
     first = after + 1
     # the row that may hold ``first``: the last one keyed at or before it
     holding = first_row(stored_rows(txn, record, hk, below=(first + 1).to_bytes(8, "big"),
-                             forward=False))
+                                    forward=False))
     if holding is not None:
-        yield from _records(holding[2], after, names)
+        yield holding[2]
     for _, _, entries in stored_rows(txn, record, hk, low=(first + 1).to_bytes(8, "big")):
-        yield from _records(entries, after, names)
+        yield entries
 
 
-def wire_record(stream: dict[str, Any], entry: dict[str, Any], sizes: dict[int, int]
-                ) -> dict[str, Any]:
-    """A stored record as GetRecords answers it. ``sizes``: item sizes by
-    ``id`` of the image, shared by one page's records (an old image is
-    often the record before's new one, the very same dict)."""
-    seq = entry["s"]
-    dynamodb: dict[str, Any] = {
-        "ApproximateCreationDateTime": seq // 1_000_000_000,
-        "Keys": entry["k"],
-    }
-    size = item_size(entry["k"])
-    for member, image in (("NewImage", entry["n"]), ("OldImage", entry["o"])):
-        if image is not None:
-            dynamodb[member] = image
-            known = sizes.get(id(image))
-            if known is None:
-                known = sizes[id(image)] = item_size(image)
-            size += known
-    dynamodb["SequenceNumber"] = sequence_text(seq)
-    dynamodb["SizeBytes"] = size
-    dynamodb["StreamViewType"] = stream["view"]
-    wire = {
-        # unique: sequence numbers never repeat, across streams and restarts
-        "eventID": f"{seq:032x}",
-        "eventName": entry["e"],
-        "eventVersion": "1.1",
-        "eventSource": "aws:dynamodb",
-        "awsRegion": REGION,
-        "dynamodb": dynamodb,
-    }
-    if entry["u"]:
-        wire["userIdentity"] = SERVICE_IDENTITY
-    return wire
+class WireRecords:
+    """A shard's records as GetRecords answers them, made one page at a time.
+
+    What the records of a page share is made once: the constant members, and
+    each image's and key's size (SizeBytes), kept by the ``id`` of the very
+    dict (an old image is the record before's new one, and a run of records
+    of one item shares one ``Keys`` dict), which the page keeps alive.
+    """
+
+    __slots__ = ("names", "sizes", "view")
+
+    def __init__(self, record: TableRecord, stream: dict[str, Any]) -> None:
+        self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+        self.view = stream["view"]
+        self.sizes: dict[int, int] = {}
+
+    def after(self, txn: Transaction, record: TableRecord, shard: str, after: int
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(sequence number, wire record) of a shard's records after
+        ``after``, in order."""
+        for entries in rows(txn, record, shard, after):
+            yield from self._of_row(entries, after)
+
+    def _of_row(self, entries: Entries, after: int) -> Iterator[tuple[int, dict[str, Any]]]:
+        names, view, sizes = self.names, self.view, self.sizes
+        last_new = None
+        last_keys: dict[str, Any] | None = None
+        for seq, event, keys, new, old, by_service in entries:
+            if old == SAME_AS_LAST:
+                old = last_new
+            last_new = new
+            if seq <= after:
+                continue
+            if keys is None:
+                image = new if new is not None else old
+                keys = {name: image[name] for name in names}
+            if keys == last_keys:
+                keys = last_keys  # one dict, sized once
+            last_keys = keys
+            size = sizes.get(id(keys))
+            if size is None:
+                size = sizes[id(keys)] = item_size(keys)
+            dynamodb: dict[str, Any] = {
+                "ApproximateCreationDateTime": seq // 1_000_000_000, "Keys": keys}
+            if new is not None:
+                dynamodb["NewImage"] = new
+                known = sizes.get(id(new))
+                if known is None:
+                    known = sizes[id(new)] = item_size(new)
+                size += known
+            if old is not None:
+                dynamodb["OldImage"] = old
+                known = sizes.get(id(old))
+                if known is None:
+                    known = sizes[id(old)] = item_size(old)
+                size += known
+            dynamodb["SequenceNumber"] = sequence_text(seq)
+            dynamodb["SizeBytes"] = size
+            dynamodb["StreamViewType"] = view
+            wire = {
+                # unique: sequence numbers never repeat, across streams and restarts
+                "eventID": f"{seq:032x}",
+                "eventName": EVENTS[event],
+                "eventVersion": "1.1",
+                "eventSource": "aws:dynamodb",
+                "awsRegion": REGION,
+                "dynamodb": dynamodb,
+            }
+            if by_service:
+                wire["userIdentity"] = SERVICE_IDENTITY
+            yield seq, wire

@@ -7,6 +7,13 @@ Records are written and read by ``_stream_records``; here they are trimmed
 after 24 hours (:func:`trim`, run by the TTL sweeper's loop), and the
 sequence clock is raised at start to the largest number stored
 (:func:`recover`).
+
+A deleted table's streams stay readable for 24 hours, as DynamoDB's do
+(DeleteTable: "the corresponding stream on that table goes into the
+DISABLED state, and the stream is automatically deleted after 24 hours"):
+DeleteTable retires the table with its stream source (:func:`retire`), and
+the items it deletes write no records (DynamoDB documents none: they are
+not item-level changes).
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ CAPTURE = "_Stream"
 #: Every stream a table has had and still retains, oldest first.
 STREAMS = "_Streams"
 RETENTION = 24 * 3600.0
-#: UpdateTable's refusals (the AWS catalogue of 2026 records the first two).
+#: UpdateTable's refusals (the AWS catalogue of 2026 records the first two;
+#: the third is not on record, in any SDK fixture, issue or emulator tested
+#: against DynamoDB: ours).
 ALREADY_ENABLED = "Table already has an enabled stream: TableName: {}"
 NOTHING_TO_DISABLE = "Table has no stream to disable: TableName: {}"
 VIEW_TYPE_REQUIRED = (
@@ -91,6 +100,18 @@ def disable(description: dict[str, Any]) -> None:
     description["StreamSpecification"] = {"StreamEnabled": False}
 
 
+def retire(txn: Transaction, record: TableRecord) -> None:
+    """Delete a table; one with streams retained keeps them, disabled, until
+    they age out (its stream source stays)."""
+    if STREAM_SOURCE not in record.indexes or not record.description.get(STREAMS):
+        txn.delete_table(record)
+        return
+    description = dict(record.description)
+    if CAPTURE in description:
+        disable(description)
+    txn.delete_table(record.with_description(description), keep=STREAM_SOURCE)
+
+
 def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
     """``record`` with its stream source, created if it has none yet."""
     if STREAM_SOURCE in record.indexes:
@@ -104,9 +125,7 @@ def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
 def recover(txn: Transaction) -> None:
     """Raise the sequence clock to the largest number stored (a clock that
     went back while the server was down must not reuse numbers)."""
-    for record in txn.tables():
-        if STREAM_SOURCE not in record.indexes:
-            continue
+    for record in _with_streams(txn, every_catalog=True):
         for stream in record.description.get(STREAMS, ()):
             raise_clock(max(stream.get("end", 0), stream["start"]))
             row = first_row(stored_rows(txn, record, stream["shard"].encode(), forward=False))
@@ -121,9 +140,7 @@ def trim(txn: Transaction, now: float, limit: int) -> int:
     cutoff = sequence_of_time(now - RETENTION)
     below = cutoff.to_bytes(8, "big")
     deleted = 0
-    for record in txn.tables():
-        if STREAM_SOURCE not in record.indexes:
-            continue
+    for record in _with_streams(txn, every_catalog=True):
         streams = record.description.get(STREAMS, ())
         kept = []
         for stream in streams:
@@ -141,7 +158,14 @@ def trim(txn: Transaction, now: float, limit: int) -> int:
             if "disabled" not in stream or stream["disabled"] > now - RETENTION:
                 kept.append(stream)
         if kept != streams:
-            txn.update_table(record.with_description({**record.description, STREAMS: kept}))
+            if txn.table(record.name) is not record:  # a deleted table's
+                if kept:
+                    txn.update_retired(record.with_description(
+                        {**record.description, STREAMS: kept}))
+                else:
+                    txn.drop_retired(record)
+            else:
+                txn.update_table(record.with_description({**record.description, STREAMS: kept}))
         if deleted >= limit:
             break
     return deleted
@@ -166,17 +190,29 @@ def table_of_arn(arn: str) -> str | None:
 
 
 def find(txn: Transaction, arn: Any) -> tuple[TableRecord, dict[str, Any]] | None:
-    """The table and stream an ARN names, if it exists."""
+    """The table (live or deleted) and stream an ARN names, if it exists."""
     name = table_of_arn(arn) if isinstance(arn, str) else None
-    record = txn.table(name) if name else None
-    if record is None:
+    if not name:
         return None
-    for stream in record.description.get(STREAMS, ()):
-        if stream["arn"] == arn:
-            return record, stream
+    live = txn.table(name)
+    for record in ([] if live is None else [live]) + txn.retired_tables():
+        if record.name != name:
+            continue
+        for stream in record.description.get(STREAMS, ()):
+            if stream["arn"] == arn:
+                return record, stream
     return None
 
 
 def all_streams(txn: Transaction) -> list[tuple[TableRecord, dict[str, Any]]]:
-    return [(record, stream) for record in txn.tables()
+    """Every stream retained: live tables' by name, then deleted tables'."""
+    return [(record, stream) for record in _with_streams(txn)
             for stream in record.description.get(STREAMS, ())]
+
+
+def _with_streams(txn: Transaction, every_catalog: bool = False) -> list[TableRecord]:
+    """Tables with a stream source: live ones by name, then deleted ones (of
+    the transaction's catalog, or of every one)."""
+    live = txn.all_tables() if every_catalog else txn.tables()
+    return [record for record in live + txn.retired_tables(every_catalog)
+            if STREAM_SOURCE in record.indexes]

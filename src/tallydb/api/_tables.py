@@ -115,7 +115,7 @@ def get_table(txn: Transaction, name: Any) -> Table:
     record = txn.table(name) if isinstance(name, str) else None
     if record is None:
         raise ResourceNotFoundException(REQUESTED_RESOURCE_NOT_FOUND)
-    table = _cache.get(record.name)
+    table = _cache.get(record.key)
     if table is None or table.record is not record:
-        table = _cache[record.name] = Table(record)
+        table = _cache[record.key] = Table(record)
     return table

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from tallydb.api._regions import is_stored
 from tallydb.errors import ResourceNotFoundException, ValidationException
 from tallydb.storage import TableRecord, Transaction
 
@@ -36,7 +37,7 @@ def tagged_table(txn: Transaction, arn: str) -> TableRecord:
     match = _TABLE_ARN.fullmatch(arn)
     if match is None:
         raise ValidationException(BAD_ARN.format(arn=arn))
-    record = txn.table(match.group(1))
+    record = txn.table(match.group(1)) if is_stored(arn) else None
     if record is None:
         raise ResourceNotFoundException(ARN_NOT_FOUND.format(arn=arn))
     return record

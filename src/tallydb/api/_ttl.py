@@ -47,7 +47,7 @@ def sweep_expired(txn: Transaction, now: float, limit: int = SWEEP_BATCH) -> int
     seconds); how many were deleted."""
     deleted = 0
     low, below = _seconds(now - IGNORED_AFTER), _seconds(now)
-    for record in txn.tables():
+    for record in txn.all_tables():
         if deleted >= limit:
             break
         if TTL_INDEX not in record.indexes:

@@ -241,14 +241,18 @@ def check_global_key(schema: list[dict[str, Any]]) -> None:
     """A GSI key: HASH first, up to four HASH then up to four RANGE elements
     (multi-attribute keys), no name twice."""
     keys = _names(schema)
-    if len(keys) == 2 and keys[0] == keys[1] and schema[1]["KeyType"] == "RANGE":
+    # DynamoDB's words for a name given twice in a multi-attribute key are not
+    # on record; these are its documented ones for the nearest cases: a HASH
+    # and a RANGE element of one name (a two-element key), and a name given
+    # twice in one list (AttributeDefinitions).
+    hashes = {e["AttributeName"] for e in schema if e["KeyType"] == "HASH"}
+    if any(e["KeyType"] == "RANGE" and e["AttributeName"] in hashes for e in schema):
         raise ValidationException(
             "Both the Hash Key and the Range Key element in the KeySchema have the same name"
         )
-    if len(set(keys)) != len(keys):
-        raise ValidationException(
-            "The KeySchema contains multiple key attributes with the same name"
-        )
+    duplicated = [name for name, n in Counter(keys).items() if n > 1]
+    if duplicated:
+        raise ValidationException(f"Attribute Name is duplicated: {duplicated[0]}")
     if schema[0]["KeyType"] != "HASH":
         raise ValidationException(
             "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
@@ -298,10 +302,10 @@ def _check_indexes(request: dict[str, Any], mode: str) -> None:
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         if request.get(member) == []:
             raise invalid(f"List of {member} is empty")
-    used = _names(request["KeySchema"])
+    used = list(dict.fromkeys(_names(request["KeySchema"])))
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         for index in request.get(member) or ():
-            used += [k for k in _names(index["KeySchema"]) if k not in used]
+            used += [k for k in dict.fromkeys(_names(index["KeySchema"])) if k not in used]
     defined = _names(request["AttributeDefinitions"])
     if any(name not in used for name in defined):
         raise invalid(

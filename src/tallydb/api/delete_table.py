@@ -5,12 +5,14 @@ DynamoDB's is; the table is already gone when it arrives, so a following
 DescribeTable answers ResourceNotFoundException and botocore's
 ``table_not_exists`` waiter succeeds on its first look. DynamoDB's answer
 leaves out the key schema, attribute definitions, creation time and indexes.
+The table's streams stay readable, disabled, for 24 hours (``_streams.retire``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tallydb.api._streams import retire
 from tallydb.api.describe_table import find_table, index_counts, public_description
 from tallydb.errors import ValidationException
 from tallydb.storage import Transaction
@@ -38,5 +40,5 @@ def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     )
     for member in _LEFT_OUT:
         deleted.pop(member, None)
-    txn.delete_table(record)
+    retire(txn, record)
     return {"TableDescription": deleted}

@@ -15,6 +15,7 @@ import copy
 import time
 from typing import Any
 
+from tallydb.api._regions import STORED_REGION, is_stored
 from tallydb.errors import ResourceNotFoundException
 from tallydb.storage import TableRecord, Transaction
 
@@ -30,9 +31,9 @@ __all__ = [
     "utc_day",
 ]
 
-#: What DynamoDB Local puts in its ARNs, which SDKs and tools already expect
-#: from a local endpoint.
-REGION = "ddblocal"
+#: The region of the ARNs the catalog keeps; a response names the request's
+#: own (``_regions``).
+REGION = STORED_REGION
 ACCOUNT = "000000000000"
 
 #: DescribeTable/DeleteTable/UpdateTable of a missing table (dynalite,
@@ -66,8 +67,8 @@ def find_table(txn: Transaction, name: str) -> TableRecord:
     """The catalog record of the table a request names, or DynamoDB's
     ResourceNotFoundException naming it."""
     record = txn.table(table_name_of(name))
-    if record is None:
-        raise table_not_found(name)
+    if record is None or (name.startswith("arn:") and not is_stored(name)):
+        raise table_not_found(name)  # (an ARN of another region's table)
     return record
 
 

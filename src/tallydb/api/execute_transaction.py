@@ -1,9 +1,10 @@
 """ExecuteTransaction: up to 100 PartiQL statements, all applied or none.
 
 Writes plan onto one TransactWriteItems (so cancellation reasons, the
-ClientRequestToken's idempotency and capacity are its own); reads, which
-must each name a whole key, onto one TransactGetItems. A transaction mixes
-neither, as DynamoDB's does not.
+ClientRequestToken's idempotency and capacity are its own), an
+``EXISTS(SELECT ...)`` onto one of its ConditionChecks; reads, which must
+each name a whole key of the table, onto one TransactGetItems. A
+transaction mixes neither, and takes no RETURNING, as DynamoDB's does not.
 """
 
 from __future__ import annotations
@@ -14,14 +15,22 @@ from tallydb.api._statements import planned
 from tallydb.api.transact_get_items import transact_get_items
 from tallydb.api.transact_write_items import transact_write_items
 from tallydb.errors import TransactionCanceledException, ValidationException
-from tallydb.partiql.messages import DUPLICATE_ITEM, MIXED_TRANSACTION
+from tallydb.partiql import Delete, Planned, Select, Update, parse
+from tallydb.partiql.messages import (
+    DUPLICATE_ITEM,
+    INDEX_READ_IN_TRANSACTION,
+    MIXED_TRANSACTION,
+    RETURNING_IN_TRANSACTION,
+)
 from tallydb.storage import Transaction
 
-_ACTIONS = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete"}
+_ACTIONS = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete",
+            "ConditionCheck": "ConditionCheck"}
 
 
 def execute_transaction(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    plans = [planned(txn, entry, keyed=True) for entry in request.get("TransactStatements") or ()]
+    plans = [_planned(txn, number, entry)
+             for number, entry in enumerate(request.get("TransactStatements") or ())]
     reads = [p for p in plans if p.operation == "GetItem"]
     if reads and len(reads) != len(plans):
         raise ValidationException(MIXED_TRANSACTION)
@@ -41,6 +50,17 @@ def execute_transaction(txn: Transaction, request: dict[str, Any]) -> dict[str, 
                 reason.clear()
                 reason.update({"Code": "DuplicateItem", "Message": DUPLICATE_ITEM})
         raise TransactionCanceledException(reasons) from None
+
+
+def _planned(txn: Transaction, number: int, entry: dict[str, Any]) -> Planned:
+    """Statement ``number`` (from 0) planned, refused as DynamoDB refuses it
+    in a transaction."""
+    statement = parse(entry["Statement"])
+    if isinstance(statement, Select) and statement.index is not None:
+        raise ValidationException(INDEX_READ_IN_TRANSACTION.format(number))
+    if isinstance(statement, Update | Delete) and statement.returning is not None:
+        raise ValidationException(RETURNING_IN_TRANSACTION.format(number))
+    return planned(txn, entry, keyed=True, checks=True)
 
 
 def _passed(request: dict[str, Any]) -> dict[str, Any]:

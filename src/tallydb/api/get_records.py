@@ -18,7 +18,7 @@ from tallydb.api._stream_api import (
     make_iterator,
     read_iterator,
 )
-from tallydb.api._stream_records import rows, wire_record
+from tallydb.api._stream_records import WireRecords
 from tallydb.errors import TrimmedDataAccessException
 from tallydb.storage import Transaction
 
@@ -27,6 +27,9 @@ SERVICE = STREAMS_SERVICE
 
 MAX_RECORDS = 1000
 PAGE_BYTES = 1024 * 1024
+#: DynamoDB's, as a consumer quoted it (DynamoDB Local says "The operation
+#: attempted to read past the oldest stream record in a shard.", the API
+#: reference's description of the exception).
 TRIMMED = "The data you are trying to access has been trimmed"
 
 
@@ -43,11 +46,9 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     size = 0
     last = after
-    sizes: dict[int, int] = {}
-    for entry in rows(txn, record, shard, after):
-        wire = wire_record(stream, entry, sizes)
+    for seq, wire in WireRecords(record, stream).after(txn, record, shard, after):
         records.append(wire)
-        last = entry["s"]
+        last = seq
         size += wire["dynamodb"]["SizeBytes"]
         if len(records) >= limit or size >= PAGE_BYTES:
             break

@@ -24,6 +24,8 @@ from tallydb.storage import Transaction
 #: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
 SERVICE = STREAMS_SERVICE
 
+#: The three messages below are not on record (no SDK fixture, issue or
+#: emulator tested against DynamoDB quotes them); ours.
 TRIMMED = "The requested sequence number is beyond the trim horizon of the shard: {}"
 SEQUENCE_REQUIRED = "SequenceNumber is required for ShardIteratorType {}"
 INVALID_SEQUENCE = "Invalid SequenceNumber: {}"

@@ -19,6 +19,7 @@ from typing import Any
 
 from tallydb.api._key_conditions import KeyPlan, plan
 from tallydb.api._multi_keys import MultiKeyPlan, plan_multi
+from tallydb.api._pages import row_item
 from tallydb.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
 from tallydb.api._select import plan_output
 from tallydb.api._sources import answer_page, check_index_key_paths, source_of
@@ -59,5 +60,5 @@ def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         below=below,
         forward=request.get("ScanIndexForward", True) is not False,
     )
-    items = (item for _, _, item in rows)
+    items = map(row_item, rows)
     return answer_page(txn, request, source, exprs, output, items)

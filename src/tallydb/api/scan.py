@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tallydb.api._pages import row_item
 from tallydb.api._read_exprs import check_key_paths, read_expressions
 from tallydb.api._segments import WRONG_SEGMENT, checked_segment, segment_of
 from tallydb.api._select import plan_output
@@ -86,8 +87,5 @@ def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     check_index_key_paths(exprs.projected_nested | exprs.filtered_nested, table)
 
     rows = txn.items(table.record, index=source.storage_index, after=after)
-    items = (
-        (item for _, _, item in rows) if segments is None
-        else _in_segment(rows, *segments)
-    )
+    items = map(row_item, rows) if segments is None else _in_segment(rows, *segments)
     return answer_page(txn, request, source, exprs, output, items)

@@ -7,12 +7,13 @@ Query, Scan), rendered in DynamoDB's expression language, so a PartiQL
 statement runs exactly the code path the JSON operation runs.
 """
 
-from tallydb.partiql.ast import Delete, Insert, Select, Statement, Update
+from tallydb.partiql.ast import Delete, Exists, Insert, Select, Statement, Update
 from tallydb.partiql.parser import StatementError, parse, parse_counted
-from tallydb.partiql.plan import KeyAttributes, Planned, plan, plan_get, plan_with
+from tallydb.partiql.plan import KeyAttributes, Planned, plan, plan_check, plan_get, plan_with
 
 __all__ = [
     "Delete",
+    "Exists",
     "Insert",
     "KeyAttributes",
     "Planned",
@@ -23,6 +24,7 @@ __all__ = [
     "parse",
     "parse_counted",
     "plan",
+    "plan_check",
     "plan_get",
     "plan_with",
 ]

@@ -1,4 +1,5 @@
-"""PartiQL's syntax tree: four statements over one expression grammar."""
+"""PartiQL's syntax tree: four statements (and a transaction's EXISTS) over one
+expression grammar."""
 
 from __future__ import annotations
 
@@ -120,4 +121,15 @@ class Delete:
     returning: str | None
 
 
-Statement = Select | Insert | Update | Delete
+@dataclass(frozen=True, slots=True)
+class Exists:
+    """``EXISTS(SELECT ...)``: a transaction's condition check on one item."""
+
+    select: Select
+
+    @property
+    def table(self) -> str:
+        return self.select.table
+
+
+Statement = Select | Insert | Update | Delete | Exists

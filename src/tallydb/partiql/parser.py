@@ -11,8 +11,26 @@ from typing import Any
 
 from tallydb.errors import ValidationException
 from tallydb.partiql import ast
-from tallydb.partiql.lexer import EOF, NAME, NUMBER, OP, PARAM, QUOTED, STRING, Token, tokenize
-from tallydb.partiql.messages import DUPLICATES_IN_SET, EMPTY_SET, MIXED_SET, NOT_WELL_FORMED
+from tallydb.partiql.lexer import (
+    EOF,
+    INVALID,
+    NAME,
+    NUMBER,
+    OP,
+    PARAM,
+    QUOTED,
+    STRING,
+    Token,
+    tokenize,
+)
+from tallydb.partiql.messages import (
+    DELETE_RETURNING,
+    DUPLICATES_IN_SET,
+    EMPTY_SET,
+    MIXED_SET,
+    NO_STATEMENT,
+    NOT_WELL_FORMED,
+)
 from tallydb.values import normalize_number
 
 _COMPARATORS = frozenset({"=", "<>", "!=", "<", "<=", ">", ">="})
@@ -46,6 +64,8 @@ def parse_counted(text: str) -> tuple[ast.Statement, int]:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.tokens = tokenize(text)
+        if any(token.kind == INVALID for token in self.tokens):
+            raise StatementError("")
         self.at = 0
         self.params = 0
 
@@ -112,8 +132,10 @@ class _Parser:
             statement = self.update()
         elif self.take_word("DELETE"):
             statement = self.delete()
+        elif self.take_word("EXISTS"):
+            statement = self.exists()
         else:
-            raise self.unexpected("expected SELECT, INSERT, UPDATE or DELETE")
+            raise StatementError(NO_STATEMENT)
         self.take_op(";")
         if self.token.kind != EOF:
             raise self.unexpected("expected end of statement")
@@ -143,6 +165,13 @@ class _Parser:
             else:
                 self.take_word("ASC")
         return ast.Select(table, index, projection, where, descending)
+
+    def exists(self) -> ast.Exists:
+        self.expect_op("(")
+        self.expect_word("SELECT")
+        select = self.select()
+        self.expect_op(")")
+        return ast.Exists(select)
 
     def insert(self) -> ast.Insert:
         self.expect_word("INTO")
@@ -181,7 +210,11 @@ class _Parser:
         self.expect_word("FROM")
         table = self.identifier()
         where = self.expression() if self.take_word("WHERE") else None
-        return ast.Delete(table, where, self.returning())
+        returning = self.returning()
+        if returning not in (None, "ALL_OLD"):
+            raise ValidationException(DELETE_RETURNING.format(
+                returning.replace("_", " ") + " *"))
+        return ast.Delete(table, where, returning)
 
     def returning(self) -> str | None:
         if not self.take_word("RETURNING"):

@@ -10,6 +10,9 @@ and evaluates them exactly as it would the JSON API's:
   on WHERE's other terms. ``SET n = n + 1`` is UpdateItem ``SET #n = #n + :v``.
 * ``DELETE`` with the whole key: DeleteItem, with WHERE's other terms.
 * ``INSERT``: PutItem conditioned on the key being absent.
+* ``EXISTS(SELECT ...)`` with the whole key (transactions only): a
+  TransactWriteItems ConditionCheck that the item exists and meets WHERE's
+  other terms.
 * ``SELECT``: a Query when WHERE holds an equality on the (index's) HASH key,
   with a RANGE key condition when there is one, and its other terms name no
   key attribute (a Query's filter may not); otherwise a Scan.
@@ -22,7 +25,7 @@ from typing import Any
 
 from tallydb.errors import ValidationException
 from tallydb.partiql import ast
-from tallydb.partiql.messages import UNSUPPORTED, WHOLE_KEY
+from tallydb.partiql.messages import EXISTS_OUTSIDE_TRANSACTION, WHOLE_KEY
 from tallydb.partiql.parser import StatementError, build_collection
 
 #: (name, type) of the HASH key, then of the RANGE key when there is one.
@@ -91,6 +94,8 @@ def _plan(statement: ast.Statement, parameters: list[dict[str, Any]], keys: KeyA
     if get:
         assert isinstance(statement, ast.Select)
         return plan_get(statement, parameters, keys)
+    if isinstance(statement, ast.Exists):
+        return plan_check(statement, parameters, keys)
     return plan(statement, parameters, keys)
 
 
@@ -125,10 +130,7 @@ def plan(statement: ast.Statement, parameters: list[dict[str, Any]],
         request = {"TableName": statement.table, "Key": key}
         if rest:
             request["ConditionExpression"] = " AND ".join(render.condition(t) for t in rest)
-        if statement.returning is not None:
-            if statement.returning != "ALL_OLD":
-                raise ValidationException(UNSUPPORTED.format(
-                    "only RETURNING ALL OLD * is allowed in DELETE statements"))
+        if statement.returning is not None:  # ALL_OLD, the parser's only one
             request["ReturnValues"] = "ALL_OLD"
         return render.finish(Planned("DeleteItem", request, key, statement.returning))
     if isinstance(statement, ast.Insert):
@@ -139,7 +141,24 @@ def plan(statement: ast.Statement, parameters: list[dict[str, Any]],
                    "ConditionExpression": f"attribute_not_exists({render.name(keys[0][0])})"}
         key = {name: item["M"][name] for name, _ in keys if name in item["M"]}
         return render.finish(Planned("PutItem", request, key))
+    if isinstance(statement, ast.Exists):
+        raise ValidationException(EXISTS_OUTSIDE_TRANSACTION)
     return _select(statement, keys, render)
+
+
+def plan_check(statement: ast.Exists, parameters: list[dict[str, Any]],
+               keys: KeyAttributes) -> Planned:
+    """``EXISTS(SELECT ...)`` as a ConditionCheck: true when the SELECT
+    finds its item (which it names by its whole key)."""
+    render = _Render(parameters)
+    select = statement.select
+    if select.index is not None:
+        raise ValidationException(WHOLE_KEY)
+    key, rest = _whole_key(select.where, keys, render)
+    condition = " AND ".join([f"attribute_exists({render.name(keys[0][0])})",
+                              *(render.condition(term) for term in rest)])
+    request = {"TableName": select.table, "Key": key, "ConditionExpression": condition}
+    return render.finish(Planned("ConditionCheck", request, key))
 
 
 def plan_get(statement: ast.Select, parameters: list[dict[str, Any]],

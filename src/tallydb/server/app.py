@@ -73,6 +73,8 @@ class Config:
     emulate_limits: bool = False
     # the web console at /console
     console: bool = True
+    # each region its own tables (DynamoDB's behaviour); shared by default
+    separate_regions: bool = False
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -130,7 +132,8 @@ class Server:
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
-            OPERATIONS if operations is None else operations, verifier, self.console, origins)
+            OPERATIONS if operations is None else operations, verifier, self.console, origins,
+            regional=engine.regional)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests
@@ -207,7 +210,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     tls = config.tls()
     loop = asyncio.get_running_loop()
     store = Store(config.data, config.sync)
-    engine = Engine(store, limits=Limits() if config.emulate_limits else None)
+    engine = Engine(store, limits=Limits() if config.emulate_limits else None,
+                    separate_regions=config.separate_regions)
     allowed = raise_descriptor_limit(config.limits.max_connections)
     if allowed < config.limits.max_connections:
         log.warning("the file-descriptor limit allows %d connections, not %d",

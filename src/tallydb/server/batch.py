@@ -18,6 +18,7 @@ import errno
 import logging
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import orjson
 
@@ -160,12 +161,11 @@ class Batcher:
                 for ex in calls:
                     try:
                         access = ex.access
-                        if access is not None and access.tables is not None and (
-                            ex.operation == "ListTables"
-                        ):
-                            result = list_tables(access, call, ex.request)  # type: ignore[arg-type]
+                        if access is not None:  # ListTables, of a key limited to some tables
+                            result = list_tables(
+                                access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
                         else:
-                            result = call(ex.operation, ex.request)  # type: ignore[arg-type]
+                            result = call(ex.operation, ex.request, ex.region)
                         ex.response = http.render(200, orjson.dumps(result), ex.response_type,
                                                   ex.extra, ex.gzip)
                     except DynamoDBError as error:

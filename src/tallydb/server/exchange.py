@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tallydb.api import DEFAULT_REGION
+
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
     from tallydb.server.access import Access
@@ -17,6 +19,7 @@ class Exchange:
 
     __slots__ = (
         "access",
+        "authorization",
         "body",
         "close",
         "conn",
@@ -31,6 +34,7 @@ class Exchange:
         "method",
         "operation",
         "origin",
+        "region",
         "request",
         "response",
         "response_type",
@@ -40,10 +44,15 @@ class Exchange:
         "url",
     )
 
+    # Set before they are read, so not on every request: the method once
+    # the request is complete (or "" for the connection's final answer);
+    # the loop time it was complete, with the access log on.
+    method: bytes
+    started: float
+
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.url = b""
-        self.method = b""
         self.target: bytes | None = None
         self.content_type: bytes | None = None
         self.origin: bytes | None = None
@@ -51,8 +60,8 @@ class Exchange:
         self.fetch_site: bytes | None = None  # Sec-Fetch-Site
         self.content_encoding: bytes | None = None
         self.gzip = False  # the client accepts a gzip-encoded response
-        self.started = 0.0  # loop time the request was complete (for the access log)
         self.connection = False  # a Connection (or Proxy-Connection) header came
+        self.authorization: bytes | None = None
         # every header, in order, only when a signature has to be checked
         self.headers: list[tuple[bytes, bytes]] | None = None
         self.body: bytes = b""
@@ -60,7 +69,9 @@ class Exchange:
         self.operation: str | None = None
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
-        self.access: Access | None = None  # the signing key's, when it is limited
+        # the signing key's, on a ListTables by a key limited to some tables
+        self.access: Access | None = None
+        self.region = DEFAULT_REGION  # the one the request was signed for
         self.extra = b""  # header lines every response to this request carries
         # set by routing or by the batch
         self.response: bytes | None = None

@@ -34,8 +34,9 @@ SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
 PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
- _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT) = range(12)
+ _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT, _AUTHORIZATION) = range(13)
 _WANTED = {
+    b"authorization": _AUTHORIZATION,  # its credential scope names the region
     b"expect": _EXPECT,
     # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
     b"connection": _CONNECTION,
@@ -81,8 +82,7 @@ class Connection(asyncio.Protocol):
         self.ex: Exchange | None = None
         self.body: list[bytes] = []
         self.size = 0
-        self.head = -1  # bytes of the current request's head so far; -1 once it is complete
-        self.fields = 0  # bytes of its request line and headers as parsed
+        self.head = -1  # bytes charged to the current request's head (_feed); -1 once complete
         self.expect_continue = False
         self.pending = 0  # requests handed to the batcher and not yet answered
         self.out: list[bytes] = []
@@ -90,6 +90,7 @@ class Connection(asyncio.Protocol):
         self.close_after_write = False
         self.closed = False
         self.limits = server.limits
+        self.log_requests = server.log_requests
         self.mark = server.clock  # when the current phase (idle, head, body) began
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
@@ -197,8 +198,17 @@ class Connection(asyncio.Protocol):
 
     def _feed(self, data: bytes | memoryview) -> None:
         """Parse; and bound a request's head, which httptools buffers without
-        limit (counted to within one SLICE, which is all we need)."""
-        mid_head = self.head >= 0
+        limit. The head is charged every chunk (at most SLICE bytes) fed
+        while it is in progress, which overcounts it by less than a chunk at
+        each end and costs nothing per header; the chunk that would take it
+        past MAX_HEAD is refused before it is parsed."""
+        head = self.head
+        if head >= 0:  # a head still in progress from an earlier chunk
+            head += len(data)
+            if head > MAX_HEAD:
+                self._stop(http.BAD_REQUEST)
+                return
+            self.head = head
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -209,10 +219,8 @@ class Connection(asyncio.Protocol):
         except httptools.HttpParserError:
             self._stop(http.BAD_REQUEST)
             return
-        if mid_head and self.head >= 0:
-            self.head += len(data)
-            if self.head > MAX_HEAD:
-                self._stop(http.BAD_REQUEST)
+        if self.head == 0:  # a head began in this chunk and is not complete yet
+            self.head = len(data)
 
     def pause_writing(self) -> None:
         # The client is not reading its responses: stop reading its requests.
@@ -231,10 +239,7 @@ class Connection(asyncio.Protocol):
         self.mark = self.server.clock
         self.keep_headers = self.signed
         self.ex = Exchange(self)
-        self.body = []
-        self.size = 0
-        self.head = 0
-        self.fields = 0
+        self.head = 0  # (body and size are left empty by the message before)
 
     def on_headers_complete(self) -> None:
         self.head = -1
@@ -253,54 +258,49 @@ class Connection(asyncio.Protocol):
             ex.url += url
             if self.console and ex.url.startswith(b"/console"):
                 self.keep_headers = True
-        self._count_head(len(url))
-
-    def _count_head(self, size: int) -> None:
-        self.fields += size
-        if self.fields > MAX_HEAD:
-            self._stop(http.BAD_REQUEST)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        # Called for every header of every request: keep the miss path short.
-        self.fields += len(name) + len(value) + 4
-        if self.fields > MAX_HEAD:
-            self._stop(http.BAD_REQUEST)
-            return
+        # Called for every header of every request: the names every SDK
+        # sends are decided first, in few steps.
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
-        if which == _OTHER and not self.keep_headers:
+        ex: Exchange = self.ex  # type: ignore[assignment]  # set from on_message_begin on
+        if self.keep_headers:  # every header, in order: a signature to check, or the console
+            if ex.headers is None:
+                ex.headers = []
+            ex.headers.append((name, value))
+        if which == _OTHER:
             return
-        ex = self.ex
-        if ex is None:
-            return
-        if which != _OTHER:
-            if which == _TARGET:
-                ex.target = value
-            elif which == _CONTENT_TYPE:
-                ex.content_type = value
-            elif which == _CONTENT_LENGTH:
-                if len(value) >= _MAX_BODY_DIGITS and value.isdigit() and int(value) > MAX_BODY:
-                    self._too_large()
-            elif which == _ORIGIN:
-                ex.origin = value
-            elif which == _HOST:
-                ex.host = value
-            elif which == _FETCH_SITE:
-                ex.fetch_site = value
-            elif which == _ACCEPT_ENCODING:
-                ex.gzip = value != b"identity" and http.accepts_gzip(value)
-            elif which == _CONTENT_ENCODING:
-                ex.content_encoding = value
-            elif which == _EXPECT:
-                self.expect_continue = value.lower() == b"100-continue"
-            elif which == _CONNECTION:
-                ex.connection = True
-            elif not self.keep_headers:  # CORS preflight's questions
-                if ex.headers is None:
-                    ex.headers = []
-                ex.headers.append((name, value))
-        if self.keep_headers:
+        if which == _TARGET:
+            ex.target = value
+        elif which == _CONTENT_TYPE:
+            ex.content_type = value
+        elif which == _HOST:
+            ex.host = value
+        elif which == _AUTHORIZATION:  # its credential scope names the request's region
+            ex.authorization = value
+        elif which == _CONTENT_LENGTH:
+            if len(value) >= _MAX_BODY_DIGITS and value.isdigit() and int(value) > MAX_BODY:
+                self._too_large()
+        else:
+            self._rare_header(ex, which, name, value)
+
+    def _rare_header(self, ex: Exchange, which: int, name: bytes, value: bytes) -> None:
+        """The headers a browser, curl or a compressing client sends."""
+        if which == _ORIGIN:
+            ex.origin = value
+        elif which == _FETCH_SITE:
+            ex.fetch_site = value
+        elif which == _ACCEPT_ENCODING:
+            ex.gzip = value != b"identity" and http.accepts_gzip(value)
+        elif which == _CONTENT_ENCODING:
+            ex.content_encoding = value
+        elif which == _EXPECT:
+            self.expect_continue = value.lower() == b"100-continue"
+        elif which == _CONNECTION:
+            ex.connection = True
+        elif not self.keep_headers:  # CORS preflight's questions
             if ex.headers is None:
                 ex.headers = []
             ex.headers.append((name, value))
@@ -321,12 +321,13 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
-        if self.server.log_requests:
+        if self.log_requests:  # (read by the access log alone)
             ex.started = self.server.loop.time()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)
             self.body = []
+            self.size = 0
         if not parser.should_keep_alive():
             ex.extra = http.CLOSE
             ex.close = True
@@ -373,6 +374,8 @@ class Connection(asyncio.Protocol):
             return
         self.stopped = True
         ex = Exchange(self)
+        ex.method = b""
+        ex.started = 0.0
         ex.response = final or b""
         ex.close = True
         self.pending += 1

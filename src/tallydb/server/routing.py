@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
-from tallydb.api import DYNAMODB_SERVICE, target_of, unknown_operation
+from tallydb.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
 from tallydb.console.routes import Console
 from tallydb.errors import (
     AccessDeniedException,
@@ -34,6 +34,7 @@ from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
+from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
@@ -63,6 +64,7 @@ class Router:
         verifier: Verifier | None = None,
         console: Console | None = None,
         origins: OriginPolicy | None = None,
+        regional: bool = False,
     ) -> None:
         self.targets: dict[bytes, str] = {
             target_of(name).encode(): name for name in operations
@@ -72,25 +74,18 @@ class Router:
         #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
+        #: Whether every request's region matters (separate regions, or
+        #: throttles naming ARNs); otherwise only an operation naming ARNs
+        #: reads it, and a hot UpdateItem never parses its credential scope.
+        self.regional = regional
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
-        if not self.origins.open and (ex.origin is not None or ex.fetch_site is not None):
+        if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
-            refusal = cross_origin_refusal(
-                self.origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
-            )
-            if refusal is not None:
-                ex.response = http.render(
-                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
-                )
+            self.cross_origin(ex)
+            if ex.response is not None:
                 return
-        if ex.origin is not None:
-            ex.extra += (
-                http.ALLOW_ANY_ORIGIN if self.origins.open
-                else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
-                + http.EXPOSE_HEADERS
-            )
         if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
@@ -148,8 +143,31 @@ class Router:
             except AccessDeniedException as error:
                 self.fail(ex, error)
                 return
-            ex.access = access
+            if access.tables is not None and operation == "ListTables":
+                ex.access = access  # answered with the key's own tables (batch.py)
+        if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
+            ex.region = region_of(ex.authorization)
         ex.operation = operation
+
+    def cross_origin(self, ex: Exchange) -> None:
+        """A browser's request: 403 for a page of another origin (unless
+        allowed); else the CORS headers every response to it carries."""
+        origins = self.origins
+        if not origins.open:
+            refusal = cross_origin_refusal(
+                origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
+            )
+            if refusal is not None:
+                ex.response = http.render(
+                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
+                )
+                return
+        if ex.origin is not None:
+            ex.extra += (
+                http.ALLOW_ANY_ORIGIN if origins.open
+                else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
+                + http.EXPOSE_HEADERS
+            )
 
     def route_other(self, ex: Exchange) -> None:
         """Anything but a POST to ``/``: the console's routes, CORS preflight,

@@ -51,6 +51,10 @@ class Sync(StrEnum):
     FULL = "full"
 
 
+def catalog_key(catalog: str, name: str) -> str:
+    return f"{catalog}/{name}" if catalog else name
+
+
 @dataclass(frozen=True)
 class TableRecord:
     """A table as the catalog keeps it: its id, its DescribeTable body, and
@@ -65,11 +69,18 @@ class TableRecord:
     name: str
     description: dict[str, Any]
     indexes: dict[str, int] = field(default_factory=dict)
+    #: The catalog the table belongs to: "" (the shared one), or a region's
+    #: own when regions are separate (``Transaction.catalog``).
+    catalog: str = ""
     #: The SQLite table holding the table's items (derived from ``id``).
     items_table: str = field(init=False, repr=False, compare=False)
+    #: The table's name in the catalog: ``name``, or ``CATALOG/NAME`` ("/"
+    #: is in no table name, so no two catalogs' names meet).
+    key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "items_table", f"items_{self.id}")
+        object.__setattr__(self, "key", catalog_key(self.catalog, self.name))
 
     def index_table(self, index: str) -> str:
         """The SQLite table holding ``index``'s entries."""
@@ -110,6 +121,11 @@ CREATE TABLE IF NOT EXISTS item_log_applied (
     lsn INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS retired_catalog (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    description BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS snapshots (
     name TEXT PRIMARY KEY,
     id INTEGER NOT NULL UNIQUE,
@@ -223,12 +239,21 @@ class Store:
             "SELECT table_id, name, id FROM index_catalog"
         ):
             indexes.setdefault(table_id, {})[index_name] = index_id
-        self._tables: dict[str, TableRecord] = {}
-        for name, table_id, description in self._conn.execute(
+        #: Tables by catalog key (``TableRecord.key``); retired ones
+        #: (``Transaction.delete_table``'s ``keep``) by id, which no key can equal.
+        self._tables: dict[str | int, TableRecord] = {}
+        for key, table_id, description in self._conn.execute(
             "SELECT name, id, description FROM catalog"
         ):
-            self._tables[name] = TableRecord(
-                table_id, name, orjson.loads(description), indexes.get(table_id, {}))
+            catalog, _, name = key.rpartition("/")
+            self._tables[key] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}), catalog)
+        for table_id, key, description in self._conn.execute(
+            "SELECT id, name, description FROM retired_catalog"
+        ):
+            catalog, _, name = key.rpartition("/")
+            self._tables[table_id] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}), catalog)
         self._count_uncounted()
         self._depth = 0
         self._closed = False
@@ -262,7 +287,7 @@ class Store:
         self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = None if path is None else Checkpointer(self.location)
 
-    def _catalog(self, name: str, record: TableRecord | None) -> None:
+    def _catalog(self, name: str | int, record: TableRecord | None) -> None:
         """Put (or, given None, remove) a table in the cached catalog. The
         dict is replaced, never changed in place, so a transaction keeps the
         one it started with for a rollback without copying it."""
@@ -277,9 +302,9 @@ class Store:
         """Start counting the items tables a database made before counts
         were kept has (once: one scan of each)."""
         counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
-        sources = [source for record in self._tables.values()
-                   for source in (record.items_table,
-                                  *(record.index_table(i) for i in record.indexes))]
+        sources = [source for key, record in self._tables.items()
+                   for source in ((record.items_table,) if isinstance(key, str) else ()) +
+                   tuple(record.index_table(i) for i in record.indexes)]
         missing = [source for source in sources if source not in counted]
         if missing:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -614,14 +639,19 @@ class Transaction:
     transaction's writers append what they changed to (dropped with a
     rolled-back savepoint or transaction, handed to the hook after COMMIT);
     None otherwise.
+
+    ``catalog``: whose tables the running operation sees and creates: ""
+    (the shared catalog), or a region's own name when regions are separate;
+    its caller sets it before each operation.
     """
 
-    __slots__ = ("_conn", "_store", "journal")
+    __slots__ = ("_conn", "_store", "catalog", "journal")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
         self.journal: list[Any] | None = None
+        self.catalog = ""
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
@@ -631,10 +661,25 @@ class Transaction:
     # -- the catalog -------------------------------------------------------
 
     def table(self, name: str) -> TableRecord | None:
-        return self._store._tables.get(name)
+        catalog = self.catalog
+        return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
 
     def tables(self) -> list[TableRecord]:
-        return sorted(self._store._tables.values(), key=lambda t: t.name)
+        """The tables of this transaction's catalog, by name."""
+        catalog = self.catalog
+        return sorted((t for k, t in self._store._tables.items()
+                       if isinstance(k, str) and t.catalog == catalog), key=lambda t: t.name)
+
+    def all_tables(self) -> list[TableRecord]:
+        """The tables of every catalog (upkeep that serves them all: TTL, streams)."""
+        return [t for k, t in self._store._tables.items() if isinstance(k, str)]
+
+    def retired_tables(self, every_catalog: bool = False) -> list[TableRecord]:
+        """Deleted tables that kept an index (``delete_table``'s ``keep``), of
+        this transaction's catalog (or of every one), oldest first."""
+        catalog = self.catalog
+        return sorted((t for k, t in self._store._tables.items() if isinstance(k, int)
+                       and (every_catalog or t.catalog == catalog)), key=lambda t: t.id)
 
     def _next(self, sequence: str) -> int:
         self._store._begin_sqlite()
@@ -649,35 +694,66 @@ class Transaction:
         return int(value)
 
     def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
-        record = TableRecord(self._next("table"), name, description)  # SQLite's, begun
+        record = TableRecord(  # SQLite's transaction is begun by _next
+            self._next("table"), name, description, catalog=self.catalog)
         self._conn.execute(
             "INSERT INTO catalog(name, id, description) VALUES (?, ?, ?)",
-            (name, record.id, orjson.dumps(description)),
+            (record.key, record.id, orjson.dumps(description)),
         )
         self._conn.execute(_ITEMS_TABLE.format(record.items_table))
         _start_counting(self._conn, record.items_table)
-        self._store._catalog(name, record)
+        self._store._catalog(record.key, record)
         return record
 
     def update_table(self, record: TableRecord) -> None:
         self._store._begin_sqlite()
         self._conn.execute(
             "UPDATE catalog SET description = ? WHERE name = ?",
-            (orjson.dumps(record.description), record.name),
+            (orjson.dumps(record.description), record.key),
         )
-        self._store._catalog(record.name, record)
+        self._store._catalog(record.key, record)
 
-    def delete_table(self, record: TableRecord) -> None:
+    def delete_table(self, record: TableRecord, keep: str | None = None) -> None:
+        """Delete a table with its items and indexes; with ``keep`` (one of
+        its indexes) the table is retired instead: gone by name, its index
+        ``keep`` and its description kept (``retired_tables``) until
+        ``drop_retired``."""
         self._store._begin_sqlite()
-        self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.name,))
-        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
-        for index in record.indexes:
+        self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.key,))
+        dropped = [index for index in record.indexes if index != keep]
+        self._conn.executemany("DELETE FROM index_catalog WHERE table_id = ? AND name = ?",
+                               [(record.id, index) for index in dropped])
+        for index in dropped:
             self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
         self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
         self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
             (source,) for source in (record.items_table,
-                                     *(record.index_table(i) for i in record.indexes))])
-        self._store._catalog(record.name, None)
+                                     *(record.index_table(i) for i in dropped))])
+        self._store._catalog(record.key, None)
+        if keep is not None and keep in record.indexes:
+            retired = replace(record, indexes={keep: record.indexes[keep]})
+            self._conn.execute(
+                "INSERT INTO retired_catalog(id, name, description) VALUES (?, ?, ?)",
+                (record.id, record.key, orjson.dumps(record.description)))
+            self._store._catalog(record.id, retired)
+
+    def update_retired(self, record: TableRecord) -> None:
+        """Keep a new description of a retired table."""
+        self._store._begin_sqlite()
+        self._conn.execute("UPDATE retired_catalog SET description = ? WHERE id = ?",
+                           (orjson.dumps(record.description), record.id))
+        self._store._catalog(record.id, record)
+
+    def drop_retired(self, record: TableRecord) -> None:
+        """Delete a retired table's kept index, and the table for good."""
+        self._store._begin_sqlite()
+        for index in record.indexes:
+            self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+            self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                               (record.index_table(index),))
+        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
+        self._conn.execute("DELETE FROM retired_catalog WHERE id = ?", (record.id,))
+        self._store._catalog(record.id, None)
 
     def create_index(self, record: TableRecord, index: str) -> TableRecord:
         """Add an empty index table to ``record``'s table; the new record
@@ -690,7 +766,7 @@ class Transaction:
         updated = replace(record, indexes={**record.indexes, index: index_id})
         self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
         _start_counting(self._conn, updated.index_table(index))
-        self._store._catalog(record.name, updated)
+        self._store._catalog(record.key, updated)
         return updated
 
     def drop_index(self, record: TableRecord, index: str) -> TableRecord:
@@ -703,7 +779,7 @@ class Transaction:
             "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
         updated = replace(
             record, indexes={k: v for k, v in record.indexes.items() if k != index})
-        self._store._catalog(record.name, updated)
+        self._store._catalog(record.key, updated)
         return updated
 
     def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:

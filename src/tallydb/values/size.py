@@ -85,16 +85,19 @@ def item_size(item: Item) -> int:
     total = 0
     for name, av in item.items():
         total += len(name) if name.isascii() else len(name.encode("utf-8"))
-        # The everyday attributes inline; the rest as attribute_size counts them.
-        payload = av.get("S")
-        if payload is not None:
-            total += len(payload) if payload.isascii() else len(payload.encode("utf-8"))
-            continue
-        payload = av.get("N")
-        if payload is not None:
-            total += number_size(payload)
-            continue
-        total += attribute_size(av)
+        # The everyday types inline (Query and Scan size every item they
+        # read); the rest as attribute_size counts them.
+        for kind in av:
+            payload = av[kind]
+            if kind == "S":
+                total += len(payload) if payload.isascii() else len(payload.encode("utf-8"))
+            elif kind == "N":
+                total += number_size(payload)
+            elif kind == "SS":
+                for member in payload:
+                    total += len(member) if member.isascii() else len(member.encode("utf-8"))
+            else:
+                total += attribute_size(av)
     return total
 
 
