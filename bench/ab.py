@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import shutil
 import statistics
 import subprocess
@@ -33,7 +32,7 @@ from typing import Any
 from bench.dynamo import setup_tables
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
-from bench.run import _cpus
+from bench.run import pin_cpus
 from bench.scenarios import build as build_scenarios
 from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
 
@@ -75,14 +74,9 @@ def _spec(name: str, label: str, src: Path, data: Path) -> ServerSpec:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     scenario = build_scenarios(args.keys)[args.scenario]
-    plan = Plan(scenarios=[scenario], connections=[args.conns], warmup=args.warmup,
-                duration=args.duration, repetitions=args.reps, keys=args.keys,
-                exact_threads=0, exact_per_thread=0, load_cpus=load_cpus,
-                wrk_threads=wrk_threads)
+    plan = Plan.one(scenario, args, load_cpus, wrk_threads)
     names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:

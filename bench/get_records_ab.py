@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
 import statistics
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from bench import procstat
 from bench.ab import _spec, export_src
 from bench.dynamo import RawClient
 from bench.loadgen import run_wrk
-from bench.run import _cpus
+from bench.run import pin_cpus
 from bench.servers import RunningServer
 from bench.streams import STREAMED, _add, _setup, _static, _streams_call
 
@@ -52,9 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fill", type=int, default=3, help="seconds of hot-key ADD per server (3)")
     p.add_argument("--reads", type=int, default=200, help="GetRecords calls per server (200)")
     args = p.parse_args(argv)
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     fill = _static("add+stream", "UpdateItem", _add(STREAMED))
     names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
     times: dict[str, list[float]] = {name: [] for name in names}

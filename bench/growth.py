@@ -40,7 +40,6 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -55,7 +54,7 @@ from bench import procstat
 from bench.dynamo import COUNTERS, DynamoError, RawClient
 from bench.loadgen import LoadGenError, run_wrk, wrk_version
 from bench.measure import Plan, _aggregate, _one_rep
-from bench.run import _commit, _cpus, _install_signal_handlers, _machine
+from bench.run import _commit, _install_signal_handlers, _machine, pin_cpus
 from bench.scenarios import Scenario
 from bench.scenarios import build as build_scenarios
 from bench.servers import (
@@ -239,9 +238,7 @@ def _src_dirty() -> bool | None:
 def measure(args: argparse.Namespace, root: Path, run: dict[str, Any]) -> list[str]:
     """Build, start, load; fills run["sizes"]; returns the problems."""
     problems: list[str] = []
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     run["meta"].update(server_cpus=server_cpus, load_cpus=load_cpus, wrk_threads=wrk_threads)
     sizes: dict[int, dict[str, Any]] = {}
     for n in args.sizes:

@@ -26,7 +26,6 @@ conditions to be sure of that. The table gives medians and the ratio of
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import statistics
 import sys
@@ -40,7 +39,7 @@ from urllib.parse import urlsplit
 from bench.dynamo import setup_tables
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
-from bench.run import _cpus
+from bench.run import pin_cpus
 from bench.scenarios import build as build_scenarios
 from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
 
@@ -96,14 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--keys", type=int, default=10_000)
     args = parser.parse_args(argv)
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     scenario = build_scenarios(args.keys)[args.scenario]
-    plan = Plan(scenarios=[scenario], connections=[args.conns], warmup=args.warmup,
-                duration=args.duration, repetitions=args.reps, keys=args.keys,
-                exact_threads=0, exact_per_thread=0, load_cpus=load_cpus,
-                wrk_threads=wrk_threads)
+    plan = Plan.one(scenario, args, load_cpus, wrk_threads)
     conditions = ("no page", "page open")
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in conditions}
     events: list[int] = []

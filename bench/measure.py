@@ -36,6 +36,16 @@ class Plan:
     load_cpus: str | None
     wrk_threads: int
 
+    @classmethod
+    def one(cls, scenario: Scenario, args: Any, load_cpus: str | None, wrk_threads: int
+            ) -> Plan:
+        """A plan of one scenario at ``args.conns`` connections, from a tool's
+        ``--warmup``, ``--duration``, ``--reps`` and ``--keys`` (no exactness run)."""
+        return cls(scenarios=[scenario], connections=[args.conns], warmup=args.warmup,
+                   duration=args.duration, repetitions=args.reps, keys=args.keys,
+                   exact_threads=0, exact_per_thread=0, load_cpus=load_cpus,
+                   wrk_threads=wrk_threads)
+
 
 def _cpu(pid: int) -> float:
     return procstat.cpu_seconds(pid) if pid else 0.0

@@ -61,6 +61,14 @@ def _cpus() -> tuple[str | None, str | None, int]:
     return server, load, len(allowed) - 1
 
 
+def pin_cpus() -> tuple[str | None, str | None, int]:
+    """``_cpus()``, with this process (the load side) pinned to the load CPUs."""
+    server_cpus, load_cpus, wrk_threads = _cpus()
+    if load_cpus is not None:
+        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    return server_cpus, load_cpus, wrk_threads
+
+
 def _machine() -> str:
     model = ""
     try:
@@ -185,9 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     all_scenarios = build_scenarios(args.keys)
     scenario_ids = [c for c in args.scenarios.upper() if c in all_scenarios]
     conns = [int(c) for c in args.conns.split(",") if c.strip()]
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     _install_signal_handlers()
 
     plan = Plan(

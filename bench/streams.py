@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import statistics
 import sys
 import time
@@ -34,7 +33,7 @@ from bench import procstat
 from bench.dynamo import RawClient
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
-from bench.run import _cpus
+from bench.run import pin_cpus
 from bench.scenarios import Scenario
 from bench.servers import SPECS, RunningServer
 
@@ -112,9 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--reads", type=int, default=50, help="GetRecords calls timed")
     args = p.parse_args(argv)
-    server_cpus, load_cpus, wrk_threads = _cpus()
-    if load_cpus is not None:
-        os.sched_setaffinity(0, {int(c) for c in load_cpus.split(",")})
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
     scenarios = [
         _static("add", "UpdateItem", _add(PLAIN)),
         _static("add+stream", "UpdateItem", _add(STREAMED)),

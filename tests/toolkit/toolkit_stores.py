@@ -67,18 +67,18 @@ def aws_client() -> Any:
         return _SESSION.client("dynamodb", region_name="us-east-1", config=CLIENT_CONFIG)
 
 
-class MotoServer:
+class LocalServer:
+    """A DynamoDB-speaking process on a free loopback port, ready once
+    ListTables answers (``name`` says what failed to start)."""
+
+    name = "server"
+    start_timeout = 30.0
+
     def __init__(self) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        moto = Path(sys.executable).with_name("moto_server")
-        command = [str(moto)] if moto.exists() else [sys.executable, "-m", "moto.server"]
-        self.process = subprocess.Popen(
-            [*command, "-p", str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
+        self.process = self.start()
+        deadline = time.monotonic() + self.start_timeout
         while True:
             try:
                 http_client(self.url).list_tables()
@@ -86,8 +86,11 @@ class MotoServer:
             except Exception:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError("moto_server did not start") from None
+                    raise RuntimeError(f"{self.name} did not start") from None
                 time.sleep(0.1)
+
+    def start(self) -> subprocess.Popen[bytes]:
+        raise NotImplementedError
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -96,6 +99,16 @@ class MotoServer:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+class MotoServer(LocalServer):
+    name = "moto_server"
+
+    def start(self) -> subprocess.Popen[bytes]:
+        moto = Path(sys.executable).with_name("moto_server")
+        command = [str(moto)] if moto.exists() else [sys.executable, "-m", "moto.server"]
+        return subprocess.Popen([*command, "-p", str(self.port)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def unique(prefix: str) -> str:
@@ -133,13 +146,14 @@ def dynamodb_local_missing() -> str | None:
     return None
 
 
-class DynamoDBLocal:
+class DynamoDBLocal(LocalServer):
     """Amazon's DynamoDB Local (-inMemory) on a free loopback port."""
 
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
+    name = "DynamoDB Local"
+    start_timeout = 120.0
+
+    def start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             ["java", f"-Djava.library.path={DDB_LOCAL_DIR / 'DynamoDBLocal_lib'}",
              "-jar", str(DDB_LOCAL_DIR / "DynamoDBLocal.jar"),
              "-inMemory", "-sharedDb", "-disableTelemetry", "-port", str(self.port)],
@@ -147,21 +161,3 @@ class DynamoDBLocal:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                http_client(self.url).list_tables()
-                return
-            except Exception:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError("DynamoDB Local did not start") from None
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
