@@ -13,8 +13,8 @@ import tempfile
 import time
 from typing import Any
 
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
 
 
 def _timed(engine: Engine, operation: str, request: dict[str, Any]

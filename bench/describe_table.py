@@ -26,8 +26,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
 
 TABLE = {
     "TableName": "big",

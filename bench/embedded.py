@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tallydb
-from tallydb import inprocess
-from tallydb.convert import json_shape
-from tallydb.transport import EngineTransport
+from tallydb.toolkit import inprocess
+from tallydb.toolkit.convert import json_shape
+from tallydb.toolkit.transport import EngineTransport
 
 #: The speed target for ``Counter.add()`` with the default durability.
 TARGET = 30_000

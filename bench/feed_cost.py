@@ -65,8 +65,11 @@ class _Page:
 
 
 def workload(mode: str, batches: int) -> None:
-    from tallydb.api import Engine
-    from tallydb.storage import Store
+    try:  # the layout by layer, or a revision from before it
+        from tallydb.engine import Engine, Store
+    except ImportError:
+        from tallydb.api import Engine
+        from tallydb.storage import Store
 
     engine = Engine(Store(None))
     engine.call("CreateTable", TABLE)

@@ -109,7 +109,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tmp", type=Path, default=None, help="where to build the data (temp)")
     args = p.parse_args(argv)
     if args.settle is None:
-        from tallydb.storage.checkpoint import INTERVAL
+        from tallydb.engine.storage.checkpoint import INTERVAL
 
         args.settle = INTERVAL + 2
     args.sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
@@ -122,8 +122,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 def build_data(directory: Path, items: int) -> dict[str, Any]:
     """Write `items` items k0..k{items-1} into a fresh tallydb data directory,
     in-process; the store is closed again (one process holds a data dir)."""
-    from tallydb.api import Engine
-    from tallydb.storage import Store
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
 
     t0 = time.monotonic()
     engine = Engine(Store(directory))

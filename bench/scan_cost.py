@@ -28,8 +28,11 @@ from bench.ab import export_src
 CHILD = r"""
 import json, sys, tempfile, time
 import orjson
-from tallydb.api import Engine
-from tallydb.storage import Store
+try:  # the layout by layer, or a revision from before it
+    from tallydb.engine import Engine, Store
+except ImportError:
+    from tallydb.api import Engine
+    from tallydb.storage import Store
 from bench.transfer import _item
 
 items = int(sys.argv[1])

@@ -19,10 +19,10 @@ from typing import Any
 
 import uvloop
 
-from tallydb.api import Engine
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
 from tallydb.server.app import Server
 from tallydb.server.protocol import Connection
-from tallydb.storage import Store
 
 BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"hot"}},"UpdateExpression":'
         b'"ADD play_count :one","ExpressionAttributeValues":{":one":{"N":"1"}}}')

@@ -1,5 +1,5 @@
 """A griffe extension for the API reference: the docstrings' Sphinx roles
-(``:class:`~tallydb.table.Table```) shown as code (``Table``)."""
+(``:class:`~tallydb.toolkit.table.Table```) shown as code (``Table``)."""
 
 from __future__ import annotations
 

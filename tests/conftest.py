@@ -6,7 +6,7 @@ loopback port, and the same cases in-process"):
 
 * ``server``: a ``python -m tallydb serve --port 0`` subprocess, one per
   pytest worker, on its own temporary data directory;
-* ``inprocess``: ``tallydb.inprocess.client(engine)``, the same botocore
+* ``inprocess``: ``tallydb.toolkit.inprocess.client(engine)``, the same botocore
   client answered by an Engine in this process.
 
 Fixtures
@@ -394,7 +394,7 @@ class InProcessBackend(Backend):
         self._client: Any = None
 
     def client(self, config: Config | None = None) -> Any:
-        from tallydb import inprocess
+        from tallydb.toolkit import inprocess
 
         if config is not None:
             return inprocess.client(self.engine, config=config)
@@ -403,12 +403,12 @@ class InProcessBackend(Backend):
         return self._client
 
     def resource(self, config: Config | None = None) -> Any:
-        from tallydb import inprocess
+        from tallydb.toolkit import inprocess
 
         return inprocess.resource(self.engine, config=config or CLIENT_CONFIG)
 
     def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
-        from tallydb.inprocess import CONTENT_TYPE, InProcessTransport
+        from tallydb.toolkit.inprocess import CONTENT_TYPE, InProcessTransport
 
         status, data = InProcessTransport(self.engine).respond(
             self._target(target), self._body(body)
@@ -419,8 +419,8 @@ class InProcessBackend(Backend):
 @pytest.fixture(scope="session")
 def inprocess_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The worker's shared in-process Engine, on a temp data dir."""
-    from tallydb.api import Engine
-    from tallydb.storage import Store
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
 
     engine = Engine(Store(tmp_path_factory.mktemp("inprocess-data")))
     yield engine

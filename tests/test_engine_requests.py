@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from tallydb.api import Engine
-from tallydb.errors import DynamoDBError
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.storage import Store
 
 TABLE = {
     "TableName": "tally",

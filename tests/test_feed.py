@@ -1,4 +1,4 @@
-"""The change feed (tallydb.feed): every committed item change once, in
+"""The change feed (tallydb.engine.feed): every committed item change once, in
 commit order, after COMMIT; nothing that rolled back, nothing that changed
 nothing, and nothing recorded while nobody listens."""
 
@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.feed import Change
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.feed import Change
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 ONE = {":one": {"N": "1"}}
 

@@ -143,9 +143,9 @@ def test_in_memory_server_starts_empty_each_time(tallydb_server_factory: Any) ->
 
 def test_inprocess_engine_reopened_on_the_same_directory(tmp_path: Any) -> None:
     # The in-process engine keeps its data the same way: close, reopen, count on.
-    from tallydb import inprocess
-    from tallydb.api import Engine
-    from tallydb.storage import Store
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
+    from tallydb.toolkit import inprocess
 
     engine = Engine(Store(tmp_path))
     ddb = inprocess.client(engine)

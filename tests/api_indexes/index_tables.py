@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
 from tallytest import unique_name
 
 

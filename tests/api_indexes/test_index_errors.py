@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
-from tallytest import error_of
 from index_tables import gsi, lsi, make_indexed  # noqa: F401
+from tallytest import error_of
 
 INVALID = "One or more parameter values were invalid: "
 

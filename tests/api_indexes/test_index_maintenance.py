@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
 from index_tables import gsi, lsi, make_indexed, query_all, scan_all  # noqa: F401
 
 KEYS = {"PK": "S", "SK": "S", "status": "S", "score": "N", "rank": "N"}

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
-from tallytest import error_of
 from index_tables import gsi, lsi, make_indexed, query_all, scan_all  # noqa: F401
+from tallytest import error_of
 
 INVALID = "One or more parameter values were invalid: "
 

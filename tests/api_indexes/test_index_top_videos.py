@@ -15,8 +15,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tallytest import Backend
 from index_tables import gsi, make_indexed  # noqa: F401
+from tallytest import Backend
 
 VIDEOS = 40
 THREADS = 8

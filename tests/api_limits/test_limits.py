@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
 from tallytest import CLIENT_CONFIG
-from tallydb import inprocess
-from tallydb.api import Engine, Limits
-from tallydb.storage import Store
+
+from tallydb.engine.api import Engine, Limits
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 ON_DEMAND = (
     "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically "

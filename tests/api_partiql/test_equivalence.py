@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from stream_events import read_stream_events
 from tallytest import CLIENT_CONFIG
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 KEYS = ["a", "b", "c"]
 step = st.one_of(

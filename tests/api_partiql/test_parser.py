@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.partiql import Insert, Select, Update, parse, parse_counted, plan
-from tallydb.partiql.ast import Arithmetic, Literal, Path
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.partiql import Insert, Select, Update, parse, parse_counted, plan
+from tallydb.engine.partiql.ast import Arithmetic, Literal, Path
 
 KEYS = [("PK", "S"), ("SK", "S")]
 INCREMENT = ("UPDATE \"videos\" SET play_count = play_count + 1 "

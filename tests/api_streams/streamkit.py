@@ -70,7 +70,7 @@ def check_counter_records(records: list[dict[str, Any]], count: int) -> None:
 def streams_client_of(backend: Any) -> Any:
     if backend.name == "server":
         return server_streams_client(backend.server.url)
-    from tallydb import inprocess
+    from tallydb.toolkit import inprocess
 
     return inprocess.streams_client(backend.engine, config=CLIENT_CONFIG)
 

@@ -19,12 +19,12 @@ from pathlib import Path as FsPath
 from typing import Any
 
 import pytest
+from tallydb.aio import connect as aio_connect
 from tallytest import TallyServer, unique_name
 
 import tallydb
 from tallydb import Path, Update
-from tallydb.aio import connect as aio_connect
-from tallydb.errors import ConditionalCheckFailedException
+from tallydb.engine.errors import ConditionalCheckFailedException
 
 CUSTOMERS = ["ann", "bob", "cyd"]
 

@@ -18,9 +18,9 @@ from botocore.exceptions import ClientError
 from streamkit import KEY, check_counter_records, increment, read_all, table_with_stream
 from tallytest import CLIENT_CONFIG, error_of
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 DAY = 24 * 3600
 

@@ -25,9 +25,9 @@ from streamkit import (
 )
 from tallytest import CLIENT_CONFIG, error_of
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 DAY = 24 * 3600
 
@@ -108,7 +108,7 @@ def test_records_older_than_24_hours_are_trimmed(engine: Engine) -> None:
 def test_a_group_commit_keeps_exactly_its_committed_records(engine: Engine) -> None:
     """Records of one transaction share a stored row; an operation undone
     with its savepoint takes its records along, the others stay, in order."""
-    from tallydb.api import run
+    from tallydb.engine.api import run
 
     ddb = inprocess.client(engine, config=CLIENT_CONFIG)
     streams = inprocess.streams_client(engine, config=CLIENT_CONFIG)

@@ -4,7 +4,7 @@ Each test gets its own ``Engine(Store(None))``, so ListTables sees exactly
 the tables the test made. ``call`` runs a request in-process and answers the
 response or the DynamoDBError; ``client``/``resource`` are real boto3 objects
 (botocore's serializer, parser, waiters, resource API) whose HTTP send is
-answered by the same engine through ``tallydb.inprocess`` (a ``before-send``
+answered by the same engine through ``tallydb.toolkit.inprocess`` (a ``before-send``
 handler: no socket). ``raw_client`` skips botocore's own parameter checks so
 that requests DynamoDB itself must refuse reach tallydb.
 """
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from botocore.config import Config
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.errors import DynamoDBError
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 NO_RETRIES = Config(retries={"total_max_attempts": 1})
 RAW = Config(retries={"total_max_attempts": 1}, parameter_validation=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.errors import DynamoDBError
+from tallydb.engine.errors import DynamoDBError
 
 
 def hash_table(name: str = "videos", **extra: Any) -> dict[str, Any]:

@@ -129,7 +129,7 @@ def test_delete_table_answer_leaves_out_schema_and_indexes(
 
 
 def _unserved() -> list[str]:
-    from tallydb.api import OPERATIONS
+    from tallydb.engine.api import OPERATIONS
 
     model = botocore.session.get_session().get_service_model("dynamodb")
     return sorted(set(model.operation_names) - set(OPERATIONS))

@@ -19,9 +19,9 @@ import pytest
 from botocore.exceptions import ClientError
 from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, error_of
 
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 EAST, WEST = "us-east-1", "eu-west-1"
 Clients = Callable[..., Any]

@@ -1,7 +1,7 @@
 """The table operations through a real boto3 client and resource.
 
 botocore serializes each call, parses each answer and runs its waiters and
-paginators; the engine answers in-process (``tallydb.inprocess``). The last
+paginators; the engine answers in-process (``tallydb.toolkit.inprocess``). The last
 tests use the suite's ``ddb`` fixture, so they run against a real
 ``tallydb serve`` as well.
 """

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from tallydb.api._params import (
+from tallydb.engine.api._params import (
     EXPRESSION_PARAMETERS,
     check_expression_params,
     check_return_values,
     placeholders,
 )
-from tallydb.errors import ValidationException
+from tallydb.engine.errors import ValidationException
 
 
 def refused(request: dict[str, Any], operation: str = "UpdateItem") -> str:
@@ -117,7 +117,7 @@ def test_bound_placeholders() -> None:
     }
     bound = placeholders(request)
     assert dict(bound.names) == {"#n": "count"}
-    assert dict(bound.values) == {":v": {"N": "1.5"}}  # canonical, as tallydb.values makes it
+    assert dict(bound.values) == {":v": {"N": "1.5"}}  # canonical, as tallydb.engine.values makes it
     assert placeholders({"AttributeUpdates": {}}) is None
     assert placeholders({}) is None
 

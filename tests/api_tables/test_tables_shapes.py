@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tallydb.api._shapes import check_request
-from tallydb.errors import DynamoDBError, SerializationException, ValidationException
+from tallydb.engine.api._shapes import check_request
+from tallydb.engine.errors import DynamoDBError, SerializationException, ValidationException
 
 CAST = (
     "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to "

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from tallydb.api import Engine, _params
-from tallydb.api._params import update_request
-from tallydb.errors import DynamoDBError
-from tallydb.storage import Store
+from tallydb.engine.api import Engine, _params
+from tallydb.engine.api._params import update_request
+from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.storage import Store
 
 TABLE = "counters"
 GSI_TABLE = "ranked"

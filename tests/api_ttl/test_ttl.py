@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
 from tallytest import error_of, unique_name
-from tallydb import inprocess
-from tallydb.api import Engine
-from tallydb.storage import Store
+
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.toolkit import inprocess
 
 NOW = 1_800_000_000  # a fixed "now", in epoch seconds
 FIVE_YEARS = 5 * 365 * 24 * 3600

@@ -3,7 +3,7 @@ or a 200 that stored the wrong data): each is DynamoDB's 400 and changes
 nothing.
 
 JSON nulls and wrong JSON types inside lists and maps are refused by the
-check compiled from botocore's model (``tallydb.api._shapes``). DynamoDB's
+check compiled from botocore's model (``tallydb.engine.api._shapes``). DynamoDB's
 JSON layer reads a null structure member as absent, but keeps a null list
 element or map value, which no member of its model allows; its exact wording
 for those is not on record, so they carry its wording for a missing required
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from tallytest import Backend
 
-from tallydb.errors import ValidationException
+from tallydb.engine.errors import ValidationException
 
 VALIDATION = "ValidationException"
 NOT_NULL = "Member must not be null"

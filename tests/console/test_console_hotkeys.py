@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tallydb.console.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
-from tallydb.feed import Change
-from tallydb.values import encode_key_value
+from tallydb.engine.feed import Change
+from tallydb.engine.values import encode_key_value
 
 
 class Clock:

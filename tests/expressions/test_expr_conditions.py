@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import Placeholders
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import Placeholders
 
 PREFIX = "Invalid FilterExpression: "
 N = lambda n: {"N": str(n)}  # noqa: E731

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import KeyPart, Placeholders
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import KeyPart, Placeholders
 
 N = lambda n: {"N": str(n)}  # noqa: E731
 S = lambda s: {"S": s}  # noqa: E731

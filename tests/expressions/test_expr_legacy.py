@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import from_attribute_updates, from_attributes_to_get, from_expected
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import from_attribute_updates, from_attributes_to_get, from_expected
 
 N = lambda n: {"N": str(n)}  # noqa: E731
 S = lambda s: {"S": s}  # noqa: E731

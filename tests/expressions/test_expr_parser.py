@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import Placeholders, ast, parse_condition, parse_update
-from tallydb.expressions.lexer import tokenize
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import Placeholders, ast, parse_condition, parse_update
+from tallydb.engine.expressions.lexer import tokenize
 
 
 def update_error(text: str) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import (
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import (
     Placeholders,
     ast,
     is_reserved,
@@ -21,7 +21,7 @@ from tallydb.expressions import (
     parse_projection,
     parse_update,
 )
-from tallydb.expressions.messages import (
+from tallydb.engine.expressions.messages import (
     INCORRECT_DATA_TYPE,
     INVALID_UPDATE_PATH,
     MISSING_OPERAND,

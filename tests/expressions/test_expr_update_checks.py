@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from tallydb.errors import ValidationException
-from tallydb.expressions import Placeholders
-from tallydb.expressions.messages import ACTION_TYPE_SET_SUFFIX
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.expressions import Placeholders
+from tallydb.engine.expressions.messages import ACTION_TYPE_SET_SUFFIX
 
 VALUES: dict[str, Any] = {
     ":a": {"S": "a"}, ":b": {"N": "1"}, ":c": {"B": "YQ=="}, ":d": {"BOOL": False},

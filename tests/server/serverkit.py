@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import boto3
 from botocore.config import Config
 
-from tallydb.errors import ValidationException
+from tallydb.engine.errors import ValidationException
 from tallydb.server import Server
 from tallydb.server.limits import ConnectionLimits
 
@@ -52,7 +52,7 @@ class CommitFailed(Exception):
 
 @dataclass
 class StubEngine:
-    """Quacks like tallydb.api.Engine; records what each batch ran."""
+    """Quacks like tallydb.engine.api.Engine; records what each batch ran."""
 
     batches: list[list[tuple[str, dict[str, Any]]]] = field(default_factory=list)
     fail_next_commit: bool = False

@@ -16,14 +16,14 @@ from botocore.exceptions import ClientError
 from click.testing import CliRunner
 from serverkit import LISTENING, Pipe, Serve, post, request_bytes
 
-from tallydb.api import OPERATIONS
 from tallydb.cli import main
+from tallydb.engine.api import OPERATIONS
 
 pytest_plugins = ["server_fixtures"]
 
 needs_items = pytest.mark.skipif(
     not {"CreateTable", "PutItem", "GetItem"} <= set(OPERATIONS),
-    reason="CreateTable/PutItem/GetItem not in tallydb.api yet",
+    reason="CreateTable/PutItem/GetItem not in tallydb.engine.api yet",
 )
 
 

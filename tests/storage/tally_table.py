@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tallydb.api import Engine
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
 
 TABLE = {
     "TableName": "tally",

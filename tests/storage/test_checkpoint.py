@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from tally_table import TABLE, values_on_disk
 
-from tallydb.api import Engine
-from tallydb.storage import Store, checkpoint
-from tallydb.storage.checkpoint import Checkpointer
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store, checkpoint
+from tallydb.engine.storage.checkpoint import Checkpointer
 
 
 def _wal_database(path: Path, pages: int) -> sqlite3.Connection:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from tally_table import TABLE
 
-from tallydb.api import Engine
-from tallydb.errors import DynamoDBError
-from tallydb.storage import Store
+from tallydb.engine.api import Engine
+from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.storage import Store
 
 INDEXED = {
     **TABLE,
@@ -101,8 +101,8 @@ def test_counts_survive_a_crash_and_the_log_replay(tmp_path: Path) -> None:
     # and dies without closing the store.
     script = textwrap.dedent(f"""
         import os
-        from tallydb.api import Engine
-        from tallydb.storage import Store
+        from tallydb.engine.api import Engine
+        from tallydb.engine.storage import Store
         engine = Engine(Store({str(tmp_path)!r}))
         for i in range(40):
             engine.call("PutItem", {{"TableName": "tally", "Item": {{"PK": {{"S": f"k{{i}}"}}}}}})

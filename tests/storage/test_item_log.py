@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from tally_table import TABLE, values_on_disk
 
-from tallydb.api import Engine
-from tallydb.storage import Store
-from tallydb.storage import sqlite as store_module
-from tallydb.storage.item_log import HEADER_SIZE, ItemLog
+from tallydb.engine.api import Engine
+from tallydb.engine.storage import Store
+from tallydb.engine.storage import sqlite as store_module
+from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
 
 
 def _add(pk: str, n: int = 1) -> dict[str, object]:
@@ -33,8 +33,8 @@ def _killed_after(path: Path, script: str) -> None:
     at once (``os._exit``: no close, no flush), as ``kill -9`` would."""
     code = textwrap.dedent(f"""
         import os
-        from tallydb.api import Engine
-        from tallydb.storage import Store
+        from tallydb.engine.api import Engine
+        from tallydb.engine.storage import Store
         engine = Engine(Store({str(path)!r}))
     """) + textwrap.dedent(script) + "\nos._exit(0)\n"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

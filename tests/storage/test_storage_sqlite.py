@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from tally_table import TABLE, values_on_disk
 
-from tallydb.api import Engine, SpoiledBatchError
-from tallydb.errors import ConditionalCheckFailedException, TransactionCanceledException
-from tallydb.storage import Store, StoreInUseError, TableRecord
+from tallydb.engine.api import Engine, SpoiledBatchError
+from tallydb.engine.errors import ConditionalCheckFailedException, TransactionCanceledException
+from tallydb.engine.storage import Store, StoreInUseError, TableRecord
 
 
 def _put(pk: str, n: int) -> dict[str, object]:
@@ -22,7 +22,7 @@ def _put(pk: str, n: int) -> dict[str, object]:
 def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
     store = Store(tmp_path)
     other = subprocess.run(
-        [sys.executable, "-c", f"from tallydb.storage import Store; Store({str(tmp_path)!r})"],
+        [sys.executable, "-c", f"from tallydb.engine.storage import Store; Store({str(tmp_path)!r})"],
         capture_output=True, text=True, timeout=60)
     assert other.returncode != 0
     assert "is in use by another tallydb process" in other.stderr

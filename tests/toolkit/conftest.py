@@ -84,7 +84,7 @@ def store(request: pytest.FixtureRequest) -> str:
     name: str = request.param
     needs = request.node.get_closest_marker("needs_operation")
     if needs is not None and name not in ("moto", "ddblocal"):
-        from tallydb.api import OPERATIONS
+        from tallydb.engine.api import OPERATIONS
 
         missing = [op for op in needs.args if op not in OPERATIONS]
         if missing:

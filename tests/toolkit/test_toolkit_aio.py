@@ -9,10 +9,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+import tallydb.aio
 from toolkit_stores import aws_client, http_client, unique
 
 import tallydb
-import tallydb.aio
 from tallydb import Path, Update
 
 PAIRS = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import tallydb.aio
 from toolkit_stores import unique
 
 import tallydb
-import tallydb.aio
-from tallydb.batch import p_batch_write
+from tallydb.toolkit.batch import p_batch_write
 
 
 class Requests:

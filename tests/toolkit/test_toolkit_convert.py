@@ -1,4 +1,4 @@
-"""Plain Python values to wire form and back (tallydb.convert)."""
+"""Plain Python values to wire form and back (tallydb.toolkit.convert)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tallydb.convert import from_wire, to_wire
+from tallydb.toolkit.convert import from_wire, to_wire
 
 
 @pytest.mark.parametrize(

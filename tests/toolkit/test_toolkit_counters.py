@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import tallydb
-from tallydb.counters import DEDUPE_TAG, DELTA_ATTRIBUTE, VALUE_ATTRIBUTE
+from tallydb.toolkit.counters import DEDUPE_TAG, DELTA_ATTRIBUTE, VALUE_ATTRIBUTE
 
 KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}
 

@@ -7,8 +7,8 @@ import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
 import tallydb
-from tallydb import errors
-from tallydb.exceptions import error_from_response
+from tallydb.engine import errors
+from tallydb.toolkit.exceptions import error_from_response
 
 
 def test_missing_table(db: tallydb.Database) -> None:

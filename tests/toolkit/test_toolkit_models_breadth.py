@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import tallydb.aio
 from toolkit_stores import unique
 
 import tallydb
-import tallydb.aio
 from tallydb import Path, Update
 
 
@@ -83,8 +83,8 @@ def test_a_missing_table_is_named(db: tallydb.Database) -> None:
 def test_a_bare_not_found_message_gets_the_table_named() -> None:
     """Where an endpoint answers only "Requested resource not found", the
     toolkit's exception names the tables of the request."""
-    from tallydb.errors import ResourceNotFoundException
-    from tallydb.transport import Call, _naming_tables
+    from tallydb.engine.errors import ResourceNotFoundException
+    from tallydb.toolkit.transport import Call, _naming_tables
 
     bare = ResourceNotFoundException("Requested resource not found")
     named = _naming_tables(bare, Call("GetItem", {"TableName": "videos", "Key": {}}))

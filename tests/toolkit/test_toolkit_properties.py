@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import tallydb
 from tallydb import Condition, Path, Update, if_not_exists, list_append
-from tallydb.convert import item_from_wire, item_to_wire
-from tallydb.expressions import Placeholders
+from tallydb.engine.expressions import Placeholders
+from tallydb.toolkit.convert import item_from_wire, item_to_wire
 
 # -- values and paths ------------------------------------------------------------
 

@@ -200,7 +200,7 @@ def test_an_add_that_times_out_is_not_sent_again(silent_endpoint: Silent) -> Non
 
 
 def test_connect_defaults_are_short() -> None:
-    from tallydb.database import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+    from tallydb.toolkit.database import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
     with tallydb.connect("http://127.0.0.1:1") as db:
         config = db.client.meta.config

@@ -1,7 +1,7 @@
 """The embedded transport gives what a boto3 client on the same engine gives.
 
 ``tallydb.connect()`` hands the item operations straight to ``engine.call``
-(:class:`tallydb.transport.EngineTransport`), without botocore. Each case
+(:class:`tallydb.toolkit.transport.EngineTransport`), without botocore. Each case
 here sends one request both ways, through the direct transport and through
 the in-process boto3 client (botocore serializing, parsing, raising
 ``ClientError``), on the same engine, and asserts the same response or the
@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 import tallydb
-from tallydb import errors, inprocess
-from tallydb.exceptions import ConditionRefused
-from tallydb.transport import ClientTransport, EngineTransport, Transport
+from tallydb.engine import errors
+from tallydb.toolkit import inprocess
+from tallydb.toolkit.exceptions import ConditionRefused
+from tallydb.toolkit.transport import ClientTransport, EngineTransport, Transport
 
 KEY = {"PK": {"S": "a"}, "SK": {"S": "b"}}
 ITEM = {

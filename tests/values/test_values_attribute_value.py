@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tallydb.errors import DynamoDBError, SerializationException, ValidationException
-from tallydb.values import messages as m
-from tallydb.values import (
+from tallydb.engine.errors import DynamoDBError, SerializationException, ValidationException
+from tallydb.engine.values import messages as m
+from tallydb.engine.values import (
     validate_item,
     validate_item_key,
     validate_key,

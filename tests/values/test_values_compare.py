@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from values_strategies import canonical, number_values
 
-from tallydb.values import compare_values, values_equal
+from tallydb.engine.values import compare_values, values_equal
 
 
 def test_numbers_are_equal_by_value() -> None:

@@ -16,7 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from values_strategies import canonical, number_values
 
-from tallydb.values import (
+from tallydb.engine.values import (
     decode_key_value,
     decode_key_value_at,
     encode_key_prefix,

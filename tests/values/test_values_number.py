@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from values_strategies import canonical, number_spellings, number_values
 
-from tallydb.errors import ValidationException
-from tallydb.values import (
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.values import (
     add_numbers,
     compare_numbers,
     normalize_number,
@@ -24,7 +24,7 @@ from tallydb.values import (
     subtract_numbers,
     to_decimal,
 )
-from tallydb.values import messages as m
+from tallydb.engine.values import messages as m
 
 NOT_A_NUMBER = m.NOT_A_NUMBER
 

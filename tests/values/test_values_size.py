@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from values_strategies import canonical, number_values
 
-from tallydb.errors import ValidationException
-from tallydb.values import (
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.values import (
     MAX_ITEM_SIZE,
     attribute_size,
     check_item_fits,
@@ -27,7 +27,7 @@ from tallydb.values import (
     normalize_number,
     number_size,
 )
-from tallydb.values import messages as m
+from tallydb.engine.values import messages as m
 
 # Every literal the capture measured, with its cost in bytes.
 CAPTURED_NUMBER_BYTES = [

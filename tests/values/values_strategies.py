@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from hypothesis import strategies as st
 
-from tallydb.values.number import MAX_ADJUSTED_EXPONENT, MIN_ADJUSTED_EXPONENT
+from tallydb.engine.values.number import MAX_ADJUSTED_EXPONENT, MIN_ADJUSTED_EXPONENT
 
 
 @st.composite

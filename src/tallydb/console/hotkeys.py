@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tallydb.feed import Change
+from tallydb.engine.feed import Change
 
 WINDOW = 60  # seconds
 SECOND_KEYS = 4096

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple, Protocol
 import orjson
 
 from tallydb.console.hotkeys import HotKeys
-from tallydb.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
+from tallydb.engine.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
 
 FRAME = 0.1
 HOTKEYS_EVERY = 1.0

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tallydb.api import EXPRESSIONS, check_expressions
-from tallydb.errors import DynamoDBError
+from tallydb.engine.api import EXPRESSIONS, check_expressions
+from tallydb.engine.errors import DynamoDBError
 
 _SYNTAX = re.compile(r'token: "(?P<token>.*)", near: "(?P<near>.*)"$')
 _NAMED = re.compile(

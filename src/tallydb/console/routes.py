@@ -36,7 +36,7 @@ from tallydb import __version__
 from tallydb.console.live import LiveHub, LiveStream
 from tallydb.console.parse import parse
 from tallydb.console.static_files import StaticFile, load_static
-from tallydb.errors import DynamoDBError
+from tallydb.engine.errors import DynamoDBError
 
 PREFIX = "/console"
 CSP = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "

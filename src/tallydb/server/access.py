@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tallydb.errors import AccessDeniedException
+from tallydb.engine.errors import AccessDeniedException
 
 ACCOUNT = "000000000000"
 LIST_TABLES_LIMIT = 100  # ListTables' default and largest Limit

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tallydb.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
+from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
@@ -25,7 +26,6 @@ from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_l
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import Router
-from tallydb.storage import Store, Sync
 
 log = logging.getLogger("tallydb.server")
 
@@ -69,7 +69,7 @@ class Config:
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     # group commits on a worker thread; None: only when COMMIT waits for fsync
     commit_thread: bool | None = None
-    # DynamoDB's throughput ceilings (tallydb.api._limits); off by default
+    # DynamoDB's throughput ceilings (tallydb.engine.api._limits); off by default
     emulate_limits: bool = False
     # the web console at /console
     console: bool = True

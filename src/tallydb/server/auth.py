@@ -23,7 +23,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest, HTTPHeaders
 from botocore.credentials import Credentials
 
-from tallydb.errors import (
+from tallydb.engine.errors import (
     IncompleteSignatureException,
     InvalidSignatureException,
     MissingAuthenticationTokenException,

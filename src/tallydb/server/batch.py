@@ -22,8 +22,8 @@ from functools import partial
 
 import orjson
 
-from tallydb.api import Engine
-from tallydb.errors import DynamoDBError, InternalServerError
+from tallydb.engine.api import Engine
+from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.server import accesslog, http
 from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tallydb.api import DEFAULT_REGION
+from tallydb.engine.api import DEFAULT_REGION
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream

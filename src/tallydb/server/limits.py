@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from tallydb.errors import ThrottlingException
+from tallydb.engine.errors import ThrottlingException
 from tallydb.server import http
 
 if TYPE_CHECKING:

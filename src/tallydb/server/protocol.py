@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 import httptools
 
-from tallydb.errors import InternalServerError
+from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.exchange import Exchange

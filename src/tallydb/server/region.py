@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tallydb.api import DEFAULT_REGION
+from tallydb.engine.api import DEFAULT_REGION
 
 __all__ = ["region_of"]
 

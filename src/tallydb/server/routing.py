@@ -20,9 +20,9 @@ from typing import Any
 import orjson
 
 from tallydb import __version__
-from tallydb.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
 from tallydb.console.routes import Console
-from tallydb.errors import (
+from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.errors import (
     AccessDeniedException,
     DynamoDBError,
     SerializationException,

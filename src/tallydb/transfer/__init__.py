@@ -41,7 +41,7 @@ from tallydb.transfer.tables import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from tallydb.database import Database
+    from tallydb.toolkit.database import Database
 
 __all__ = [
     "DESCRIPTION_FILE",

@@ -29,7 +29,7 @@ from tallydb.transfer.errors import Progress, TransferError
 from tallydb.transfer.items import pages
 
 if TYPE_CHECKING:
-    from tallydb.database import Database
+    from tallydb.toolkit.database import Database
 
 __all__ = ["ITEMS_PER_FILE", "SUMMARY", "export", "find_exports", "item_count", "read_items"]
 

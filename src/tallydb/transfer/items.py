@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
-from tallydb.convert import json_shape, python_shape
+from tallydb.toolkit.convert import json_shape, python_shape
 from tallydb.transfer.errors import Progress
 
 if TYPE_CHECKING:
-    from tallydb.database import Database
+    from tallydb.toolkit.database import Database
 
 __all__ = ["BATCH", "WRITERS", "pages", "put_all", "speaks_wire", "write_batch"]
 
@@ -53,7 +53,7 @@ def speaks_wire(db: Database) -> bool:
     """Whether the store answers ``call_wire`` in DynamoDB's JSON (the
     embedded engine does; a boto3 client answers in boto3's shape): then
     items go to and from files with no copy into boto3's shape and back."""
-    from tallydb.transport import EngineTransport
+    from tallydb.toolkit.transport import EngineTransport
 
     return isinstance(db.transport, EngineTransport)
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tallydb.convert import from_wire, json_shape, python_shape, to_wire
+from tallydb.toolkit.convert import from_wire, json_shape, python_shape, to_wire
 from tallydb.transfer.errors import Progress, TransferError
 from tallydb.transfer.items import pages
 
 if TYPE_CHECKING:
-    from tallydb.database import Database
-    from tallydb.table import KeySchema
+    from tallydb.toolkit.database import Database
+    from tallydb.toolkit.table import KeySchema
 
 __all__ = [
     "CSV_FILE",
@@ -93,7 +93,7 @@ def export_csv(
     db: Database, description: dict[str, Any], path: Path, progress: Progress
 ) -> None:
     """Two passes over a temporary file: the header needs every attribute name."""
-    from tallydb.table import KeySchema
+    from tallydb.toolkit.table import KeySchema
 
     schema = KeySchema.from_description(description)
     columns: dict[str, None] = dict.fromkeys(schema.names)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from tallydb.transfer.errors import TransferError
 
 if TYPE_CHECKING:
-    from tallydb.database import Database
-    from tallydb.table import KeySchema
+    from tallydb.toolkit.database import Database
+    from tallydb.toolkit.table import KeySchema
 
 __all__ = [
     "DESCRIPTION_FILE",
@@ -143,8 +143,8 @@ def ensure_table(
     range_key: tuple[str, str] | None,
 ) -> KeySchema:
     """The table's key schema, creating the table first if it is missing."""
-    from tallydb.errors import ResourceNotFoundException
-    from tallydb.table import KeySchema
+    from tallydb.engine.errors import ResourceNotFoundException
+    from tallydb.toolkit.table import KeySchema
 
     try:
         return KeySchema.from_description(describe(db, table))

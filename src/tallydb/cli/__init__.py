@@ -1,0 +1,30 @@
+"""The ``tallydb`` command: a thin layer of click commands over the library.
+
+``serve`` runs the server; the other commands open a store (a server's
+endpoint, or a data directory) with :func:`tallydb.cli._store.database` and
+call the toolkit.
+"""
+
+from __future__ import annotations
+
+import click
+
+from tallydb import __version__
+from tallydb.cli.counter import counter
+from tallydb.cli.items import delete, describe, get, put, query, scan, tables
+from tallydb.cli.reset import reset
+from tallydb.cli.serve import serve
+from tallydb.cli.transfer import export, import_
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tallydb")
+def main() -> None:
+    """tallydb: a local, DynamoDB-compatible store built for atomic counters."""
+
+
+for _command in (serve, tables, describe, scan, query, get, put, delete, counter, export, import_,
+                 reset):
+    main.add_command(_command)

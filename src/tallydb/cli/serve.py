@@ -1,0 +1,175 @@
+"""``tallydb serve``: DynamoDB's API over HTTP, from the command line."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _credentials(
+    _ctx: click.Context, _param: click.Parameter, value: Path | None
+) -> dict[str, Any]:
+    """The keys of --credentials FILE, else of $TALLYDB_CREDENTIALS, else none."""
+    from tallydb.server import credentials
+
+    try:
+        if value is not None:
+            return dict(credentials.load(value))
+        pairs = os.environ.get(credentials.ENVIRONMENT)
+        return dict(credentials.from_pairs(pairs)) if pairs else {}
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 for every interface).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on; 0 picks a free one (the banner says which).")
+@click.option("--data", "data", default="./tallydb-data", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Data directory (created if missing).")
+@click.option("--in-memory", is_flag=True,
+              help="Keep everything in memory and lose it on exit (ignores --data).")
+@click.option("--sync", type=click.Choice(["off", "normal", "full"]), default="normal",
+              show_default=True,
+              help="Durability before a write is acknowledged: off and normal survive the "
+                   "server being killed (kill -9); normal also keeps the database intact "
+                   "through an OS crash; full fsyncs every group commit (survives power loss).")
+@click.option("--credentials", "credentials", metavar="FILE", callback=_credentials,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Require SigV4 signatures by the keys of this TOML file "
+                   "([keys.ACCESS_KEY] secret = ..., optional access = \"read-only\", "
+                   "tables = [...]). Without it, ACCESS_KEY:SECRET pairs from "
+                   "$TALLYDB_CREDENTIALS; with neither, any request is accepted, signed or "
+                   "not, as DynamoDB Local does, from this machine only.")
+@click.option("--insecure-no-auth", is_flag=True,
+              help="Allow serving without credentials on an address other machines can "
+                   "reach (--host other than loopback).")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+              help="Without credentials, let web pages of this origin (http://host:port) "
+                   "call the server (repeatable); other origins get 403.")
+@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Serve HTTPS with this PEM certificate (needs --tls-key).")
+@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="The private key of --tls-cert (PEM).")
+@click.option("--header-timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has from a request's first byte to the end of its "
+                   "headers (then 408 and close).")
+@click.option("--body-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a client has from the end of a request's headers to the end of "
+                   "its body (then 408 and close).")
+@click.option("--idle-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a keep-alive connection may sit idle, or leave its responses "
+                   "unread, before it is closed.")
+@click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
+              help="Connections open at once (capped by the file-descriptor limit); more are "
+                   "answered 503 and closed.")
+@click.option("--max-output-bytes", default=64 << 10, show_default=True,
+              type=click.IntRange(min=1),
+              help="Response bytes waiting for one client before the server stops reading its "
+                   "requests (a client that does not read its answers).")
+@click.option("--log-requests", is_flag=True,
+              help="Log one line per request to stderr: operation, table, status, duration "
+                   "and request id (never a secret or an item value).")
+@click.option("--commit-thread/--no-commit-thread", default=None,
+              help="Run each group commit on a worker thread while the event loop reads the "
+                   "next batch. Default: only with --sync full, whose COMMIT waits for fsync.")
+@click.option("--emulate-limits", is_flag=True,
+              help="Throttle as DynamoDB does: 1,000 write and 3,000 read units a second per "
+                   "partition key, and a PROVISIONED table's own throughput (with 300 s of "
+                   "burst).")
+@click.option("--separate-regions/--shared-regions", default=False, show_default=True,
+              help="Give each region (the one a request is signed for) its own tables, as "
+                   "DynamoDB does, or let every region see the same tables, as DynamoDB "
+                   "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
+                   "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--no-console", "no_console", is_flag=True,
+              help="Do not serve the web console at /console.")
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["debug", "info", "warning", "error"]),
+              help="How much the server logs to stderr.")
+def serve(
+    host: str,
+    port: int,
+    data: Path,
+    in_memory: bool,
+    sync: str,
+    credentials: dict[str, Any],
+    insecure_no_auth: bool,
+    cors_origins: tuple[str, ...],
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    header_timeout: float,
+    body_timeout: float,
+    idle_timeout: float,
+    max_connections: int,
+    max_output_bytes: int,
+    log_requests: bool,
+    commit_thread: bool | None,
+    emulate_limits: bool,
+    separate_regions: bool,
+    no_console: bool,
+    log_level: str,
+) -> None:
+    """Serve DynamoDB's API over HTTP until SIGINT or SIGTERM.
+
+    Once listening, prints to stdout
+    "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
+    then "console at http://HOST:PORT/console" (unless --no-console),
+    then "Press Ctrl+C to stop.".
+    """
+    from tallydb.engine.storage import StoreInUseError, Sync
+    from tallydb.server import Config, ConfigError, run
+    from tallydb.server.limits import ConnectionLimits
+
+    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = Config(
+        host=host,
+        port=port,
+        data=None if in_memory else data,
+        sync=Sync(sync),
+        credentials=credentials,
+        cors_origins=cors_origins,
+        insecure_no_auth=insecure_no_auth,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        log_requests=log_requests,
+        limits=ConnectionLimits(
+            header_timeout=header_timeout,
+            body_timeout=body_timeout,
+            idle_timeout=idle_timeout,
+            max_connections=max_connections,
+            max_output=max_output_bytes,
+        ),
+        commit_thread=commit_thread,
+        emulate_limits=emulate_limits,
+        separate_regions=separate_regions,
+        console=not no_console,
+    )
+
+    try:
+        config.check()
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+
+    def announce(line: str) -> None:
+        click.echo(line)
+        if not config.console or line.startswith("console at"):  # the banner's last line
+            click.echo("Press Ctrl+C to stop.")
+        sys.stdout.flush()
+
+    try:
+        run(config, announce)
+    except OSError as error:
+        raise click.ClickException(str(error)) from None
+    except StoreInUseError:
+        from tallydb.cli._store import in_use_message
+
+        raise click.ClickException(in_use_message(data)) from None

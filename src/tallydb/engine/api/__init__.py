@@ -1,0 +1,239 @@
+"""DynamoDB's operations: one module each, over plain request/response dicts.
+
+An operation module ``api/update_item.py`` defines ``update_item(txn, request)``;
+the registry below is built from the module names, so adding an operation adds
+a module and edits no switch. Modules whose names start with ``_`` are shared
+helpers, not operations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._limits import Limits
+from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
+from tallydb.engine.api._shapes import check_request, model_operations
+from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.errors import DynamoDBError, UnknownOperationException
+from tallydb.engine.feed import ChangeFeed
+from tallydb.engine.storage import Store, Transaction
+
+__all__ = [
+    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
+    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
+    "check_expressions", "run", "target_of", "unknown_operation",
+]
+
+Request = dict[str, Any]
+Response = dict[str, Any]
+Item = dict[str, Any]
+Operation = Callable[[Transaction, Request], Response]
+Runner = Callable[[Transaction, str, Request], Response]
+
+
+def _operation_name(module_name: str) -> str:
+    return "".join(part.capitalize() for part in module_name.split("_"))
+
+
+#: The X-Amz-Target prefix of DynamoDB's own operations; a module serving
+#: another API (DynamoDB Streams) names its prefix as ``SERVICE``.
+DYNAMODB_SERVICE = "DynamoDB_20120810."
+
+
+def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
+    operations: dict[str, Operation] = {}
+    targets: dict[str, str] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        name = _operation_name(info.name)
+        operations[name] = getattr(module, info.name)
+        targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
+    return operations, targets
+
+
+OPERATIONS, TARGETS = _discover()
+_TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+
+def target_of(operation: str) -> str:
+    """The X-Amz-Target an operation is served under."""
+    return _TARGET_OF.get(operation, DYNAMODB_SERVICE + operation)
+
+#: Operations that never write: a batch runs them without a savepoint.
+READ_ONLY = frozenset({
+    "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
+    "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
+    "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
+    "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
+})
+
+#: Operations that raise every client error before their one write (of an
+#: item and its index entries): a batch runs them without a savepoint too.
+WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem", "ExecuteStatement"})
+
+
+#: Operations that call ``check_request`` themselves, first, unless a request
+#: is of a shape they remember having passed it (``_params.update_request``).
+CHECKS_ITS_SHAPE = frozenset({"UpdateItem"})
+
+
+class SpoiledBatchError(RuntimeError):
+    """An operation of a batch failed after it had written: the batch's
+    transaction is rolled back whole, since nothing else can undo that write."""
+
+
+class Engine:
+    """All of tallydb's DynamoDB behaviour over one store.
+
+    ``call`` runs one request in its own transaction; ``batch`` lets a server
+    run many requests in one transaction so that they commit together (group
+    commit): no caller may see a batch's results before the batch commits.
+
+    ``limits`` (off by default) enforces DynamoDB's throughput ceilings
+    (``_limits``); without it no request pays anything for them.
+    ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
+    ``feed`` publishes every committed item change to its listeners
+    (``tallydb.engine.feed``); the store records changes only while it has some.
+    A request runs in a region (``_regions``): its ARNs name it, and with
+    ``separate_regions`` each region has its own tables.
+    """
+
+    def __init__(
+        self, store: Store, limits: Limits | None = None, separate_regions: bool = False
+    ) -> None:
+        self.store = store
+        self.limits = limits
+        self.regions = Regions(separate_regions)
+        #: Whether every operation depends on its request's region (its
+        #: catalog, a throttle's ARNs), not only those naming ARNs.
+        self.regional = separate_regions or limits is not None
+        self._run: Runner = run if limits is None else limits.wrap(run)
+        #: The operations whose region nothing depends on: they run as they
+        #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
+        self._plain = frozenset() if self.regional else NAMES_NO_ARN
+        self.feed = ChangeFeed(self._listening)
+        with store.transaction() as txn:
+            streams.recover(txn)
+        self._key_names: dict[int, tuple[str, ...]] = {}
+
+    def _listening(self, on: bool) -> None:
+        with self.store.transaction():  # between two transactions, never inside one
+            self.store.on_commit = self.feed.publish if on else None
+            if on:  # a gap: no position from before is taken for one after
+                self.feed.skip()
+
+    def _in_region(
+        self, txn: Transaction, operation: str, request: Request, *, region: str
+    ) -> Response:
+        """Run one operation in ``region``: its catalog, its ARNs."""
+        if self.regions.separate:
+            txn.catalog = self.regions.catalog(region)
+        try:
+            if operation in NAMES_NO_ARN:
+                return self._run(txn, operation, request)
+            response = self._run(txn, operation, self.regions.request(request, region))
+            return shown(response, region)  # type: ignore[no-any-return]
+        except DynamoDBError as error:
+            shown_error(error, region)
+            raise
+
+    def _runner(self, operation: str, region: str) -> Runner:
+        """How ``operation`` runs for a request of ``region``."""
+        if operation in self._plain:
+            return self._run
+        return partial(self._in_region, region=region)
+
+    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+        with self.store.transaction() as txn:
+            return self._runner(operation, region)(txn, operation, request)
+
+    @contextmanager
+    def batch(self) -> Iterator[Callable[..., Response]]:
+        """Run many requests in one transaction (one commit).
+
+        A failed write must leave the batch's other writes whole: most
+        operations run in a savepoint; the WRITE_LAST ones need none, and if
+        one ever fails after writing the whole batch is rolled back
+        (``SpoiledBatchError`` when the block ends) rather than committed
+        with half an operation in it.
+        """
+        plain = self._plain
+        run = self._run
+        in_region = self._runner
+        store = self.store
+        spoiled: list[BaseException] = []
+
+        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+            runner = run if operation in plain else in_region(operation, region)
+            if operation in READ_ONLY:
+                return runner(txn, operation, request)
+            if operation in WRITE_LAST:
+                writes = store.writes
+                try:
+                    return runner(txn, operation, request)
+                except BaseException as error:
+                    if store.writes != writes:
+                        spoiled.append(error)
+                    raise
+            with txn.savepoint():  # a failed write leaves the batch's others whole
+                return runner(txn, operation, request)
+
+        with store.transaction() as txn:
+            yield call
+            if spoiled:
+                raise SpoiledBatchError(
+                    "an operation failed after writing; the batch is rolled back"
+                ) from spoiled[0]
+
+    def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
+        """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is
+        before ``now`` (the wall clock by default), with their index entries,
+        in one transaction; how many were deleted.
+
+        A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
+        while it returns ``limit`` (a backlog). The same loop trims stream
+        records past their 24 hours (``_streams.trim``); the answer is the
+        larger of the two counts, so a backlog of either brings the next call.
+        """
+        when = time.time() if now is None else now
+        with self.store.transaction() as txn:
+            deleted = sweep_expired(txn, when, limit)
+            trimmed = streams.trim(txn, when, limit)
+        return max(deleted, trimmed)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+#: tallydb's answer to an operation of DynamoDB's API that it does not serve
+#: (DynamoDB answers an unknown target without a message).
+NOT_SERVED = "{operation} is an operation of DynamoDB that tallydb does not serve"
+
+
+def unknown_operation(operation: str) -> UnknownOperationException:
+    """The answer to a target no operation serves: it names the operation
+    when it is one of DynamoDB's (botocore's model), and is DynamoDB's own,
+    without a message, otherwise."""
+    if operation in model_operations():
+        return UnknownOperationException(NOT_SERVED.format(operation=operation))
+    return UnknownOperationException()
+
+
+def run(txn: Transaction, operation: str, request: Request) -> Response:
+    """Run one DynamoDB operation inside an open transaction."""
+    handler = OPERATIONS.get(operation)
+    if handler is None:
+        raise unknown_operation(operation)
+    if operation not in CHECKS_ITS_SHAPE:
+        check_request(operation, request)
+    return handler(txn, request)

@@ -1,0 +1,279 @@
+"""DynamoDB Streams records: how a change is written beside its item and
+read back as GetRecords answers it.
+
+While a table's stream is enabled, ``write_item`` calls :func:`capture` for
+every write that changes an item. The records of one transaction are written
+as one row of the table's stream source (an items table like an index's,
+``STREAM_SOURCE``), keyed by the shard (hk) and the first record's sequence
+number (rk, 8 bytes big-endian), in the same store transaction as the items:
+they commit in the same item-log append, so a record is exactly as durable
+as its write and a rolled-back write leaves none.
+
+Sequence numbers come from one clock for the process: nanoseconds since the
+epoch, strictly increasing (a write in the same nanosecond as the last takes
+the next number), raised at start to the largest one stored
+(``_streams.recover``). They increase in commit order (there is one writer),
+survive a restart, and tell each record's age (the 24-hour trim).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any, cast
+
+import orjson
+
+from tallydb.engine.api.describe_table import REGION
+from tallydb.engine.storage import TableRecord, Transaction
+from tallydb.engine.values import Item, item_size
+
+#: The storage name of a table's stream source (``$`` takes no user index name).
+STREAM_SOURCE = "$stream"
+#: Who TTL's deletions are made by, in their records (DynamoDB's own identity; the
+#: Streams API spells the members as botocore's model does, Lambda events in lower case).
+SERVICE_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
+
+_VIEWS_OLD = frozenset({"OLD_IMAGE", "NEW_AND_OLD_IMAGES"})
+_VIEWS_NEW = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})
+
+_last = 0
+
+
+def next_sequence() -> int:
+    """The next sequence number: the clock in ns, above every one before."""
+    global _last
+    now = time.time_ns()
+    _last = now if now > _last else _last + 1
+    return _last
+
+
+def last_sequence() -> int:
+    return _last
+
+
+def sequence_text(seq: int) -> str:
+    """A SequenceNumber as the wire carries it: 21 digits (fixed width, so
+    text order is number order)."""
+    return f"{seq:021d}"
+
+
+def raise_clock(to: int) -> None:
+    """Never hand out a sequence number at or below ``to`` (one stored)."""
+    global _last
+    _last = max(_last, to)
+
+
+def sequence_of_time(when: float) -> int:
+    """The sequence numbers of records written before ``when`` are below this."""
+    return int(when * 1_000_000_000)
+
+
+# --- writing ------------------------------------------------------------------------
+
+#: A stored record: [sequence number, event (an index of EVENTS), keys or
+#: null when an image holds them, new image or null, old image or null or
+#: SAME_AS_LAST, true if TTL's]. Old images equal to the previous record's new
+#: image (a counter's run of updates) are stored as SAME_AS_LAST: a row
+#: keeps each image once.
+EVENTS = ("INSERT", "MODIFY", "REMOVE")
+SAME_AS_LAST = 1
+
+
+class _Capture:
+    """What writing one stream's records needs, derived once per catalog
+    record, and the records of the open transaction not yet written."""
+
+    __slots__ = ("names", "new", "old", "record", "records", "rk", "segment", "shard", "txn",
+                 "view")
+
+    def __init__(self, record: TableRecord, stream: dict[str, str]) -> None:
+        self.record = record
+        self.view = stream["view"]
+        self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+        self.new = self.view in _VIEWS_NEW
+        self.old = self.view in _VIEWS_OLD
+        self.shard = stream["shard"].encode()
+        self.segment = -1  # no records held
+        self.rk = b""
+        self.records: list[tuple[int, int, Item | None, Item | None, bool, bytes | None]] = []
+        self.txn: Transaction | None = None
+
+    def write(self) -> None:
+        """Write the records held as one row (``Transaction.defer`` calls it)."""
+        both = self.new and self.old
+        fragment = orjson.Fragment
+        last: Item | None = None
+        entries: list[Any] = []
+        append = entries.append
+        for seq, event, old, new, by_service, encoded in self.records:
+            if event == 1 and both:  # a MODIFY with both images: a counter's run
+                append((seq, 1, None, new if encoded is None else fragment(encoded),
+                        SAME_AS_LAST if old == last else old, by_service))
+                last = new
+                continue
+            keep_new = new is not None and self.new
+            keep_old = old is not None and self.old
+            keys = None
+            if not (keep_new or keep_old):
+                image = new if new is not None else old
+                assert image is not None
+                keys = {name: image[name] for name in self.names}
+            stored_new: Any = None
+            if keep_new:
+                stored_new = new if encoded is None else fragment(encoded)
+            stored_old: Any = None
+            if keep_old:
+                stored_old = SAME_AS_LAST if last is not None and old == last else old
+            last = new if both else None
+            append((seq, event, keys, stored_new, stored_old, by_service))
+        assert self.txn is not None
+        self.txn.put_entry_encoded(self.record, STREAM_SOURCE, self.shard, self.rk,
+                                   orjson.dumps(entries))
+        self.records = []
+        self.segment = -1
+
+
+_captures: dict[int, _Capture] = {}
+
+
+def _capture_of(record: TableRecord, stream: dict[str, str]) -> _Capture:
+    found = _captures.get(id(record))
+    if found is None or found.record is not record:
+        if len(_captures) > 1024:
+            _captures.clear()
+        found = _captures[id(record)] = _Capture(record, stream)
+    return found
+
+
+def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
+            old: Item | None, new: Item | None, by_service: bool,
+            encoded: bytes | None = None) -> None:
+    """Record one item change (``old`` != ``new``); ``encoded``: ``new``'s
+    JSON, when the writer has it.
+
+    The records of one transaction (a group commit: many requests) are held
+    and written as one row of the stream source, keyed by the first one's
+    sequence number, just before the transaction's writes leave memory
+    (``Transaction.defer``): a hot counter's group costs one row and one
+    encoding, not one per request. Records held in a savepoint that fails
+    are dropped with it.
+    """
+    global _last
+    now = time.time_ns()
+    seq = _last = now if now > _last else _last + 1
+    c = _captures.get(id(record))
+    if c is None or c.record is not record:
+        c = _capture_of(record, stream)
+    segment = txn.segment
+    if c.segment != segment:  # the first record of a new row
+        c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn
+        c.records = []
+        txn.defer(c, c.write)
+    c.records.append((seq, 0 if old is None else 2 if new is None else 1, old, new,
+                      by_service, encoded))
+
+
+# --- reading ------------------------------------------------------------------------
+
+Entries = list[list[Any]]
+
+
+def stored_rows(txn: Transaction, record: TableRecord, hk: bytes, **where: Any
+            ) -> Iterator[tuple[bytes, bytes, Entries]]:
+    """Rows of the stream source (each a list of records), as ``txn.items``."""
+    for row_hk, rk, entries in txn.items(record, hk, index=STREAM_SOURCE, **where):
+        yield row_hk, rk, cast(Entries, entries)
+
+
+def first_row(rows: Iterator[tuple[bytes, bytes, Entries]]) -> tuple[bytes, bytes, Entries] | None:
+    for row in rows:
+        return row
+    return None
+
+
+def rows(txn: Transaction, record: TableRecord, shard: str, after: int) -> Iterator[Entries]:
+    """The stored rows that hold a shard's records after sequence number
+    ``after``, in order (the first may also hold some before it)."""
+    hk = shard.encode()
+    first = after + 1
+    # the row that may hold ``first``: the last one keyed at or before it
+    holding = first_row(stored_rows(txn, record, hk, below=(first + 1).to_bytes(8, "big"),
+                                    forward=False))
+    if holding is not None:
+        yield holding[2]
+    for _, _, entries in stored_rows(txn, record, hk, low=(first + 1).to_bytes(8, "big")):
+        yield entries
+
+
+class WireRecords:
+    """A shard's records as GetRecords answers them, made one page at a time.
+
+    What the records of a page share is made once: the constant members, and
+    each image's and key's size (SizeBytes), kept by the ``id`` of the very
+    dict (an old image is the record before's new one, and a run of records
+    of one item shares one ``Keys`` dict), which the page keeps alive.
+    """
+
+    __slots__ = ("names", "sizes", "view")
+
+    def __init__(self, record: TableRecord, stream: dict[str, Any]) -> None:
+        self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+        self.view = stream["view"]
+        self.sizes: dict[int, int] = {}
+
+    def after(self, txn: Transaction, record: TableRecord, shard: str, after: int
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(sequence number, wire record) of a shard's records after
+        ``after``, in order."""
+        for entries in rows(txn, record, shard, after):
+            yield from self._of_row(entries, after)
+
+    def _of_row(self, entries: Entries, after: int) -> Iterator[tuple[int, dict[str, Any]]]:
+        names, view, sizes = self.names, self.view, self.sizes
+        last_new = None
+        last_keys: dict[str, Any] | None = None
+        for seq, event, keys, new, old, by_service in entries:
+            if old == SAME_AS_LAST:
+                old = last_new
+            last_new = new
+            if seq <= after:
+                continue
+            if keys is None:
+                image = new if new is not None else old
+                keys = {name: image[name] for name in names}
+            if keys == last_keys:
+                keys = last_keys  # one dict, sized once
+            last_keys = keys
+            size = sizes.get(id(keys))
+            if size is None:
+                size = sizes[id(keys)] = item_size(keys)
+            dynamodb: dict[str, Any] = {
+                "ApproximateCreationDateTime": seq // 1_000_000_000, "Keys": keys}
+            if new is not None:
+                dynamodb["NewImage"] = new
+                known = sizes.get(id(new))
+                if known is None:
+                    known = sizes[id(new)] = item_size(new)
+                size += known
+            if old is not None:
+                dynamodb["OldImage"] = old
+                known = sizes.get(id(old))
+                if known is None:
+                    known = sizes[id(old)] = item_size(old)
+                size += known
+            dynamodb["SequenceNumber"] = sequence_text(seq)
+            dynamodb["SizeBytes"] = size
+            dynamodb["StreamViewType"] = view
+            wire = {
+                # unique: sequence numbers never repeat, across streams and restarts
+                "eventID": f"{seq:032x}",
+                "eventName": EVENTS[event],
+                "eventVersion": "1.1",
+                "eventSource": "aws:dynamodb",
+                "awsRegion": REGION,
+                "dynamodb": dynamodb,
+            }
+            if by_service:
+                wire["userIdentity"] = SERVICE_IDENTITY
+            yield seq, wire

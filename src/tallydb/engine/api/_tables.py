@@ -1,0 +1,121 @@
+"""A table's catalog record as the item operations need it: its key schema
+and its indexes, derived once per record."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes
+from tallydb.engine.errors import ResourceNotFoundException
+from tallydb.engine.storage import TableRecord, Transaction
+from tallydb.engine.values import Item
+from tallydb.engine.values.attribute_value import plain_key, validate_item_key, validate_key
+from tallydb.engine.values.key import encode_key_value
+
+REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
+
+
+class KeySchema:
+    """The HASH and optional RANGE attribute of a table, with their types."""
+
+    __slots__ = ("attributes", "hash_name", "names", "range_name")
+
+    def __init__(self, description: dict[str, Any]) -> None:
+        types = {d["AttributeName"]: d["AttributeType"]
+                 for d in description["AttributeDefinitions"]}
+        by_role = {k["KeyType"]: k["AttributeName"] for k in description["KeySchema"]}
+        self.hash_name: str = by_role["HASH"]
+        self.range_name: str | None = by_role.get("RANGE")
+        self.attributes: list[tuple[str, str]] = [(self.hash_name, types[self.hash_name])]
+        if self.range_name is not None:
+            self.attributes.append((self.range_name, types[self.range_name]))
+        self.names = frozenset(name for name, _ in self.attributes)
+
+    @classmethod
+    def of(cls, attributes: list[tuple[str, str]]) -> KeySchema:
+        """A schema from (name, type) pairs, HASH first (an index's key)."""
+        keys = cls.__new__(cls)
+        keys.attributes = list(attributes)
+        keys.hash_name = attributes[0][0]
+        keys.range_name = attributes[1][0] if len(attributes) > 1 else None
+        keys.names = frozenset(name for name, _ in attributes)
+        return keys
+
+    def validate_key(self, key: Any) -> Item:
+        """A request's ``Key``, checked against the schema (DynamoDB's messages)."""
+        return validate_key(key, self.attributes)
+
+    def check_item_key(self, item: Item) -> None:
+        """An item about to be written carries the whole key (PutItem's checks)."""
+        validate_item_key(item, self.attributes)
+
+    def encode(self, key: Item) -> tuple[bytes, bytes]:
+        """(hash bytes, range bytes) of a validated key or of a whole item."""
+        hk = _encode(key[self.hash_name])
+        rk = b"" if self.range_name is None else _encode(key[self.range_name])
+        return hk, rk
+
+    def encode_plain(self, key: Any) -> tuple[bytes, bytes] | None:
+        """``encode(key)`` for a request's ``Key`` that :func:`validate_key`
+        would accept exactly as it is (``plain_key``: the schema's
+        attributes, canonical S or N, non-empty, short); None for any other,
+        which the full checks must see."""
+        if not plain_key(key, self.attributes):
+            return None
+        return self.encode(key)
+
+    def key_of(self, item: Item) -> Item:
+        return {name: item[name] for name, _ in self.attributes}
+
+
+def _encode(value: Any) -> bytes:
+    """``encode_key_value``, with a string without NUL bytes (the everyday
+    key) encoded here: its UTF-8 bytes and the terminator."""
+    text = value.get("S")
+    if text is not None and "\x00" not in text:
+        return text.encode() + b"\x00\x00"  # type: ignore[no-any-return]
+    return encode_key_value(value)
+
+
+class Table:
+    """A catalog record plus what is derived from it once."""
+
+    __slots__ = ("__dict__", "record")
+
+    def __init__(self, record: TableRecord) -> None:
+        self.record = record
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @cached_property
+    def keys(self) -> KeySchema:
+        return KeySchema(self.record.description)
+
+    @cached_property
+    def indexes(self) -> tuple[Index, ...]:
+        """Every index a write must maintain (empty for most tables)."""
+        return build_indexes(self.record)
+
+    def index(self, name: str) -> Index | None:
+        """The secondary index (GSI or LSI) a Query or Scan names."""
+        for index in self.indexes:
+            if index.name == name and index.kind in (GLOBAL, LOCAL):
+                return index
+        return None
+
+
+_cache: dict[str, Table] = {}
+
+
+def get_table(txn: Transaction, name: Any) -> Table:
+    """The table an item operation names, or DynamoDB's ResourceNotFoundException."""
+    record = txn.table(name) if isinstance(name, str) else None
+    if record is None:
+        raise ResourceNotFoundException(REQUESTED_RESOURCE_NOT_FOUND)
+    table = _cache.get(record.key)
+    if table is None or table.record is not record:
+        table = _cache[record.key] = Table(record)
+    return table

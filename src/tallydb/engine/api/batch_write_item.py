@@ -1,0 +1,84 @@
+"""BatchWriteItem: up to 25 PutRequest/DeleteRequest over one or more tables.
+
+Every request is checked before anything is written (DynamoDB's order: the
+number of entries over all tables, then the values of every item, then the
+tables, then each key, then duplicates), and then all of them are written
+in the caller's transaction, so the whole batch lands or none of it does and
+``UnprocessedItems`` is always empty. A batch takes no conditions and no
+updates: a WriteRequest must hold exactly one of PutRequest or
+DeleteRequest, and one carrying anything else (an ``UpdateRequest``, say:
+DynamoDB ignores the unknown member) is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._batches import (
+    BATCH_WRITE_REQUIRED,
+    DUPLICATE_KEYS,
+    check_put_key,
+    check_write_total,
+)
+from tallydb.engine.api._indexes import check_index_keys, write_item
+from tallydb.engine.api._tables import Table, get_table
+from tallydb.engine.api._units import Tally, wants_capacity, write_units
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.storage import Transaction
+from tallydb.engine.values import Item, check_item_size, item_size, messages, validate_item
+
+
+def _parsed(request: Any) -> tuple[str, Item]:
+    """("put", item) or ("delete", key) of one WriteRequest, values checked."""
+    put, delete = request.get("PutRequest"), request.get("DeleteRequest")
+    if (put is None) == (delete is None):
+        # DynamoDB's words for a union with no member (or two) set (dynalite).
+        raise ValidationException(messages.MULTIPLE_DATATYPES)
+    if put is not None:
+        item = validate_item(put.get("Item") or {}, wording="older")
+        check_item_size(item)
+        return "put", item
+    return "delete", validate_item(delete.get("Key") or {}, wording="older")
+
+
+def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    request_items = request.get("RequestItems")
+    if not request_items:
+        raise ValidationException(BATCH_WRITE_REQUIRED)
+    check_write_total(request_items)
+    parsed = {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
+    tables = {name: get_table(txn, name) for name in parsed}
+
+    writes: list[tuple[Table, str, Item, bytes, bytes]] = []
+    for name, requests in parsed.items():
+        table = tables[name]
+        seen: set[tuple[bytes, bytes]] = set()
+        for kind, body in requests:
+            if kind == "put":
+                check_put_key(body, table.keys)
+                if table.indexes:
+                    check_index_keys(table.indexes, body)
+                key = table.keys.key_of(body)
+            else:
+                key = table.keys.validate_key(body)
+            hk, rk = table.keys.encode(key)
+            if (hk, rk) in seen:
+                raise ValidationException(DUPLICATE_KEYS)
+            seen.add((hk, rk))
+            writes.append((table, kind, body, hk, rk))
+
+    tally = Tally()
+    charge = wants_capacity(request)
+    for table, kind, body, hk, rk in writes:
+        indexes = table.indexes
+        old = txn.get_item(table.record, hk, rk) if charge or indexes else None
+        new = body if kind == "put" else None
+        index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
+        if charge:
+            size = max(item_size(old) if old else 0, item_size(body) if kind == "put" else 0)
+            tally.add(table.name, write_units(size), index_units)
+
+    response: dict[str, Any] = {"UnprocessedItems": {}}
+    if charge:
+        response["ConsumedCapacity"] = tally.entries(request.get("ReturnConsumedCapacity"))
+    return response

@@ -1,0 +1,16 @@
+"""DeleteBackup: the answer describes the backup as DELETED."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._backups import description, find_backup
+from tallydb.engine.storage import Transaction
+
+
+def delete_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    meta = find_backup(txn, request["BackupArn"])
+    txn.delete_snapshot(request["BackupArn"])
+    answer = description(meta)
+    answer["BackupDetails"] = {**answer["BackupDetails"], "BackupStatus": "DELETED"}
+    return {"BackupDescription": answer}

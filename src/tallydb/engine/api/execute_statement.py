@@ -1,0 +1,34 @@
+"""ExecuteStatement: one PartiQL statement, run as the JSON operation it
+plans onto (``tallydb.engine.partiql.plan``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._statements import next_token, planned, run_planned, start_key
+from tallydb.engine.storage import Transaction
+
+
+def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    result = planned(txn, request)
+    sent = result.request
+    if result.operation in ("Query", "Scan"):
+        for member in ("Limit", "ConsistentRead", "ReturnConsumedCapacity"):
+            if member in request:
+                sent[member] = request[member]
+        if request.get("NextToken") is not None:
+            sent["ExclusiveStartKey"] = start_key(request["NextToken"])
+        answer = run_planned(txn, result)
+        response: dict[str, Any] = {"Items": answer["Items"]}
+        if "LastEvaluatedKey" in answer:
+            response["NextToken"] = next_token(answer["LastEvaluatedKey"])
+        if "ConsumedCapacity" in answer:
+            response["ConsumedCapacity"] = answer["ConsumedCapacity"]
+        return response
+    if "ReturnConsumedCapacity" in request:
+        sent["ReturnConsumedCapacity"] = request["ReturnConsumedCapacity"]
+    answer = run_planned(txn, result)
+    response = {"Items": [answer["Attributes"]] if answer.get("Attributes") else []}
+    if "ConsumedCapacity" in answer:
+        response["ConsumedCapacity"] = answer["ConsumedCapacity"]
+    return response

@@ -1,0 +1,29 @@
+"""ListTables: table names in order, a page at a time.
+
+Names come back sorted (DynamoDB sorts them; table names are ASCII, so this
+is their byte order), at most ``Limit`` (default and maximum 100) after
+``ExclusiveStartTableName``. ``LastEvaluatedTableName`` is the page's last
+name only when more tables follow it (dynalite, recorded: a Limit equal to
+the number of tables answers without it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.storage import Transaction
+
+DEFAULT_LIMIT = 100
+
+
+def list_tables(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    limit = request.get("Limit") or DEFAULT_LIMIT
+    start = request.get("ExclusiveStartTableName")
+    names = [record.name for record in txn.tables()]
+    if start is not None:
+        names = [name for name in names if name > start]
+    page = names[:limit]
+    response: dict[str, Any] = {"TableNames": page}
+    if len(names) > limit:
+        response["LastEvaluatedTableName"] = page[-1]
+    return response

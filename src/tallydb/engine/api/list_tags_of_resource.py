@@ -1,0 +1,13 @@
+"""ListTagsOfResource: a table's tags, in the order they were first given
+(at most 50, so always one page)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._tags import tagged_table, tags_of
+from tallydb.engine.storage import Transaction
+
+
+def list_tags_of_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    return {"Tags": tags_of(tagged_table(txn, request["ResourceArn"]))}

@@ -1,0 +1,44 @@
+"""PutItem: write a whole item, optionally only if a condition holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tallydb.engine.api._conditions import check_condition, condition_of
+from tallydb.engine.api._indexes import check_index_keys, write_item
+from tallydb.engine.api._params import check_return_values, placeholders
+from tallydb.engine.api._tables import get_table
+from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.storage import Transaction
+from tallydb.engine.values import validate_item
+from tallydb.engine.values.size import check_item_fits, item_size
+
+
+def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    return_values = check_return_values("PutItem", request)
+    item = validate_item(request["Item"])
+    bound = placeholders(request, ("ConditionExpression",), ("Expected",))
+    condition = condition_of(request, bound)
+    if bound is not None:
+        bound.check_unused()
+    table = get_table(txn, request["TableName"])
+    table.keys.check_item_key(item)
+    encoded = orjson.dumps(item)
+    check_item_fits(item, encoded)
+    indexes = table.indexes
+    if indexes:
+        check_index_keys(indexes, item)
+    hk, rk = table.keys.encode(item)
+    old = txn.get_item(table.record, hk, rk)
+    check_condition(request, condition, old)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, item, encoded)
+    response: dict[str, Any] = {}
+    if return_values == "ALL_OLD" and old is not None:
+        response["Attributes"] = old
+    if wants_capacity(request):
+        units = write_units(max(item_size(item), item_size(old) if old is not None else 0))
+        response["ConsumedCapacity"] = consumed(
+            table.name, units, request["ReturnConsumedCapacity"], index_units)
+    return response

@@ -1,0 +1,15 @@
+"""UntagResource: remove a table's tags by key (keys it lacks are ignored)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._tags import store_tags, tagged_table, tags_of
+from tallydb.engine.storage import Transaction
+
+
+def untag_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    record = tagged_table(txn, request["ResourceArn"])
+    removed = set(request.get("TagKeys") or ())
+    store_tags(txn, record, [tag for tag in tags_of(record) if tag["Key"] not in removed])
+    return {}

@@ -1,0 +1,76 @@
+"""UpdateItem: the atomic counter's operation.
+
+Read, evaluate, write in one step while holding the store's single writer, so
+concurrent ``ADD n :one`` calls apply one after another in arrival order and
+none is lost. A missing item is updated from its key alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tallydb.engine.api._conditions import check_condition
+from tallydb.engine.api._indexes import check_index_keys, write_item
+from tallydb.engine.api._params import update_request
+from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.expressions import BoundUpdate
+from tallydb.engine.storage import Transaction
+from tallydb.engine.values import Item
+from tallydb.engine.values.size import check_item_fits, item_size
+
+
+def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    decided = update_request(txn, request)  # every request-level check, in DynamoDB's order
+    update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
+    indexes = table.indexes
+    old = txn.get_item(table.record, hk, rk)
+    if decided.condition is not None:
+        check_condition(request, decided.condition, old)
+
+    if old is None and update is not None and update.only_removes:
+        return _nothing_written(request, decided.table.name, decided.key)
+    base = old if old is not None else decided.key
+    new = update.apply(base) if update is not None else base
+    encoded = orjson.dumps(new)
+    check_item_fits(new, encoded, update=True)
+    if indexes and update is not None:
+        written = {str(path[0]) for path in update.updated_paths}
+        check_index_keys(indexes, new, names=written, update=True)
+    index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+
+    response: dict[str, Any] = {}
+    if decided.return_values != "NONE":
+        attributes = _returned(decided.return_values, update, old, new)
+        if attributes:
+            response["Attributes"] = attributes
+    if wants_capacity(request):
+        units = write_units(max(item_size(new), item_size(old) if old is not None else 0))
+        response["ConsumedCapacity"] = consumed(
+            table.name, units, request["ReturnConsumedCapacity"], index_units)
+    return response
+
+
+def _nothing_written(request: dict[str, Any], table: str, key: Item) -> dict[str, Any]:
+    """DynamoDB's answer to an update that only removes from a missing item:
+    no item is created and no Attributes are returned, whatever ReturnValues."""
+    response: dict[str, Any] = {}
+    if wants_capacity(request):
+        response["ConsumedCapacity"] = consumed(
+            table, write_units(item_size(key)), request["ReturnConsumedCapacity"], None)
+    return response
+
+
+def _returned(mode: str, update: BoundUpdate | None, old: Item | None, new: Item
+              ) -> Item | None:
+    """The ``Attributes`` a ReturnValues mode gives back."""
+    if mode == "ALL_NEW":
+        return new
+    if mode == "ALL_OLD":
+        return old
+    if update is None:
+        return None
+    if mode == "UPDATED_NEW":
+        return update.updated_view(new)
+    return update.updated_view(old) if old is not None else None

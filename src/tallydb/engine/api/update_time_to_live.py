@@ -1,0 +1,50 @@
+"""UpdateTimeToLive: turn a table's TTL on or off.
+
+Enabling builds the TTL index from the table's items (``_ttl``) and is in
+effect at once: DescribeTimeToLive answers ENABLED, as DynamoDB does on its
+first look after the call. DynamoDB's refusals (ack-api-quirks catalogue
+2026, DDB-TABLE-146/147, and architect/dynalite's tests): enabling when
+enabled, disabling when disabled, and naming another attribute than the
+enabled one. DynamoDB's one-change-per-hour limit is not enforced: a local
+store has no propagation to wait for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._indexes import TTL_INDEX, backfill, build_indexes
+from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.errors import ValidationException
+from tallydb.engine.storage import Transaction
+
+ALREADY_ENABLED = "TimeToLive is already enabled"
+ALREADY_DISABLED = "TimeToLive is already disabled"
+OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
+
+
+def update_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    spec = request["TimeToLiveSpecification"]
+    name, enabled = spec["AttributeName"], bool(spec["Enabled"])
+    record = find_table(txn, request["TableName"])
+    current = record.description.get("_TimeToLive")
+    if current is not None and current["AttributeName"] != name:
+        raise ValidationException(OTHER_ATTRIBUTE.format(current["AttributeName"]))
+    if enabled and current is not None:
+        raise ValidationException(ALREADY_ENABLED)
+    if not enabled and current is None:
+        raise ValidationException(ALREADY_DISABLED)
+    description = dict(record.description)
+    if enabled:
+        description["_TimeToLive"] = {"AttributeName": name}
+        record = record.with_description(description)
+        txn.update_table(record)
+        record = txn.create_index(record, TTL_INDEX)
+        index = next(i for i in build_indexes(record) if i.name == TTL_INDEX)
+        backfill(txn, record, index)
+    else:
+        del description["_TimeToLive"]
+        record = record.with_description(description)
+        txn.update_table(record)
+        txn.drop_index(record, TTL_INDEX)
+    return {"TimeToLiveSpecification": {"AttributeName": name, "Enabled": enabled}}

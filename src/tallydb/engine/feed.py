@@ -1,0 +1,134 @@
+"""The change feed: every committed item change, once, in commit order.
+
+The write path records each item change on the open transaction as a
+``Change`` (in
+``api/_indexes.write_item``, which every writer goes through: PutItem,
+UpdateItem, DeleteItem, batches, transactions, the TTL sweep) only while the
+feed has listeners; the engine publishes a transaction's changes after its
+COMMIT returns and before the next transaction starts, so listeners see
+changes in commit order and never one that rolled back. A change that
+leaves the item as it was is not a change. With no listener, the write path
+pays one attribute test per transaction.
+
+The feed lives below the server, so the embedded engine has it too; the web
+console's live view and its hot-keys sketch are listeners. Listeners run on
+the committing thread, holding the writer: they must be quick, must not
+block, and must not change the images they are given (the same dicts are in
+the responses).
+
+A leaf module: it imports nothing of tallydb.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
+
+Item = dict[str, Any]
+
+log = logging.getLogger("tallydb.engine.feed")
+
+INSERT, MODIFY, REMOVE = "INSERT", "MODIFY", "REMOVE"
+
+
+class Table(Protocol):
+    """What a change names its table by: the catalog's record of it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> dict[str, Any]: ...
+
+
+class Change(NamedTuple):
+    """One item's committed change: its table's record, its key as storage
+    encodes it (``hk``/``rk``: bytes that identify the item within its
+    table, cheaply hashed), its images (``old``/``new``; None: absent).
+
+    Built by the write path as it writes, so the feed adds one small tuple
+    per change; the rest is derived on demand."""
+
+    record: Table
+    hk: bytes
+    rk: bytes
+    old: Item | None
+    new: Item | None
+
+    @property
+    def table(self) -> str:
+        return self.record.name
+
+    @property
+    def keys(self) -> Item:
+        """The item's primary key, as DynamoDB JSON."""
+        image = self.new if self.new is not None else self.old
+        assert image is not None
+        return {key["AttributeName"]: image[key["AttributeName"]]
+                for key in self.record.description["KeySchema"]}
+
+    @property
+    def event(self) -> str:
+        """DynamoDB Streams' eventName for this change."""
+        if self.old is None:
+            return INSERT
+        return REMOVE if self.new is None else MODIFY
+
+
+#: Called with the sequence number of the first change and a committed
+#: transaction's changes (the i-th numbered ``first + i``).
+Listener = Callable[[int, Sequence[Change]], None]
+
+
+class ChangeFeed:
+    """Listeners of committed changes; ``on_listening`` is told when the
+    first listener arrives (True) and the last one leaves (False), so the
+    write path records changes only while someone listens."""
+
+    def __init__(self, on_listening: Callable[[bool], None] | None = None) -> None:
+        self._listeners: tuple[Listener, ...] = ()
+        self._lock = threading.Lock()
+        self._on_listening = on_listening
+        #: The sequence number of the last change published.
+        self.seq = 0
+
+    @property
+    def listening(self) -> bool:
+        return bool(self._listeners)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with each committed transaction's changes from
+        now on; returns the function that stops it."""
+        with self._lock:
+            was = bool(self._listeners)
+            self._listeners = (*self._listeners, listener)
+            if not was and self._on_listening is not None:
+                self._on_listening(True)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                listeners = list(self._listeners)
+                if listener in listeners:
+                    listeners.remove(listener)
+                    self._listeners = tuple(listeners)
+                    if not listeners and self._on_listening is not None:
+                        self._on_listening(False)
+
+        return unsubscribe
+
+    def skip(self) -> None:
+        """Leave a gap in the numbers: changes were made that nobody saw."""
+        self.seq += 1
+
+    def publish(self, changes: Sequence[Change]) -> None:
+        """Number one transaction's changes (in commit order: the caller
+        holds the writer) and hand them to every listener. A listener that
+        raises is logged and does not stop the others (the write committed)."""
+        first = self.seq + 1
+        self.seq += len(changes)
+        for listener in self._listeners:
+            try:
+                listener(first, changes)
+            except Exception:
+                log.exception("a change-feed listener failed")

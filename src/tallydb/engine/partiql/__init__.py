@@ -1,0 +1,37 @@
+"""tallydb.engine.partiql: DynamoDB's PartiQL, pure (no I/O).
+
+``parse`` turns a statement into a syntax tree (``ast``), cached by its
+text; ``plan`` maps a statement, its parameters and the table's key onto the
+request of an existing operation (UpdateItem, PutItem, DeleteItem, GetItem,
+Query, Scan), rendered in DynamoDB's expression language, so a PartiQL
+statement runs exactly the code path the JSON operation runs.
+"""
+
+from tallydb.engine.partiql.ast import Delete, Exists, Insert, Select, Statement, Update
+from tallydb.engine.partiql.parser import StatementError, parse, parse_counted
+from tallydb.engine.partiql.plan import (
+    KeyAttributes,
+    Planned,
+    plan,
+    plan_check,
+    plan_get,
+    plan_with,
+)
+
+__all__ = [
+    "Delete",
+    "Exists",
+    "Insert",
+    "KeyAttributes",
+    "Planned",
+    "Select",
+    "Statement",
+    "StatementError",
+    "Update",
+    "parse",
+    "parse_counted",
+    "plan",
+    "plan_check",
+    "plan_get",
+    "plan_with",
+]

@@ -1,0 +1,981 @@
+"""The embedded store: SQLite in WAL mode, one writer on one connection
+(a second one, on its own thread, copies the WAL back: ``checkpoint.py``).
+
+Item writes commit to the item log (``item_log.py``) and are kept in memory
+(the *overlay*) until they are written into SQLite in bulk; everything else
+(the catalog, client tokens, and any transaction that also changes those)
+commits to SQLite directly. See ``Store.transaction``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import itertools
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any, NamedTuple, cast
+
+import orjson
+
+from tallydb.engine.storage.checkpoint import Checkpointer
+from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
+
+Item = dict[str, Any]
+#: One row of an items table: (SQLite table, hk, rk).
+RowKey = tuple[str, bytes, bytes]
+
+log_errors = logging.getLogger("tallydb.engine.storage")
+
+
+class Sync(StrEnum):
+    """How far a commit goes before it is acknowledged.
+
+    off: handed to the OS at commit; survives the server being killed
+      (even ``kill -9``), not an OS crash or power loss, which may also
+      corrupt the database.
+    normal (default): as off, and the database stays intact through an OS
+      crash or power loss, which may lose the last moments of commits.
+    full: the WAL is fsynced before every (group) commit is acknowledged;
+      survives power loss.
+    """
+
+    OFF = "off"
+    NORMAL = "normal"
+    FULL = "full"
+
+
+def catalog_key(catalog: str, name: str) -> str:
+    return f"{catalog}/{name}" if catalog else name
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """A table as the catalog keeps it: its id, its DescribeTable body, and
+    the ids of its index tables by index name.
+
+    Records are never changed in place: a change is a new record put in the
+    catalog (``Transaction.update_table``, ``create_index``), so a rolled-back
+    transaction can put the old one back.
+    """
+
+    id: int
+    name: str
+    description: dict[str, Any]
+    indexes: dict[str, int] = field(default_factory=dict)
+    #: The catalog the table belongs to: "" (the shared one), or a region's
+    #: own when regions are separate (``Transaction.catalog``).
+    catalog: str = ""
+    #: The SQLite table holding the table's items (derived from ``id``).
+    items_table: str = field(init=False, repr=False, compare=False)
+    #: The table's name in the catalog: ``name``, or ``CATALOG/NAME`` ("/"
+    #: is in no table name, so no two catalogs' names meet).
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "items_table", f"items_{self.id}")
+        object.__setattr__(self, "key", catalog_key(self.catalog, self.name))
+
+    def index_table(self, index: str) -> str:
+        """The SQLite table holding ``index``'s entries."""
+        return f"items_{self.id}_{self.indexes[index]}"
+
+    def with_description(self, description: dict[str, Any]) -> TableRecord:
+        return replace(self, description=description)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS catalog (
+    name TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    description BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sequence (name TEXT PRIMARY KEY, value INTEGER NOT NULL)
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS index_catalog (
+    table_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    PRIMARY KEY (table_id, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS client_tokens (
+    token TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    created REAL NOT NULL,
+    replay BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS client_tokens_created ON client_tokens(created);
+CREATE TABLE IF NOT EXISTS item_counts (
+    source TEXT PRIMARY KEY,
+    items INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS item_log_applied (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    lsn INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO item_log_applied(one, lsn) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS retired_catalog (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    description BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    name TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    tables BLOB NOT NULL,
+    meta BLOB NOT NULL
+) WITHOUT ROWID;
+"""
+
+#: The overlay is written into SQLite once it holds this many rows, or the
+#: item log this many bytes: bounds memory, the pause of one bulk write, and
+#: the replay at the next start. Small: random keys (scenario B) ran faster
+#: at 128 than at 1,024 (bench.growth, 10,000 items 17,602 vs 14,940 req/s,
+#: 1,000,000 items 9,901 vs 7,546), where a hot counter is one row anyway.
+OVERLAY_ROWS = 128
+LOG_BYTES = 4 * 1024 * 1024
+FLUSH_RETRY = 1.0  # seconds between attempts to write the overlay into a full disk
+
+#: An items table (a table's, or one index's): rows in (hk, rk) order.
+_ITEMS_TABLE = (
+    "CREATE TABLE {} ("
+    "hk BLOB NOT NULL, rk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (hk, rk)"
+    ") WITHOUT ROWID"
+)
+
+#: An items table's row count and bytes, kept by SQLite itself as rows are
+#: written (an upsert that finds its row fires the UPDATE trigger), in the
+#: same transaction: exact after a rollback, a savepoint's or a replay, and
+#: read in one lookup however large the table (DescribeTable's figures).
+_COUNTING = (
+    """CREATE TRIGGER IF NOT EXISTS "{0}_inserted" AFTER INSERT ON {0} BEGIN
+        UPDATE item_counts SET items = items + 1, bytes = bytes + length(NEW.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_deleted" AFTER DELETE ON {0} BEGIN
+        UPDATE item_counts SET items = items - 1, bytes = bytes - length(OLD.item)
+        WHERE source = '{0}'; END""",
+    """CREATE TRIGGER IF NOT EXISTS "{0}_updated" AFTER UPDATE OF item ON {0} BEGIN
+        UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
+        WHERE source = '{0}'; END""",
+)
+
+
+def _start_counting(conn: sqlite3.Connection, source: str) -> None:
+    """Count ``source``'s rows from what it holds now on (a new items
+    table, or one of a database made before counts were kept)."""
+    conn.execute(
+        f"INSERT OR REPLACE INTO item_counts(source, items, bytes) "
+        f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
+    for trigger in _COUNTING:
+        conn.execute(trigger.format(source))
+
+#: Copy every row of one items table into another (a snapshot, a restore).
+_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
+
+
+class _RowSQL(NamedTuple):
+    """The statements on one row of one items table (a table's, an index's)."""
+
+    select: str
+    put: str
+    delete: str
+
+
+@functools.lru_cache(maxsize=1024)
+def _row_sql(source: str) -> _RowSQL:
+    """``source``'s row statements, formatted once rather than per request.
+
+    The put is an upsert, not INSERT OR REPLACE: SQLite updates an existing
+    row in place where REPLACE deletes it and inserts it again (measured: a
+    one-row transaction about 5 to 9 µs faster).
+    """
+    return _RowSQL(
+        f"SELECT item FROM {source} WHERE hk = ? AND rk = ?",
+        f"INSERT INTO {source}(hk, rk, item) VALUES (?, ?, ?) "
+        "ON CONFLICT(hk, rk) DO UPDATE SET item = excluded.item",
+        f"DELETE FROM {source} WHERE hk = ? AND rk = ?",
+    )
+
+
+class Store:
+    """One data directory (or one in-memory database) and its single writer."""
+
+    def __init__(self, path: Path | str | None = None, sync: Sync | str = Sync.NORMAL) -> None:
+        self.sync = Sync(sync)
+        if path is None:
+            self.location = ":memory:"
+        else:
+            directory = Path(path)
+            directory.mkdir(parents=True, exist_ok=True)
+            self.location = str(directory / "tallydb.sqlite3")
+        self._owner = None if path is None else _own(directory)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(
+            self.location, isolation_level=None, check_same_thread=False, cached_statements=512
+        )
+        # 1 KB pages for a new database (an existing one keeps its own): a
+        # commit appends every page it changed to the WAL, and a counter's
+        # change is a few bytes on one page.
+        self._conn.execute("PRAGMA page_size=1024")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
+        self._conn.execute("PRAGMA temp_store=MEMORY")
+        # 32 MB of page cache (SQLite's default is 2 MB): random updates over
+        # a million items read fewer pages back from the OS (about 10% less
+        # CPU per update, bench/growth.py); it fills only as pages are read.
+        self._conn.execute("PRAGMA cache_size=-32768")
+        # WAL checkpoints run on the checkpointer's thread, not in our commits.
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._conn.executescript(_SCHEMA)
+        indexes: dict[int, dict[str, int]] = {}
+        for table_id, index_name, index_id in self._conn.execute(
+            "SELECT table_id, name, id FROM index_catalog"
+        ):
+            indexes.setdefault(table_id, {})[index_name] = index_id
+        #: Tables by catalog key (``TableRecord.key``); retired ones
+        #: (``Transaction.delete_table``'s ``keep``) by id, which no key can equal.
+        self._tables: dict[str | int, TableRecord] = {}
+        for key, table_id, description in self._conn.execute(
+            "SELECT name, id, description FROM catalog"
+        ):
+            catalog, _, name = key.rpartition("/")
+            self._tables[key] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}), catalog)
+        for table_id, key, description in self._conn.execute(
+            "SELECT id, name, description FROM retired_catalog"
+        ):
+            catalog, _, name = key.rpartition("/")
+            self._tables[table_id] = TableRecord(
+                table_id, name, orjson.loads(description), indexes.get(table_id, {}), catalog)
+        self._count_uncounted()
+        self._depth = 0
+        self._closed = False
+        #: Committed item writes not yet in SQLite (durable in the item log),
+        #: by (SQLite table, hk, rk): the row's JSON, or None (deleted).
+        self._overlay: dict[RowKey, bytes | None] = {}
+        #: The open transaction's item writes, kept the same way until it
+        #: commits (None inside a savepoint: writes go straight to SQLite).
+        self._pending: dict[RowKey, bytes | None] | None = None
+        #: The open transaction has begun SQLite's; the overlay is written into it.
+        self._in_sqlite = False
+        self._overlay_written = False
+        #: Item writes so far, kept or not: lets a caller tell whether an
+        #: operation that failed had written anything.
+        self.writes = 0
+        self._log = (None if path is None else
+                     ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
+        self._flush_after = 0.0  # monotonic time before which the overlay stays out of SQLite
+        # the last LSN SQLite holds, and the last committed
+        self._applied, self._lsn = self._replay()
+        self._txn = Transaction(self)  # one serves every scope
+        #: The open transaction's stretch since it began or a savepoint began
+        #: or ended (``Transaction.segment``).
+        self.segment = 0
+        #: Row writers run once, before the open transaction's item writes
+        #: leave memory (``Transaction.defer``).
+        self._deferred: dict[Any, Callable[[], None]] = {}
+        #: Called after each COMMIT, still holding the writer, with what the
+        #: transaction recorded in ``Transaction.journal``; while it is None
+        #: nothing is recorded (see ``tallydb.engine.feed``).
+        self.on_commit: Callable[[list[Any]], None] | None = None
+        self._checkpointer = None if path is None else Checkpointer(self.location)
+
+    def _catalog(self, name: str | int, record: TableRecord | None) -> None:
+        """Put (or, given None, remove) a table in the cached catalog. The
+        dict is replaced, never changed in place, so a transaction keeps the
+        one it started with for a rollback without copying it."""
+        tables = dict(self._tables)
+        if record is None:
+            del tables[name]
+        else:
+            tables[name] = record
+        self._tables = tables
+
+    def _count_uncounted(self) -> None:
+        """Start counting the items tables a database made before counts
+        were kept has (once: one scan of each)."""
+        counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
+        sources = [source for key, record in self._tables.items()
+                   for source in ((record.items_table,) if isinstance(key, str) else ()) +
+                   tuple(record.index_table(i) for i in record.indexes)]
+        missing = [source for source in sources if source not in counted]
+        if missing:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for source in missing:
+                _start_counting(self._conn, source)
+            self._conn.execute("COMMIT")
+
+    def _replay(self) -> tuple[int, int]:
+        """Write the item log's records after SQLite's last into SQLite, in
+        one transaction, and start the log afresh; the LSN SQLite then
+        holds, and the last committed.
+
+        On a full disk the records stay where they are (durable in the log)
+        and in the overlay, as if just committed: the store opens, reads
+        see every acknowledged write, and they reach SQLite once there is
+        room."""
+        conn = self._conn
+        applied: int = conn.execute("SELECT lsn FROM item_log_applied").fetchone()[0]
+        log = self._log
+        if log is None:
+            return applied, applied
+        lsn = applied
+        latest: dict[RowKey, bytes | None] = {}  # each row's last write, in LSN order
+        for record_lsn, rows in log.records():
+            if record_lsn <= applied:
+                continue  # SQLite holds it: the log was not reset after that commit
+            if record_lsn != lsn + 1:
+                break  # a gap: what follows is not this history's
+            latest.update(rows)
+            lsn = record_lsn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            _write_rows(conn, latest)
+            conn.execute("UPDATE item_log_applied SET lsn = ?", (lsn,))
+            conn.execute("COMMIT")
+        except (sqlite3.Error, OSError):
+            if conn.in_transaction:  # (SQLite may have rolled back already)
+                conn.execute("ROLLBACK")
+            log_errors.exception(
+                "replaying the item log into SQLite failed; its %d rows stay in the log",
+                len(latest))
+            self._overlay = latest
+            self._flush_after = time.monotonic() + FLUSH_RETRY
+            return applied, lsn
+        try:
+            log.reset()
+        except OSError:
+            log_errors.exception("starting the item log afresh failed")  # SQLite holds it all
+        return lsn, lsn
+
+    def _run_deferred(self) -> None:
+        """Let the deferred writers write their rows (``Transaction.defer``)."""
+        deferred = self._deferred
+        while deferred:
+            deferred.popitem()[1]()
+
+    def _sync_items(self) -> None:
+        """Make SQLite hold every item write so far (the overlay, then what
+        the open transaction kept), beginning its transaction only if there
+        is something to write: before a read of many rows."""
+        if self._deferred:
+            self._run_deferred()
+        if self._in_sqlite:
+            if not self._overlay_written:
+                _write_rows(self._conn, self._overlay)
+                self._overlay_written = True
+            pending = self._pending
+            if pending:
+                _write_rows(self._conn, pending)
+                pending.clear()
+        elif self._overlay or self._pending:
+            self._begin_sqlite()
+        else:
+            self._begin_reading()
+
+    def _begin_sqlite(self) -> None:
+        """Before anything that writes SQLite itself (a catalog change, a
+        client token, a savepoint): the open transaction commits to SQLite,
+        with every item write so far."""
+        if not self._in_sqlite:
+            if not self._conn.in_transaction:  # else its reads' becomes one by writing
+                self._conn.execute("BEGIN IMMEDIATE")
+            self._in_sqlite = True
+        self._sync_items()
+
+    def _begin_reading(self) -> None:
+        """Before a read of SQLite: all of the open transaction's reads share
+        one SQLite transaction, ended when it commits (a read outside one is
+        a transaction of its own, taking and dropping the WAL's locks)."""
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN")
+
+    def _end_reading(self) -> None:
+        """End the reads' SQLite transaction (the open one has not written SQLite)."""
+        if self._conn.in_transaction:
+            self._conn.execute("COMMIT")
+
+    def _commit(self) -> None:
+        """Commit the open transaction: to SQLite if it began SQLite's, else
+        its item writes as one record of the item log, into the overlay."""
+        if self._deferred:
+            self._run_deferred()
+        if self._in_sqlite:
+            self._sync_items()
+            self._commit_sqlite()
+            return
+        pending, self._pending = self._pending, None
+        # Before the overlay is written: its write transaction then reads the
+        # newest WAL, which it starts again if the checkpointer has copied it all.
+        self._end_reading()
+        if not pending:
+            return
+        log = self._log
+        if log is not None:
+            log.append(self._lsn + 1, pending)
+        self._lsn += 1
+        self._overlay.update(pending)
+        if (len(self._overlay) >= OVERLAY_ROWS or (log is not None and log.size >= LOG_BYTES)
+                ) and time.monotonic() >= self._flush_after:
+            # Committed already (in the log): a failure to write the overlay
+            # into SQLite (a full disk) leaves it where it is, to be tried
+            # again FLUSH_RETRY seconds later.
+            try:
+                self._begin_sqlite()
+                self._commit_sqlite()
+            except Exception:
+                log_errors.exception("writing the item overlay into SQLite failed")
+                self._rollback()
+                self._flush_after = time.monotonic() + FLUSH_RETRY
+
+    def _commit_sqlite(self) -> None:
+        """COMMIT SQLite's transaction (which holds the overlay); the overlay
+        and the item log are then empty."""
+        if self._lsn != self._applied:
+            self._conn.execute("UPDATE item_log_applied SET lsn = ?", (self._lsn,))
+        self._conn.execute("COMMIT")
+        self._in_sqlite = False
+        self._overlay_written = False
+        self._overlay = {}
+        self._applied = self._lsn
+        checkpointer = self._checkpointer
+        if checkpointer is not None:
+            if checkpointer.restart_due:
+                checkpointer.restart(self._conn)
+            else:
+                checkpointer.wake()
+        log = self._log
+        if log is not None and log.size > HEADER_SIZE:
+            try:
+                log.reset()
+            except OSError:
+                # Committed all the same: the replay skips what SQLite holds.
+                log_errors.exception("starting the item log afresh failed")
+
+    def _rollback(self) -> None:
+        """Undo the open transaction; the overlay (committed) stays."""
+        self._pending = None
+        self._deferred.clear()
+        self._in_sqlite = self._overlay_written = False
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    def transaction(self) -> _Scope:
+        """Hold the writer: everything done inside commits together or not at all.
+
+        Re-entrant: a transaction opened inside another joins it. (A class,
+        not a generator context manager: it is entered on every request.)
+
+        Item writes are kept in memory and read back from there. A
+        transaction that wrote nothing but items commits them as one record
+        of the item log, into the overlay; one that also changed the catalog
+        or a client token, took a savepoint, or read many rows (``items``,
+        ``count_items``) commits everything to SQLite, overlay included. A
+        server runs a whole group commit in one transaction, so a hot counter
+        incremented by every request of the group is one row of one record.
+        """
+        return _Scope(self)
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                if self._overlay:
+                    try:
+                        with self.transaction():
+                            self._begin_sqlite()
+                    except (sqlite3.Error, OSError):
+                        # a full disk: the item log keeps it, for the next open
+                        log_errors.exception("writing the item overlay into SQLite failed")
+                self._closed = True
+                if self._checkpointer is not None:
+                    self._checkpointer.close()
+                self._conn.close()
+                if self._log is not None:
+                    self._log.close()
+                if self._owner is not None:
+                    self._owner.close()
+
+
+def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -> None:
+    """Write item rows into SQLite: one statement per SQLite table and kind."""
+    if not rows:
+        return
+    puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
+    deletes: dict[str, list[tuple[bytes, bytes]]] = {}
+    for (source, hk, rk), blob in rows.items():
+        if blob is None:
+            deletes.setdefault(source, []).append((hk, rk))
+        else:
+            puts.setdefault(source, []).append((hk, rk, blob))
+    for source, keys in deletes.items():
+        conn.executemany(_row_sql(source).delete, keys)
+    for source, entries in puts.items():
+        conn.executemany(_row_sql(source).put, entries)
+
+
+class StoreInUseError(RuntimeError):
+    """The data directory belongs to another open store (another process)."""
+
+
+def _own(directory: Path) -> IO[bytes]:
+    """Take the data directory for this process: the catalog is cached in
+    memory, so a second process writing beside us would go unseen."""
+    owner = open(directory / "tallydb.lock", "a+b")  # noqa: SIM115 - held until close()
+    try:
+        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        owner.close()
+        raise StoreInUseError(
+            f"the data directory {directory} is in use by another tallydb process") from None
+    return owner
+
+
+class _Scope:
+    """One entry into the writer (see ``Store.transaction``)."""
+
+    __slots__ = ("_outer", "_store", "_tables_before")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> Transaction:
+        store = self._store
+        store._lock.acquire()
+        if store._closed:
+            store._lock.release()
+            raise RuntimeError("the store is closed")
+        self._outer = store._depth == 0
+        store._depth += 1
+        txn = store._txn
+        if self._outer:
+            self._tables_before = store._tables
+            store._pending = {}
+            store.segment = next(_SEGMENTS)
+            txn.journal = None if store.on_commit is None else []
+        return txn
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
+        store = self._store
+        try:
+            if self._outer:
+                committed = False
+                txn = store._txn
+                journal, txn.journal = txn.journal, None
+                try:
+                    if kind is None:
+                        store._commit()
+                        committed = True
+                finally:
+                    if not committed:
+                        store._rollback()
+                        store._tables = self._tables_before
+                if journal and store.on_commit is not None:
+                    store.on_commit(journal)
+        finally:
+            store._depth -= 1
+            store._lock.release()
+
+
+class _Savepoint:
+    """One operation inside a shared transaction: undone alone if it fails.
+
+    The transaction commits to SQLite from here on; what the operation
+    writes goes straight to SQLite, where ROLLBACK TO can undo it.
+    """
+
+    __slots__ = ("_journaled", "_pending", "_store", "_tables_before")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        store = self._store
+        store._begin_sqlite()
+        self._pending, store._pending = store._pending, None
+        self._tables_before = store._tables
+        journal = store._txn.journal
+        self._journaled = 0 if journal is None else len(journal)
+        store.segment = next(_SEGMENTS)
+        store._conn.execute("SAVEPOINT operation")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
+        store = self._store
+        if kind is None:
+            store._run_deferred()  # into SQLite, inside the savepoint
+        else:
+            store._deferred.clear()  # the failed operation's, undone with it
+        store._pending = self._pending
+        store.segment = next(_SEGMENTS)
+        conn = store._conn
+        if kind is not None:
+            conn.execute("ROLLBACK TO operation")
+            store._tables = self._tables_before
+            journal = store._txn.journal
+            if journal is not None:
+                del journal[self._journaled:]
+        conn.execute("RELEASE operation")
+
+
+#: ``get_item``'s "nothing kept for this row" (None means kept as deleted).
+_UNWRITTEN = object()
+
+#: Numbers for ``Store.segment``, unique in the process.
+_SEGMENTS = itertools.count(1)
+
+
+class Transaction:
+    """What one writer may do while it holds the store.
+
+    ``journal``: while the store has an ``on_commit`` hook, a list the
+    transaction's writers append what they changed to (dropped with a
+    rolled-back savepoint or transaction, handed to the hook after COMMIT);
+    None otherwise.
+
+    ``catalog``: whose tables the running operation sees and creates: ""
+    (the shared catalog), or a region's own name when regions are separate;
+    its caller sets it before each operation.
+    """
+
+    __slots__ = ("_conn", "_store", "catalog", "journal")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._conn = store._conn
+        self.journal: list[Any] | None = None
+        self.catalog = ""
+
+    def savepoint(self) -> _Savepoint:
+        """Run one of several operations sharing this transaction so that,
+        if it fails, what it wrote is undone and the others' writes stay."""
+        return _Savepoint(self._store)
+
+    # -- the catalog -------------------------------------------------------
+
+    def table(self, name: str) -> TableRecord | None:
+        catalog = self.catalog
+        return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
+
+    def tables(self) -> list[TableRecord]:
+        """The tables of this transaction's catalog, by name."""
+        catalog = self.catalog
+        return sorted((t for k, t in self._store._tables.items()
+                       if isinstance(k, str) and t.catalog == catalog), key=lambda t: t.name)
+
+    def all_tables(self) -> list[TableRecord]:
+        """The tables of every catalog (upkeep that serves them all: TTL, streams)."""
+        return [t for k, t in self._store._tables.items() if isinstance(k, str)]
+
+    def retired_tables(self, every_catalog: bool = False) -> list[TableRecord]:
+        """Deleted tables that kept an index (``delete_table``'s ``keep``), of
+        this transaction's catalog (or of every one), oldest first."""
+        catalog = self.catalog
+        return sorted((t for k, t in self._store._tables.items() if isinstance(k, int)
+                       and (every_catalog or t.catalog == catalog)), key=lambda t: t.id)
+
+    def _next(self, sequence: str) -> int:
+        self._store._begin_sqlite()
+        row = self._conn.execute(
+            "SELECT value FROM sequence WHERE name = ?", (sequence,)).fetchone()
+        value = (row[0] if row else 0) + 1
+        self._conn.execute(
+            "INSERT INTO sequence(name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            (sequence, value),
+        )
+        return int(value)
+
+    def create_table(self, name: str, description: dict[str, Any]) -> TableRecord:
+        record = TableRecord(  # SQLite's transaction is begun by _next
+            self._next("table"), name, description, catalog=self.catalog)
+        self._conn.execute(
+            "INSERT INTO catalog(name, id, description) VALUES (?, ?, ?)",
+            (record.key, record.id, orjson.dumps(description)),
+        )
+        self._conn.execute(_ITEMS_TABLE.format(record.items_table))
+        _start_counting(self._conn, record.items_table)
+        self._store._catalog(record.key, record)
+        return record
+
+    def update_table(self, record: TableRecord) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute(
+            "UPDATE catalog SET description = ? WHERE name = ?",
+            (orjson.dumps(record.description), record.key),
+        )
+        self._store._catalog(record.key, record)
+
+    def delete_table(self, record: TableRecord, keep: str | None = None) -> None:
+        """Delete a table with its items and indexes; with ``keep`` (one of
+        its indexes) the table is retired instead: gone by name, its index
+        ``keep`` and its description kept (``retired_tables``) until
+        ``drop_retired``."""
+        self._store._begin_sqlite()
+        self._conn.execute("DELETE FROM catalog WHERE name = ?", (record.key,))
+        dropped = [index for index in record.indexes if index != keep]
+        self._conn.executemany("DELETE FROM index_catalog WHERE table_id = ? AND name = ?",
+                               [(record.id, index) for index in dropped])
+        for index in dropped:
+            self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+        self._conn.execute(f"DROP TABLE IF EXISTS {record.items_table}")
+        self._conn.executemany("DELETE FROM item_counts WHERE source = ?", [
+            (source,) for source in (record.items_table,
+                                     *(record.index_table(i) for i in dropped))])
+        self._store._catalog(record.key, None)
+        if keep is not None and keep in record.indexes:
+            retired = replace(record, indexes={keep: record.indexes[keep]})
+            self._conn.execute(
+                "INSERT INTO retired_catalog(id, name, description) VALUES (?, ?, ?)",
+                (record.id, record.key, orjson.dumps(record.description)))
+            self._store._catalog(record.id, retired)
+
+    def update_retired(self, record: TableRecord) -> None:
+        """Keep a new description of a retired table."""
+        self._store._begin_sqlite()
+        self._conn.execute("UPDATE retired_catalog SET description = ? WHERE id = ?",
+                           (orjson.dumps(record.description), record.id))
+        self._store._catalog(record.id, record)
+
+    def drop_retired(self, record: TableRecord) -> None:
+        """Delete a retired table's kept index, and the table for good."""
+        self._store._begin_sqlite()
+        for index in record.indexes:
+            self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+            self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                               (record.index_table(index),))
+        self._conn.execute("DELETE FROM index_catalog WHERE table_id = ?", (record.id,))
+        self._conn.execute("DELETE FROM retired_catalog WHERE id = ?", (record.id,))
+        self._store._catalog(record.id, None)
+
+    def create_index(self, record: TableRecord, index: str) -> TableRecord:
+        """Add an empty index table to ``record``'s table; the new record
+        (the catalog already holds it)."""
+        index_id = self._next("index")
+        self._conn.execute(
+            "INSERT INTO index_catalog(table_id, name, id) VALUES (?, ?, ?)",
+            (record.id, index, index_id),
+        )
+        updated = replace(record, indexes={**record.indexes, index: index_id})
+        self._conn.execute(_ITEMS_TABLE.format(updated.index_table(index)))
+        _start_counting(self._conn, updated.index_table(index))
+        self._store._catalog(record.key, updated)
+        return updated
+
+    def drop_index(self, record: TableRecord, index: str) -> TableRecord:
+        """Remove an index table; the new record (the catalog already holds it)."""
+        self._store._begin_sqlite()
+        self._conn.execute(f"DROP TABLE IF EXISTS {record.index_table(index)}")
+        self._conn.execute("DELETE FROM item_counts WHERE source = ?",
+                           (record.index_table(index),))
+        self._conn.execute(
+            "DELETE FROM index_catalog WHERE table_id = ? AND name = ?", (record.id, index))
+        updated = replace(
+            record, indexes={k: v for k, v in record.indexes.items() if k != index})
+        self._store._catalog(record.key, updated)
+        return updated
+
+    def count_items(self, record: TableRecord, index: str | None = None) -> tuple[int, int]:
+        """(ItemCount, bytes of stored item JSON) of the table or of one of
+        its indexes: DescribeTable's figures, kept as rows are written (one
+        lookup, not a scan)."""
+        self._store._sync_items()
+        source = record.items_table if index is None else record.index_table(index)
+        row = self._conn.execute(
+            "SELECT items, bytes FROM item_counts WHERE source = ?", (source,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    # -- items -------------------------------------------------------------
+
+    def get_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> Item | None:
+        store = self._store
+        row_key = (record.items_table, hk, rk)
+        pending = store._pending
+        if pending is not None:
+            blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
+        if not store._overlay_written:  # else SQLite holds the overlay, and newer writes
+            blob = store._overlay.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
+        store._begin_reading()
+        row = self._conn.execute(
+            _row_sql(record.items_table).select, (hk, rk)
+        ).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def put_item(self, record: TableRecord, hk: bytes, rk: bytes, item: Item) -> None:
+        self.put_encoded(record, hk, rk, orjson.dumps(item))
+
+    def put_encoded(self, record: TableRecord, hk: bytes, rk: bytes, blob: bytes) -> None:
+        """``put_item`` given the item's JSON (``orjson.dumps(item)``)."""
+        self._write(record.items_table, hk, rk, blob)
+
+    def delete_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> None:
+        self._write(record.items_table, hk, rk, None)
+
+    def put_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes, item: Item
+                  ) -> None:
+        """Write one entry of an index (its keys encoded as the caller likes)."""
+        self._write(record.index_table(index), hk, rk, orjson.dumps(item))
+
+    def put_entry_encoded(self, record: TableRecord, index: str, hk: bytes, rk: bytes,
+                          blob: bytes | bytearray) -> None:
+        """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
+        not copied: its writer may extend it and put it again until the
+        transaction commits (never after)."""
+        self._write(record.index_table(index), hk, rk, cast(bytes, blob))
+
+    def defer(self, key: Any, write: Callable[[], None]) -> None:
+        """Have ``write`` called once (once per ``key``), just before this
+        transaction's item writes leave memory: at its commit, before a
+        read of many rows, when a savepoint begins or ends well. It writes
+        rows made of many changes at once (a stream's records). Dropped
+        when the transaction, or the savepoint it was deferred in, fails."""
+        self._store._deferred[key] = write
+
+    @property
+    def segment(self) -> int:
+        """A number, unique in the process, for the stretch of this
+        transaction since it began or since a savepoint began or ended: a
+        row written again and again within one segment (many changes
+        gathered into one row) commits or rolls back as one."""
+        return self._store.segment
+
+    def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
+        self._write(record.index_table(index), hk, rk, None)
+
+    def _write(self, source: str, hk: bytes, rk: bytes, blob: bytes | None) -> None:
+        """Put (``blob``) or delete (None) one row of an items table: kept
+        until the transaction commits (inside a savepoint: written to SQLite)."""
+        store = self._store
+        store.writes += 1
+        pending = store._pending
+        if pending is not None:
+            pending[(source, hk, rk)] = blob
+        elif blob is None:
+            self._conn.execute(_row_sql(source).delete, (hk, rk))
+        else:
+            self._conn.execute(_row_sql(source).put, (hk, rk, blob))
+
+    def items(
+        self,
+        record: TableRecord,
+        hk: bytes | None = None,
+        *,
+        index: str | None = None,
+        after: tuple[bytes, bytes] | None = None,
+        low: bytes | None = None,
+        below: bytes | None = None,
+        forward: bool = True,
+    ) -> Iterator[tuple[bytes, bytes, Item]]:
+        """Rows of the table (or of ``index``) in key order: one partition
+        (``hk``) with ``low <= rk < below``, or all of them; resuming strictly
+        after ``after``."""
+        where: list[str] = []
+        args: list[Any] = []
+        if hk is not None:
+            where.append("hk = ?")
+            args.append(hk)
+            if low is not None:
+                where.append("rk >= ?")
+                args.append(low)
+            if below is not None:
+                where.append("rk < ?")
+                args.append(below)
+        if after is not None:
+            where.append("(hk, rk) > (?, ?)" if forward else "(hk, rk) < (?, ?)")
+            args.extend(after)
+        self._store._sync_items()
+        order = "ASC" if forward else "DESC"
+        source = record.items_table if index is None else record.index_table(index)
+        sql = f"SELECT hk, rk, item FROM {source}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY hk {order}, rk {order}"
+        for row_hk, row_rk, blob in self._conn.execute(sql, args):
+            yield row_hk, row_rk, orjson.loads(blob)
+
+    # -- TransactWriteItems' client tokens -----------------------------------
+
+    def get_token(self, token: str) -> tuple[bytes, float, bytes] | None:
+        """(digest, created, replay) recorded for ``token``, if any."""
+        self._store._begin_reading()
+        row = self._conn.execute(
+            "SELECT digest, created, replay FROM client_tokens WHERE token = ?", (token,)
+        ).fetchone()
+        return None if row is None else (bytes(row[0]), float(row[1]), bytes(row[2]))
+
+    def put_token(self, token: str, digest: bytes, created: float, replay: bytes) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute(
+            "INSERT OR REPLACE INTO client_tokens(token, digest, created, replay) "
+            "VALUES (?, ?, ?, ?)",
+            (token, digest, created, replay),
+        )
+
+    def forget_tokens_before(self, created: float) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute("DELETE FROM client_tokens WHERE created < ?", (created,))
+
+    # -- snapshots (backups) -------------------------------------------------
+
+    def create_snapshot(self, name: str, record: TableRecord, meta: dict[str, Any]) -> None:
+        """Copy the table's items and every index's entries, as this
+        transaction sees them, under ``name`` with ``meta`` (the caller's
+        description of it). A copy inside SQLite: the writer is held for it,
+        so no write lands halfway."""
+        snapshot_id = self._next("snapshot")  # SQLite's, begun: every item write is in it
+        tables: dict[str, str] = {}
+        sources = {"": record.items_table}
+        sources.update((index, record.index_table(index)) for index in record.indexes)
+        for number, (index, source) in enumerate(sources.items()):
+            copy = tables[index] = f"snapshot_{snapshot_id}_{number}"
+            self._conn.execute(_ITEMS_TABLE.format(copy))
+            self._conn.execute(_COPY_ROWS.format(copy, source))
+        self._conn.execute(
+            "INSERT INTO snapshots(name, id, tables, meta) VALUES (?, ?, ?, ?)",
+            (name, snapshot_id, orjson.dumps(tables), orjson.dumps(meta)))
+
+    def snapshots(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, meta) of every snapshot, oldest first."""
+        self._store._begin_reading()
+        rows = self._conn.execute("SELECT name, meta FROM snapshots ORDER BY id").fetchall()
+        return [(name, orjson.loads(meta)) for name, meta in rows]
+
+    def snapshot(self, name: str) -> dict[str, Any] | None:
+        """The meta of snapshot ``name``, or None."""
+        self._store._begin_reading()
+        row = self._conn.execute("SELECT meta FROM snapshots WHERE name = ?", (name,)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def restore_snapshot(self, name: str, record: TableRecord) -> None:
+        """Fill ``record``'s (empty) table, and each of its indexes the
+        snapshot holds, from snapshot ``name``."""
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        for index, copy in orjson.loads(row[0]).items():
+            if index == "":
+                target = record.items_table
+            elif index in record.indexes:
+                target = record.index_table(index)
+            else:
+                continue
+            self._conn.execute(_COPY_ROWS.format(target, copy))
+
+    def delete_snapshot(self, name: str) -> None:
+        self._store._begin_sqlite()
+        row = self._conn.execute("SELECT tables FROM snapshots WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return
+        for copy in orjson.loads(row[0]).values():
+            self._conn.execute(f"DROP TABLE IF EXISTS {copy}")
+        self._conn.execute("DELETE FROM snapshots WHERE name = ?", (name,))

@@ -1,0 +1,439 @@
+"""Connecting to a store, and its tables.
+
+::
+
+    import tallydb
+    db = tallydb.connect()                                 # embedded, data in ./tallydb-data
+    db = tallydb.connect(path="/tmp/demo")                 # embedded, data elsewhere
+    db = tallydb.connect(in_memory=True)                   # embedded, gone when closed
+    db = tallydb.connect(path="/tmp/demo", sync="full")    # embedded, fsync every commit
+    db = tallydb.connect("http://127.0.0.1:8000")          # tallydb serve, or any endpoint
+    db = tallydb.connect(client=boto3.client("dynamodb"))  # Amazon DynamoDB, your credentials
+
+    videos = db.create_table("videos", hash_key=("PK", "S"), range_key=("SK", "S"))
+    videos = db.table("videos")
+
+Whichever way it connects, the toolkit sends the store only standard
+DynamoDB requests. To an endpoint they go on a boto3 client; to the embedded
+engine straight into ``engine.call``, in-process, with no botocore and no
+JSON on the way (:class:`~tallydb.toolkit.transport.EngineTransport`), yet with the
+same results and the same exceptions as a boto3 client would give.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tallydb.toolkit.conditions import Path as PathArg
+from tallydb.toolkit.convert import Item
+from tallydb.toolkit.exceptions import SchemaMismatchError
+from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
+from tallydb.toolkit.table import KeySchema, Table
+from tallydb.toolkit.transport import Call, ClientTransport, EngineTransport, Plan, Sleep, Transport
+
+if TYPE_CHECKING:
+    from tallydb.toolkit.transaction import Transaction
+
+__all__ = [
+    "DEFAULT_PATH",
+    "Database",
+    "DatabaseBase",
+    "connect",
+    "new_table_request",
+    "open_transport",
+]
+
+#: Where ``connect()`` keeps the embedded engine's data.
+DEFAULT_PATH = "tallydb-data"
+#: How many requests may be in flight at once (the HTTP pool and the async
+#: driver's thread pool are sized together).
+MAX_CONNECTIONS = 32
+#: ``connect(endpoint)``'s defaults: seconds to wait for a connection or an
+#: answer, and how many times an idempotent request is sent again after a
+#: failure that may be passing (throttling, a dropped connection). An
+#: endpoint that never answers fails in about (retries + 1) x timeout.
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_RETRIES = 2
+
+KeySpec = tuple[str, str]
+
+
+_session_lock = threading.Lock()
+_session: Any = None
+
+
+def _shared_session() -> Any:
+    """One boto3 session for the clients ``connect`` makes: botocore then
+    loads DynamoDB's service model once per process, not once per client
+    (most of the ~0.7 s a new client costs). Sessions are not thread-safe,
+    so clients are made under a lock."""
+    global _session
+    if _session is None:
+        import boto3
+
+        _session = boto3.session.Session()
+    return _session
+
+
+def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
+    from botocore.config import Config
+
+    if timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be a whole number >= 0, not {retries!r}")
+    config = Config(
+        max_pool_connections=MAX_CONNECTIONS,
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        retries={"mode": "standard", "total_max_attempts": retries + 1},
+    )
+    with _session_lock:
+        session = _shared_session()
+        region = region or session.region_name or "us-east-1"
+        credentials: dict[str, str] = {}
+        if session.get_credentials() is None:
+            # A local endpoint needs *some* credentials to sign with.
+            credentials = {"aws_access_key_id": "tallydb", "aws_secret_access_key": "tallydb"}
+        return session.client(
+            "dynamodb", endpoint_url=endpoint, region_name=region, config=config, **credentials
+        )
+
+
+def _engine(path: str | os.PathLike[str] | None, sync: str | None) -> Any:
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
+
+    location = None if path is None else os.fspath(path)
+    store = Store(location) if sync is None else Store(location, sync=sync)
+    return Engine(store)
+
+
+def _embedded(engine: Any) -> EngineTransport:
+    """The transport on the embedded engine, with a TTL sweeper running
+    until it is closed."""
+    from tallydb.engine.sweeper import Sweeper
+
+    sweeper = Sweeper(engine).start()
+
+    def close() -> None:
+        sweeper.stop()
+        engine.close()
+
+    def make_client() -> Any:
+        """The in-process boto3 client on the same engine (``db.client``,
+        and table management)."""
+        from botocore.config import Config
+
+        from tallydb.toolkit import inprocess
+
+        config = Config(max_pool_connections=MAX_CONNECTIONS)
+        with _session_lock:
+            return inprocess.client(engine, config=config, session=_shared_session())
+
+    return EngineTransport(engine, make_client, on_close=close, max_workers=MAX_CONNECTIONS)
+
+
+def open_transport(
+    endpoint: str | None = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    client: Any = None,
+    in_memory: bool = False,
+    region: str | None = None,
+    sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
+) -> Transport:
+    """The transport ``connect`` uses (see :func:`connect` for the arguments)."""
+    given = sum(x is not None and x is not False for x in (endpoint, path, client, in_memory))
+    if given > 1:
+        raise ValueError("pass one of: an endpoint URL, path=, client=, in_memory=True")
+    if client is not None or endpoint is not None:
+        if sync is not None:
+            raise ValueError("sync= is the embedded engine's setting; an endpoint has its own")
+        if client is None:
+            client = _http_client(str(endpoint), region, timeout, retries)
+        return ClientTransport(client, max_workers=MAX_CONNECTIONS)
+    if in_memory:
+        return _embedded(_engine(None, sync))
+    return _embedded(_engine(Path(path if path is not None else DEFAULT_PATH), sync))
+
+
+def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
+    definitions = [{"AttributeName": hash_key[0], "AttributeType": hash_key[1]}]
+    schema = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    if range_key is not None:
+        definitions.append({"AttributeName": range_key[0], "AttributeType": range_key[1]})
+        schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+    return {"AttributeDefinitions": definitions, "KeySchema": schema}
+
+
+def new_table_request(
+    name: str,
+    hash_key: Any,
+    range_key: Any,
+    billing_mode: str,
+    indexes: Sequence[Index] = (),
+    types: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """CreateTable's request; the keys checked (``(name, type)``) first."""
+    if not isinstance(name, str):
+        raise TypeError(f"a table name is a str, not {name!r}")
+    hash_key = key_spec("hash_key", hash_key)
+    range_key = None if range_key is None else key_spec("range_key", range_key)
+    request: dict[str, Any] = {
+        "TableName": name,
+        "BillingMode": billing_mode,
+        **_key_schema(hash_key, range_key),
+    }
+    throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+    if billing_mode == "PROVISIONED":
+        request["ProvisionedThroughput"] = throughput
+    definitions = {d["AttributeName"]: d["AttributeType"] for d in request["AttributeDefinitions"]}
+    for index in indexes:
+        if not isinstance(index, Index):
+            raise TypeError(f"indexes holds GlobalIndex and LocalIndex, not {index!r}")
+        index_hash, index_range = index.resolved(hash_key, types)
+        for key_name, key_type in (index_hash, index_range or index_hash):
+            if definitions.setdefault(key_name, key_type) != key_type:
+                raise TypeError(
+                    f"index {index.name!r}: {key_name} is {key_type} here and "
+                    f"{definitions[key_name]} elsewhere"
+                )
+        entry = index.key_request(index_hash, index_range)
+        if isinstance(index, LocalIndex):
+            request.setdefault("LocalSecondaryIndexes", []).append(entry)
+        else:
+            if billing_mode == "PROVISIONED":
+                entry["ProvisionedThroughput"] = throughput
+            request.setdefault("GlobalSecondaryIndexes", []).append(entry)
+    request["AttributeDefinitions"] = [
+        {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
+    ]
+    return request
+
+
+def _same_keys(request: dict[str, Any], table: dict[str, Any]) -> bool:
+    def keys(description: dict[str, Any]) -> list[tuple[str, str, str]]:
+        types = {
+            d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]
+        }
+        return sorted(
+            (k["KeyType"], k["AttributeName"], types.get(k["AttributeName"], "?"))
+            for k in description["KeySchema"]
+        )
+
+    return keys(request) == keys(table)
+
+
+def _show(schema: KeySchema) -> str:
+    shown = f"{schema.hash_key} ({schema.hash_type})"
+    if schema.range_key is not None:
+        shown += f", {schema.range_key} ({schema.range_type})"
+    return shown
+
+
+class DatabaseBase:
+    """What sync and async databases share: the transport and the plans."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    @property
+    def client(self) -> Any:
+        """A boto3 DynamoDB client on the same store (for anything the toolkit
+        lacks): the one given or made for an endpoint; for the embedded engine
+        an in-process client, made on first use."""
+        return self.transport.client
+
+    def _p_create_table(
+        self,
+        request: dict[str, Any],
+        ttl_attribute: str | None,
+        exist_ok: bool,
+        timeout: float,
+    ) -> Plan[None]:
+        """CreateTable (``request`` from :func:`new_table_request`), wait
+        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
+        the same keys is fine; one with other keys raises."""
+        from tallydb.engine.errors import ResourceInUseException
+
+        name = request["TableName"]
+        try:
+            yield Call("CreateTable", request)
+        except ResourceInUseException:
+            if not exist_ok:
+                raise
+            response = yield Call("DescribeTable", {"TableName": name})
+            if not _same_keys(request, response["Table"]):
+                found = KeySchema.from_description(response["Table"])
+                raise SchemaMismatchError(
+                    f"table {name!r} exists with key {_show(found)}, not the "
+                    f"{_show(KeySchema.from_description(request))} asked for"
+                ) from None
+        yield from self._p_wait_active(name, timeout)
+        if ttl_attribute is not None:
+            yield Call(
+                "UpdateTimeToLive",
+                {
+                    "TableName": name,
+                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
+                },
+            )
+
+    def _p_wait_active(self, name: str, timeout: float) -> Plan[None]:
+        delay, waited = 0.02, 0.0
+        while True:
+            response = yield Call("DescribeTable", {"TableName": name})
+            if response["Table"].get("TableStatus", "ACTIVE") == "ACTIVE":
+                return
+            if waited >= timeout:
+                raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
+            yield Sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 1.0)
+
+    def _p_delete_table(self, name: str) -> Plan[None]:
+        yield Call("DeleteTable", {"TableName": name})
+
+    def _p_list_tables(self) -> Plan[list[str]]:
+        names: list[str] = []
+        request: dict[str, Any] = {}
+        while True:
+            response = yield Call("ListTables", request)
+            names.extend(response.get("TableNames", []))
+            last = response.get("LastEvaluatedTableName")
+            if not last:
+                return names
+            request = {"ExclusiveStartTableName": last}
+
+
+class Database(DatabaseBase):
+    """A connection to a store (blocking API). Make one with :func:`connect`;
+    close it (or use ``with``) to release the embedded engine."""
+
+    def create_table(
+        self,
+        name: str,
+        *,
+        hash_key: KeySpec,
+        range_key: KeySpec | None = None,
+        billing_mode: str = "PAY_PER_REQUEST",
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+        indexes: Sequence[Index] = (),
+    ) -> Table:
+        """CreateTable, then wait until it is ACTIVE; the :class:`~tallydb.toolkit.table.Table`.
+
+        ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
+        ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.toolkit.indexes.GlobalIndex`
+        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``ttl_attribute`` turns on
+        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
+        with the same keys is fine (one with other keys raises
+        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError`).
+        """
+        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
+        self.transport.run(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
+        return Table(self, name, KeySchema.from_description(request))
+
+    def table(self, name: str) -> Table:
+        """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""
+        return Table(self, name)
+
+    def delete_table(self, name: str) -> None:
+        """DeleteTable."""
+        self.transport.run(self._p_delete_table(name))
+
+    def list_tables(self) -> list[str]:
+        """Every table's name (all pages of ListTables)."""
+        result: list[str] = self.transport.run(self._p_list_tables())
+        return result
+
+    def transaction(self, *, token: str | None = None) -> Transaction:
+        """Puts, updates, deletes and condition checks across tables, sent
+        as one TransactWriteItems when the ``with`` block ends (see
+        :mod:`tallydb.toolkit.transaction`). ``token`` is the ClientRequestToken
+        (a fresh UUID by default)."""
+        from tallydb.toolkit.transaction import Transaction
+
+        return Transaction(self.transport, token)
+
+    def transact_get(
+        self,
+        gets: Sequence[tuple[Table | str, Mapping[str, Any]]],
+        *,
+        projection: Sequence[str | PathArg] | None = None,
+    ) -> list[Item | None]:
+        """TransactGetItems: the item (or None) of each ``(table, key)``, in
+        order, read as of one moment."""
+        from tallydb.toolkit.transaction import p_transact_get
+
+        result: list[Item | None] = self.transport.run(p_transact_get(gets, projection))
+        return result
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Database {self.transport.endpoint}>"
+
+
+def connect(
+    endpoint: str | None = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    client: Any = None,
+    in_memory: bool = False,
+    region: str | None = None,
+    sync: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    retries: int = DEFAULT_RETRIES,
+) -> Database:
+    """Open a store.
+
+    * ``connect()``: the embedded engine, data in ``./tallydb-data``;
+    * ``connect(path="/tmp/demo")``: the embedded engine, data there;
+    * ``connect(in_memory=True)``: the embedded engine, nothing on disk;
+    * ``connect("http://127.0.0.1:8000")``: any DynamoDB-compatible endpoint
+      (``tallydb serve``, DynamoDB Local, Alternator, moto). Credentials and
+      region come from the environment as boto3 finds them; a local endpoint
+      without any gets dummy ones, and region ``us-east-1``;
+    * ``connect(client=boto3.client("dynamodb"))``: the client you made, e.g.
+      for Amazon DynamoDB with your own credentials.
+
+    ``sync`` is the embedded engine's durability (:class:`tallydb.engine.storage.Sync`):
+    ``"normal"`` (the default: every acknowledged write survives the process
+    being killed), ``"full"`` (each commit is fsynced first: survives power
+    loss) or ``"off"``. Every call commits before it returns, whichever.
+
+    ``timeout`` (seconds, for a connection and for each answer) and
+    ``retries`` (how often an idempotent request is sent again) apply to an
+    endpoint URL; a client you pass keeps its own configuration. A request
+    that is not idempotent (a counter's ``add`` without an idempotency key)
+    is never sent twice, whatever the client's retry setting: if its answer
+    is lost, :class:`~tallydb.toolkit.exceptions.OutcomeUnknown` is raised.
+    """
+    return Database(
+        open_transport(
+            endpoint,
+            path=path,
+            client=client,
+            in_memory=in_memory,
+            region=region,
+            sync=sync,
+            timeout=timeout,
+            retries=retries,
+        )
+    )
