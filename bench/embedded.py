@@ -45,7 +45,7 @@ from typing import Any
 import tallydb
 from tallydb.toolkit import inprocess
 from tallydb.toolkit.convert import json_shape
-from tallydb.toolkit.transport import EngineTransport
+from tallydb.toolkit.embedded import EngineTransport
 
 #: The speed target for ``Counter.add()`` with the default durability.
 TARGET = 30_000

@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from tallydb.toolkit.table import Table
     from tallydb.toolkit.update import Update, if_not_exists, list_append
 
+    from tallydb.toolkit import aio
+
     ConditionalCheckFailed = ConditionalCheckFailedException
 
 _EXPORTS: dict[str, str] = {
@@ -159,6 +161,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "aio":  # ``import tallydb`` then ``tallydb.aio.connect()``
+        return importlib.import_module("tallydb.toolkit.aio")
     target = _ALIASES.get(name, name)
     module = _EXPORTS.get(target)
     if module is None:

@@ -20,7 +20,8 @@ import tallydb
 from tallydb.engine import errors
 from tallydb.toolkit import inprocess
 from tallydb.toolkit.exceptions import ConditionRefused
-from tallydb.toolkit.transport import ClientTransport, EngineTransport, Transport
+from tallydb.toolkit.embedded import EngineTransport
+from tallydb.toolkit.transport import ClientTransport, Transport
 
 KEY = {"PK": {"S": "a"}, "SK": {"S": "b"}}
 ITEM = {

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tallydb.engine.api import DEFAULT_REGION
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
     from tallydb.server.access import Access
-    from tallydb.server.protocol import Connection
+
+
+class Peer(Protocol):
+    """The connection an exchange came on, as the batch and routing see it:
+    where its response goes once the batch has committed."""
+
+    out: list[bytes]  # responses due, in the order the requests came
+    pending: int  # requests handed to the batch and not yet answered
+    stopped: bool  # no more requests are read from it
+    close_after_write: bool
+    stream: LiveStream | None  # the console's live feed, which takes it over
+
+    def write_out(self) -> None:
+        """Write what is due in ``out``."""
 
 
 class Exchange:
@@ -50,7 +63,7 @@ class Exchange:
     method: bytes
     started: float
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Peer) -> None:
         self.conn = conn
         self.url = b""
         self.target: bytes | None = None

@@ -16,16 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import resource
+from collections.abc import Set
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import orjson
 
 from tallydb.engine.errors import ThrottlingException
 from tallydb.server import http
-
-if TYPE_CHECKING:
-    from tallydb.server.app import Server
 
 FD_RESERVE = 64  # descriptors kept for the store, logs and the listening sockets
 TOO_MANY_CONNECTIONS = "Too many open connections: the server holds {} (--max-connections)"
@@ -68,11 +66,30 @@ def raise_descriptor_limit(connections: int) -> int:
     return max(1, min(connections, soft - FD_RESERVE))
 
 
+class Deadlines(Protocol):
+    """A connection, as the watchdog sees it."""
+
+    def check_deadlines(self, now: float) -> None:
+        """Act on any deadline of the connection's that ``now`` has passed."""
+
+
+class Watched(Protocol):
+    """A server, as the watchdog sees it."""
+
+    limits: ConnectionLimits
+    loop: asyncio.AbstractEventLoop
+    clock: float
+
+    @property
+    def connections(self) -> Set[Deadlines]:
+        """The open connections."""
+
+
 class Watchdog:
     """Keeps ``server.clock`` (coarse loop time) and enforces each
     connection's deadlines once a tick."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Watched) -> None:
         self.server = server
 
     async def run(self) -> None:

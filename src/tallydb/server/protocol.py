@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
 
@@ -24,7 +24,9 @@ from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
-    from tallydb.server.app import Server
+    from tallydb.server.batch import Batcher
+    from tallydb.server.limits import ConnectionLimits
+    from tallydb.server.routing import Router
 
 log = logging.getLogger("tallydb.server")
 
@@ -66,10 +68,22 @@ def _kind(name: bytes) -> int:
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
 
 
+class Host(Protocol):
+    """What a connection needs of the server that accepted it."""
+
+    router: Router
+    batcher: Batcher
+    limits: ConnectionLimits
+    log_requests: bool
+    loop: asyncio.AbstractEventLoop
+    clock: float  # coarse loop time, moved once a watchdog tick
+    connections: set[Connection]
+
+
 class Connection(asyncio.Protocol):
     """HTTP/1.1 keep-alive with pipelining for the DynamoDB JSON protocol."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.router = server.router
         self.batcher = server.batcher

@@ -26,25 +26,39 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tallydb.toolkit.conditions import Path
 from tallydb.toolkit.convert import Item, Wire, item_from_wire, item_to_wire
+from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.exceptions import BatchIncompleteError
-from tallydb.toolkit.transport import Call, Plan, Sleep
-
-if TYPE_CHECKING:
-    from tallydb.toolkit.table import TableBase
+from tallydb.toolkit.requests import KeySchema, build_request
+from tallydb.toolkit.transport import Call, Plan, Sleep, Transport
 
 __all__ = [
     "ATTEMPTS",
     "GET_LIMIT",
     "WRITE_LIMIT",
-    "AsyncBatchWriter",
     "BatchWriter",
     "BatchWriterBase",
+    "Keyed",
     "p_batch_get",
 ]
+
+
+class Keyed(Protocol):
+    """A table, as a batch sees it: its name, key schema and transport."""
+
+    @property
+    def name(self) -> str:
+        """The table's name."""
+
+    @property
+    def transport(self) -> Transport:
+        """What its requests go by."""
+
+    def _p_schema(self) -> Plan[KeySchema]:
+        """The key schema (asked for once)."""
 
 #: DynamoDB's limits: requests per BatchWriteItem, keys per BatchGetItem.
 WRITE_LIMIT = 25
@@ -83,14 +97,12 @@ def p_batch_write(table: str, requests: list[dict[str, Any]]) -> Plan[None]:
 
 
 def p_batch_get(
-    table: TableBase,
+    table: Keyed,
     keys: Iterable[Mapping[str, Any]],
     consistent: bool,
     projection: Sequence[str | Path] | None,
 ) -> Plan[list[Item]]:
     """Every item of ``keys`` that exists, in the order asked, 100 keys a request."""
-    from tallydb.toolkit.table import build_request
-
     schema = yield from table._p_schema()
     wanted: dict[str, dict[str, Wire]] = {}
     for key in keys:
@@ -127,11 +139,34 @@ def p_batch_get(
 
 
 class BatchWriterBase:
-    """The buffer of a batch writer; the sync and async writers send it."""
+    """A batch writer's buffer, and its methods as plans."""
 
-    def __init__(self, table: TableBase) -> None:
+    def __init__(self, table: Keyed) -> None:
         self.table = table
         self._pending: dict[str, dict[str, Any]] = {}
+
+    @property
+    def transport(self) -> Transport:
+        return self.table.transport
+
+    @operation
+    def put(self, item: Mapping[str, Any]) -> Plan[None]:
+        """Buffer a PutRequest; send a request once 25 are waiting."""
+        names = yield from self._p_names()
+        if self._put_request(item, names):
+            yield from self._p_flush(everything=False)
+
+    @operation
+    def delete(self, key: Mapping[str, Any]) -> Plan[None]:
+        """Buffer a DeleteRequest; send a request once 25 are waiting."""
+        names = yield from self._p_names()
+        if self._delete_request(key, names):
+            yield from self._p_flush(everything=False)
+
+    @operation
+    def flush(self, *, everything: bool = True) -> Plan[None]:
+        """Send what is buffered (``everything=False``: only full requests)."""
+        return self._p_flush(everything)
 
     def _add(self, key: Mapping[str, Any], request: dict[str, Any]) -> bool:
         """Buffer one write (replacing one of the same key); True when a
@@ -166,49 +201,11 @@ class BatchWriterBase:
         return schema.names
 
 
-class BatchWriter(BatchWriterBase):
+class BatchWriter(BatchWriterBase, Blocking):
     """``with table.batch_writer() as batch: batch.put(...); batch.delete(...)``."""
-
-    def put(self, item: Mapping[str, Any]) -> None:
-        """Buffer a PutRequest; send a request once 25 are waiting."""
-        if self._put_request(item, self.table.transport.run(self._p_names())):
-            self.flush(everything=False)
-
-    def delete(self, key: Mapping[str, Any]) -> None:
-        """Buffer a DeleteRequest; send a request once 25 are waiting."""
-        if self._delete_request(key, self.table.transport.run(self._p_names())):
-            self.flush(everything=False)
-
-    def flush(self, *, everything: bool = True) -> None:
-        """Send what is buffered."""
-        self.table.transport.run(self._p_flush(everything))
 
     def __enter__(self) -> BatchWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.flush()
-
-
-class AsyncBatchWriter(BatchWriterBase):
-    """``async with table.batch_writer() as batch: await batch.put(...)``."""
-
-    async def put(self, item: Mapping[str, Any]) -> None:
-        """Buffer a PutRequest; send a request once 25 are waiting."""
-        if self._put_request(item, await self.table.transport.arun(self._p_names())):
-            await self.flush(everything=False)
-
-    async def delete(self, key: Mapping[str, Any]) -> None:
-        """Buffer a DeleteRequest; send a request once 25 are waiting."""
-        if self._delete_request(key, await self.table.transport.arun(self._p_names())):
-            await self.flush(everything=False)
-
-    async def flush(self, *, everything: bool = True) -> None:
-        """Send what is buffered."""
-        await self.table.transport.arun(self._p_flush(everything))
-
-    async def __aenter__(self) -> AsyncBatchWriter:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.flush()

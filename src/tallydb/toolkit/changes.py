@@ -9,25 +9,23 @@ children), and hands out each change with a ``position``: pass it back as
 process or another. Positions are plain strings, to be kept wherever the
 consumer keeps its own state.
 
-The sync iterator and its async twin share :class:`ChangeReader`, whose
-``next_batch`` makes the (blocking) requests for one batch of records.
+:class:`ChangeReader` is a stream plan (:mod:`tallydb.toolkit.transport`):
+its requests go to the transport's Streams client (or the one given), so
+the blocking and the asyncio toolkit read with the very same code.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tallydb.engine.errors import ExpiredIteratorException
 from tallydb.toolkit.convert import Item, item_from_wire
-from tallydb.toolkit.transport import EngineTransport, Transport, client_call
+from tallydb.toolkit.transport import Call, Emit, Plan, Sleep, Stream
 
-__all__ = ["Change", "ChangeReader", "streams_client_for"]
+__all__ = ["Change", "ChangeReader"]
 
-#: Amazon DynamoDB's own endpoints, whose Streams API lives at another host.
-_AWS_ENDPOINT = re.compile(r"^https://dynamodb\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/?$")
 NO_STREAM = "table {!r} has no stream: enable one with StreamSpecification"
 
 
@@ -46,99 +44,94 @@ class Change:
     by_service: bool
 
 
-def streams_client_for(transport: Transport) -> Any:
-    """A ``dynamodbstreams`` client on the same store as ``transport``: the
-    embedded engine's own, or one with the DynamoDB client's endpoint,
-    region and credentials (on AWS, the region's Streams endpoint)."""
-    if isinstance(transport, EngineTransport):
-        from tallydb.toolkit import inprocess
-
-        return inprocess.streams_client(transport.engine)
-    import boto3
-
-    client = transport.client
-    meta = client.meta
-    kwargs: dict[str, Any] = {"region_name": meta.region_name, "config": meta.config}
-    if not _AWS_ENDPOINT.match(meta.endpoint_url or ""):
-        kwargs["endpoint_url"] = meta.endpoint_url
-    # botocore has no public accessor for a client's credentials
-    credentials = client._request_signer._credentials
-    if credentials is not None:
-        frozen = credentials.get_frozen_credentials()
-        kwargs.update(aws_access_key_id=frozen.access_key,
-                      aws_secret_access_key=frozen.secret_key,
-                      aws_session_token=frozen.token)
-    return boto3.session.Session().client("dynamodbstreams", **kwargs)
-
-
 class ChangeReader:
-    """Where a reader is in a table's stream, and how to read on from there."""
+    """Where a reader is in a table's stream, and how to read on from there.
 
-    def __init__(self, streams: Any, describe_table: Callable[[], dict[str, Any]],
-                 table: str, after: str | None, latest: bool) -> None:
-        self.streams = streams
+    ``describe_table`` is the plan that finds the table's stream;
+    ``streams`` a ``dynamodbstreams`` client to read with (None: the
+    transport's own, on the same store).
+    """
+
+    def __init__(self, describe_table: Callable[[], Plan[dict[str, Any]]], table: str,
+                 after: str | None, latest: bool, streams: Any = None) -> None:
         self.describe_table = describe_table
         self.table = table
         self.after = after
         self.latest = latest
+        self.streams = streams
         self.arn: str | None = None
         self.shard: str | None = None
         self.iterator: str | None = None
         self.last: str | None = None  # the last sequence number handed out
         self.finished = False  # the stream is disabled and read to its end
 
-    def _call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-        return client_call(self.streams, operation, request)
+    def _call(self, operation: str, request: dict[str, Any]) -> Call:
+        return Call(operation, request, streams=True, client=self.streams)
 
-    def _shards(self) -> list[str]:
+    def _shards(self) -> Plan[list[str]]:
         assert self.arn is not None
-        answer = self._call("DescribeStream", {"StreamArn": self.arn})
+        answer = yield self._call("DescribeStream", {"StreamArn": self.arn})
         return [shard["ShardId"] for shard in answer["StreamDescription"]["Shards"]]
 
-    def _iterator(self, kind: str, sequence: str | None = None) -> str:
+    def _iterator(self, kind: str, sequence: str | None = None) -> Plan[str]:
         request = {"StreamArn": self.arn, "ShardId": self.shard, "ShardIteratorType": kind}
         if sequence is not None:
             request["SequenceNumber"] = sequence
-        return str(self._call("GetShardIterator", request)["ShardIterator"])
+        answer = yield self._call("GetShardIterator", request)
+        return str(answer["ShardIterator"])
 
-    def _start(self) -> None:
+    def _start(self) -> Plan[None]:
         if self.after is not None:
             self.arn, self.shard, self.last = self.after.rsplit("|", 2)
-            self.iterator = self._iterator("AFTER_SEQUENCE_NUMBER", self.last)
+            self.iterator = yield from self._iterator("AFTER_SEQUENCE_NUMBER", self.last)
             return
-        self.arn = self.describe_table().get("LatestStreamArn")
+        described = yield from self.describe_table()
+        self.arn = described.get("LatestStreamArn")
         if self.arn is None:
             raise ValueError(NO_STREAM.format(self.table))
-        shards = self._shards()
+        shards = yield from self._shards()
         self.shard = shards[-1] if self.latest else shards[0]
-        self.iterator = self._iterator("LATEST" if self.latest else "TRIM_HORIZON")
+        self.iterator = yield from self._iterator("LATEST" if self.latest else "TRIM_HORIZON")
 
-    def _next_shard(self) -> bool:
+    def _next_shard(self) -> Plan[bool]:
         """Move to the shard after the current one; False when there is none."""
-        shards = self._shards()
+        shards = yield from self._shards()
         if self.shard not in shards or shards.index(self.shard) + 1 >= len(shards):
             return False
         self.shard = shards[shards.index(self.shard) + 1]
-        self.iterator = self._iterator("TRIM_HORIZON")
+        self.iterator = yield from self._iterator("TRIM_HORIZON")
         return True
 
-    def next_batch(self) -> list[Change]:
+    def next_batch(self) -> Plan[list[Change]]:
         """The next records (an empty list when caught up)."""
         if self.finished:
             return []
         if self.iterator is None:
-            self._start()
+            yield from self._start()
         try:
-            answer = self._call("GetRecords", {"ShardIterator": self.iterator})
+            answer = yield self._call("GetRecords", {"ShardIterator": self.iterator})
         except ExpiredIteratorException:  # a long pause: go on from the last record
-            self.iterator = (self._iterator("AFTER_SEQUENCE_NUMBER", self.last)
-                             if self.last is not None else self._iterator("TRIM_HORIZON"))
-            answer = self._call("GetRecords", {"ShardIterator": self.iterator})
+            self.iterator = yield from (
+                self._iterator("AFTER_SEQUENCE_NUMBER", self.last)
+                if self.last is not None else self._iterator("TRIM_HORIZON"))
+            answer = yield self._call("GetRecords", {"ShardIterator": self.iterator})
         batch = [self._change(record) for record in answer["Records"]]
         self.iterator = answer.get("NextShardIterator")
-        if self.iterator is None and not self._next_shard():
+        if self.iterator is None and not (yield from self._next_shard()):
             self.finished = True
         return batch
+
+    def read(self, follow: bool, poll: float) -> Stream[Change]:
+        """Every change from where the reader is: until caught up, or, with
+        ``follow``, on and on (a pause of ``poll`` seconds when caught up)."""
+        while True:
+            batch = yield from self.next_batch()
+            if batch:
+                yield Emit(batch)
+            elif not follow or self.finished:
+                return
+            else:
+                yield Sleep(poll)
 
     def _change(self, record: dict[str, Any]) -> Change:
         data = record["dynamodb"]

@@ -85,13 +85,15 @@ from tallydb.toolkit.convert import (
     python_shape,
     to_wire,
 )
+from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.exceptions import (
     ContentionError,
     CounterLimitError,
     IdempotencyKeyMismatchError,
 )
-from tallydb.toolkit.table import KeySchema, Table, TableBase, build_request
-from tallydb.toolkit.transport import Call, Plan, Sleep
+from tallydb.toolkit.requests import KeySchema, build_request
+from tallydb.toolkit.table import TableBase
+from tallydb.toolkit.transport import Call, Plan, Sleep, Transport
 from tallydb.toolkit.update import Update
 
 __all__ = ["Counter", "CounterBase", "ShardedCounter", "ShardedCounterBase"]
@@ -341,7 +343,8 @@ def _delta_key(delta: Delta) -> Any:
 
 
 class CounterBase:
-    """What sync and async counters share: configuration and plans."""
+    """What the blocking and the asyncio counter share: the configuration,
+    and every method as a plan."""
 
     def __init__(
         self,
@@ -394,6 +397,90 @@ class CounterBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.table.name}{dict(self.key)} {self.attribute}>"
+
+    @property
+    def transport(self) -> Transport:
+        return self.table.transport
+
+    # -- the methods -------------------------------------------------------------
+
+    @operation
+    def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> Plan[Number]:
+        """Add ``delta`` (negative to subtract); the new value.
+
+        ``also`` carries other actions in the same UpdateItem (or transaction),
+        applied atomically with the add: ``also=Update().set("last_seen", now)``,
+        a TTL for a window counter. Overlapping paths are refused before
+        anything is sent.
+
+        With ``idempotency_key``, the add happens at most once per key (within
+        the retention): a retry changes nothing and returns the same value.
+        Raises :class:`~tallydb.toolkit.exceptions.CounterLimitError` if a bound
+        would be crossed (nothing changes).
+        """
+        return self._p_add(delta, idempotency_key, also)
+
+    @add.blocking_by
+    def _add_now(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> Number:
+        """``add``, blocking: its everyday case (one UpdateItem) sent without
+        running a plan, as :meth:`Transport.run` would send it (the
+        transport's ``send``, errors as it raises them)."""
+        if idempotency_key is not None or also is not None:
+            result: Number = self.table.transport.run(
+                self._p_add(delta, idempotency_key, also)
+            )
+            return result
+        kept = self._add_request(delta)
+        try:
+            response = self.table.transport.send(kept.step)
+        except ConditionalCheckFailedException as e:
+            raise self._limit_error(delta)(e.message or "") from None
+        # _added's everyday case, inline: a top-level counter's new Number.
+        if kept.name is not None:
+            wire = (response.get("Attributes") or _NOTHING).get(kept.name)
+            if wire is not None:
+                text = wire.get("N")
+                if text.__class__ is str:
+                    return number_from_text(text)
+        return self._added(response)
+
+    @operation
+    def value(self) -> Plan[Number]:
+        """The current value (a strongly consistent read); 0 if never set."""
+        return self._p_value()
+
+    @operation
+    def set(self, value: Delta) -> Plan[None]:
+        """Overwrite the value (``SET n = :value``); bounds are checked first."""
+        return self._p_set(value)
+
+    @operation
+    def compare_and_set(self, expected: Delta | None, new: Delta) -> Plan[bool]:
+        """``SET n = :new`` only if ``n = :expected`` (``None``: only if it is
+        not set). True if it was set, False if the value was not ``expected``."""
+        return self._p_compare_and_set(expected, new)
+
+    @operation
+    def apply(
+        self, fn: Callable[[Number], Delta], *, attempts: int = 10, backoff: float = 0.005
+    ) -> Plan[Number]:
+        """Change the value to ``fn(current)`` exactly: read, compare-and-set,
+        and on losing to another writer back off and retry, at most
+        ``attempts`` times (then :class:`~tallydb.toolkit.exceptions.ContentionError`).
+        ``fn`` may run more than once; it should have no side effects."""
+        return self._p_apply(fn, attempts, backoff)
 
     # -- bounds ------------------------------------------------------------------
 
@@ -569,105 +656,16 @@ class CounterBase:
         )
 
 
-class Counter(CounterBase):
+class Counter(CounterBase, Blocking):
     """A numeric attribute of one item, changed atomically (blocking API).
 
     See :mod:`tallydb.toolkit.counters` for what each method costs and guarantees.
     """
 
-    table: Table
-
-    def __init__(
-        self,
-        table: Table,
-        key: Mapping[str, Any],
-        attribute: str | Path,
-        *,
-        minimum: Delta | None = None,
-        maximum: Delta | None = None,
-        retention: timedelta | float = timedelta(days=1),
-        ttl_attribute: str = "expires_at",
-        dedupe_table: Table | None = None,
-    ) -> None:
-        super().__init__(
-            table,
-            key,
-            attribute,
-            minimum=minimum,
-            maximum=maximum,
-            retention=retention,
-            ttl_attribute=ttl_attribute,
-            dedupe_table=dedupe_table,
-        )
-
-    def add(
-        self,
-        delta: Delta = 1,
-        *,
-        idempotency_key: str | None = None,
-        also: Update | None = None,
-    ) -> Number:
-        """Add ``delta`` (negative to subtract); the new value.
-
-        ``also`` carries other actions in the same UpdateItem (or transaction),
-        applied atomically with the add: ``also=Update().set("last_seen", now)``,
-        a TTL for a window counter. Overlapping paths are refused before
-        anything is sent.
-
-        With ``idempotency_key``, the add happens at most once per key (within
-        the retention): a retry changes nothing and returns the same value.
-        Raises :class:`~tallydb.toolkit.exceptions.CounterLimitError` if a bound
-        would be crossed (nothing changes).
-        """
-        if idempotency_key is not None or also is not None:
-            result: Number = self.table.transport.run(
-                self._p_add(delta, idempotency_key, also)
-            )
-            return result
-        # _p_add's one request, sent without running a plan (as Transport.run
-        # would send it: the transport's ``send``, errors as it raises them).
-        kept = self._add_request(delta)
-        try:
-            response = self.table.transport.send(kept.step)
-        except ConditionalCheckFailedException as e:
-            raise self._limit_error(delta)(e.message or "") from None
-        # _added's everyday case, inline: a top-level counter's new Number.
-        if kept.name is not None:
-            wire = (response.get("Attributes") or _NOTHING).get(kept.name)
-            if wire is not None:
-                text = wire.get("N")
-                if text.__class__ is str:
-                    return number_from_text(text)
-        return self._added(response)
-
-    def value(self) -> Number:
-        """The current value (a strongly consistent read); 0 if never set."""
-        result: Number = self.table.transport.run(self._p_value())
-        return result
-
-    def set(self, value: Delta) -> None:
-        """Overwrite the value (``SET n = :value``); bounds are checked first."""
-        self.table.transport.run(self._p_set(value))
-
-    def compare_and_set(self, expected: Delta | None, new: Delta) -> bool:
-        """``SET n = :new`` only if ``n = :expected`` (``None``: only if it is
-        not set). True if it was set, False if the value was not ``expected``."""
-        result: bool = self.table.transport.run(self._p_compare_and_set(expected, new))
-        return result
-
-    def apply(
-        self, fn: Callable[[Number], Delta], *, attempts: int = 10, backoff: float = 0.005
-    ) -> Number:
-        """Change the value to ``fn(current)`` exactly: read, compare-and-set,
-        and on losing to another writer back off and retry, at most
-        ``attempts`` times (then :class:`~tallydb.toolkit.exceptions.ContentionError`).
-        ``fn`` may run more than once; it should have no side effects."""
-        result: Number = self.table.transport.run(self._p_apply(fn, attempts, backoff))
-        return result
-
 
 class ShardedCounterBase:
-    """What sync and async sharded counters share."""
+    """What the blocking and the asyncio sharded counter share: the
+    configuration, and every method as a plan."""
 
     def __init__(
         self,
@@ -723,6 +721,28 @@ class ShardedCounterBase:
             f"<{type(self).__name__} {self.table.name}{self.partition} "
             f"{self.sort_prefix}0..{self.shards - 1} {self.attribute}>"
         )
+
+    @property
+    def transport(self) -> Transport:
+        return self.table.transport
+
+    @operation
+    def add(
+        self,
+        delta: Delta = 1,
+        *,
+        idempotency_key: str | None = None,
+        also: Update | None = None,
+    ) -> Plan[None]:
+        """Add ``delta`` to a random shard (one UpdateItem). With
+        ``idempotency_key``, at most once per key (the key picks the shard);
+        ``also``, other actions on that shard's item in the same request."""
+        return self._p_add(delta, idempotency_key, also)
+
+    @operation
+    def value(self) -> Plan[Number]:
+        """The total: every shard summed, one strongly consistent paged Query."""
+        return self._p_value()
 
     def _p_sort_key(self) -> Plan[str]:
         if self.sort_key is None:
@@ -799,49 +819,5 @@ class ShardedCounterBase:
                 return total
 
 
-class ShardedCounter(ShardedCounterBase):
+class ShardedCounter(ShardedCounterBase, Blocking):
     """A counter spread over ``shards`` items for write throughput (blocking API)."""
-
-    table: Table
-
-    def __init__(
-        self,
-        table: Table,
-        partition: Mapping[str, Any],
-        sort_prefix: str,
-        shards: int = 10,
-        attribute: str = "count",
-        *,
-        sort_key: str | None = None,
-        retention: timedelta | float = timedelta(days=1),
-        ttl_attribute: str = "expires_at",
-        dedupe_table: Table | None = None,
-    ) -> None:
-        super().__init__(
-            table,
-            partition,
-            sort_prefix,
-            shards,
-            attribute,
-            sort_key=sort_key,
-            retention=retention,
-            ttl_attribute=ttl_attribute,
-            dedupe_table=dedupe_table,
-        )
-
-    def add(
-        self,
-        delta: Delta = 1,
-        *,
-        idempotency_key: str | None = None,
-        also: Update | None = None,
-    ) -> None:
-        """Add ``delta`` to a random shard (one UpdateItem). With
-        ``idempotency_key``, at most once per key (the key picks the shard);
-        ``also``, other actions on that shard's item in the same request."""
-        self.table.transport.run(self._p_add(delta, idempotency_key, also))
-
-    def value(self) -> Number:
-        """The total: every shard summed, one strongly consistent paged Query."""
-        result: Number = self.table.transport.run(self._p_value())
-        return result

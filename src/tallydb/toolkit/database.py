@@ -16,32 +16,37 @@
 Whichever way it connects, the toolkit sends the store only standard
 DynamoDB requests. To an endpoint they go on a boto3 client; to the embedded
 engine straight into ``engine.call``, in-process, with no botocore and no
-JSON on the way (:class:`~tallydb.toolkit.transport.EngineTransport`), yet with the
+JSON on the way (:class:`~tallydb.toolkit.embedded.EngineTransport`), yet with the
 same results and the same exceptions as a boto3 client would give.
+
+:class:`DatabaseBase` holds each method once, as a plan; :class:`Database`
+(here) and ``tallydb.aio.Database`` run them blocking or awaited.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
+from tallydb.engine.errors import ResourceInUseException
+from tallydb.toolkit import sessions
 from tallydb.toolkit.conditions import Path as PathArg
 from tallydb.toolkit.convert import Item
+from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
-from tallydb.toolkit.table import KeySchema, Table
-from tallydb.toolkit.transport import Call, ClientTransport, EngineTransport, Plan, Sleep, Transport
-
-if TYPE_CHECKING:
-    from tallydb.toolkit.transaction import Transaction
+from tallydb.toolkit.requests import KeySchema, Named
+from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
+from tallydb.toolkit.transport import Call, ClientTransport, Plan, Sleep, Transport
 
 __all__ = [
     "DEFAULT_PATH",
     "Database",
     "DatabaseBase",
+    "KeySpec",
     "connect",
     "new_table_request",
     "open_transport",
@@ -49,9 +54,6 @@ __all__ = [
 
 #: Where ``connect()`` keeps the embedded engine's data.
 DEFAULT_PATH = "tallydb-data"
-#: How many requests may be in flight at once (the HTTP pool and the async
-#: driver's thread pool are sized together).
-MAX_CONNECTIONS = 32
 #: ``connect(endpoint)``'s defaults: seconds to wait for a connection or an
 #: answer, and how many times an idempotent request is sent again after a
 #: failure that may be passing (throttling, a dropped connection). An
@@ -62,23 +64,6 @@ DEFAULT_RETRIES = 2
 KeySpec = tuple[str, str]
 
 
-_session_lock = threading.Lock()
-_session: Any = None
-
-
-def _shared_session() -> Any:
-    """One boto3 session for the clients ``connect`` makes: botocore then
-    loads DynamoDB's service model once per process, not once per client
-    (most of the ~0.7 s a new client costs). Sessions are not thread-safe,
-    so clients are made under a lock."""
-    global _session
-    if _session is None:
-        import boto3
-
-        _session = boto3.session.Session()
-    return _session
-
-
 def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
     from botocore.config import Config
 
@@ -87,13 +72,13 @@ def _http_client(endpoint: str, region: str | None, timeout: float, retries: int
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries must be a whole number >= 0, not {retries!r}")
     config = Config(
-        max_pool_connections=MAX_CONNECTIONS,
+        max_pool_connections=sessions.MAX_CONNECTIONS,
         connect_timeout=timeout,
         read_timeout=timeout,
         retries={"mode": "standard", "total_max_attempts": retries + 1},
     )
-    with _session_lock:
-        session = _shared_session()
+    with sessions.lock:
+        session = sessions.shared()
         region = region or session.region_name or "us-east-1"
         credentials: dict[str, str] = {}
         if session.get_credentials() is None:
@@ -102,40 +87,6 @@ def _http_client(endpoint: str, region: str | None, timeout: float, retries: int
         return session.client(
             "dynamodb", endpoint_url=endpoint, region_name=region, config=config, **credentials
         )
-
-
-def _engine(path: str | os.PathLike[str] | None, sync: str | None) -> Any:
-    from tallydb.engine.api import Engine
-    from tallydb.engine.storage import Store
-
-    location = None if path is None else os.fspath(path)
-    store = Store(location) if sync is None else Store(location, sync=sync)
-    return Engine(store)
-
-
-def _embedded(engine: Any) -> EngineTransport:
-    """The transport on the embedded engine, with a TTL sweeper running
-    until it is closed."""
-    from tallydb.engine.sweeper import Sweeper
-
-    sweeper = Sweeper(engine).start()
-
-    def close() -> None:
-        sweeper.stop()
-        engine.close()
-
-    def make_client() -> Any:
-        """The in-process boto3 client on the same engine (``db.client``,
-        and table management)."""
-        from botocore.config import Config
-
-        from tallydb.toolkit import inprocess
-
-        config = Config(max_pool_connections=MAX_CONNECTIONS)
-        with _session_lock:
-            return inprocess.client(engine, config=config, session=_shared_session())
-
-    return EngineTransport(engine, make_client, on_close=close, max_workers=MAX_CONNECTIONS)
 
 
 def open_transport(
@@ -158,10 +109,12 @@ def open_transport(
             raise ValueError("sync= is the embedded engine's setting; an endpoint has its own")
         if client is None:
             client = _http_client(str(endpoint), region, timeout, retries)
-        return ClientTransport(client, max_workers=MAX_CONNECTIONS)
+        return ClientTransport(client, max_workers=sessions.MAX_CONNECTIONS)
+    from tallydb.toolkit.embedded import open_engine  # the engine only when embedded
+
     if in_memory:
-        return _embedded(_engine(None, sync))
-    return _embedded(_engine(Path(path if path is not None else DEFAULT_PATH), sync))
+        return open_engine(None, sync)
+    return open_engine(Path(path if path is not None else DEFAULT_PATH), sync)
 
 
 def _key_schema(hash_key: KeySpec, range_key: KeySpec | None) -> dict[str, Any]:
@@ -238,8 +191,16 @@ def _show(schema: KeySchema) -> str:
     return shown
 
 
-class DatabaseBase:
-    """What sync and async databases share: the transport and the plans."""
+TableT = TypeVar("TableT", bound=TableBase)
+TransactionT = TypeVar("TransactionT", bound=TransactionBase)
+
+
+class DatabaseBase(Generic[TableT, TransactionT]):
+    """What the blocking and the asyncio database share: every method, as a plan."""
+
+    #: The API's own table and transaction classes.
+    _table_class: type[TableT]
+    _transaction_class: type[TransactionT]
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
@@ -251,6 +212,77 @@ class DatabaseBase:
         an in-process client, made on first use."""
         return self.transport.client
 
+    @operation
+    def create_table(
+        self,
+        name: str,
+        *,
+        hash_key: KeySpec,
+        range_key: KeySpec | None = None,
+        billing_mode: str = "PAY_PER_REQUEST",
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+        indexes: Sequence[Index] = (),
+    ) -> Plan[TableT]:
+        """CreateTable, then wait until it is ACTIVE; the :class:`~tallydb.toolkit.table.Table`.
+
+        ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
+        ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.toolkit.indexes.GlobalIndex`
+        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``ttl_attribute`` turns on
+        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
+        with the same keys is fine (one with other keys raises
+        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError`).
+        """
+        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
+        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        return self._table_class(self, name, KeySchema.from_description(request))
+
+    def table(self, name: str) -> TableT:
+        """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""
+        return self._table_class(self, name)
+
+    @operation
+    def delete_table(self, name: str) -> Plan[None]:
+        """DeleteTable."""
+        return self._p_delete_table(name)
+
+    @operation
+    def list_tables(self) -> Plan[list[str]]:
+        """Every table's name (all pages of ListTables)."""
+        return self._p_list_tables()
+
+    def transaction(self, *, token: str | None = None) -> TransactionT:
+        """Puts, updates, deletes and condition checks across tables, sent
+        as one TransactWriteItems when the ``with`` block ends (see
+        :mod:`tallydb.toolkit.transaction`). ``token`` is the ClientRequestToken
+        (a fresh UUID by default)."""
+        return self._transaction_class(self.transport, token)
+
+    @operation
+    def transact_get(
+        self,
+        gets: Sequence[tuple[Named | str, Mapping[str, Any]]],
+        *,
+        projection: Sequence[str | PathArg] | None = None,
+    ) -> Plan[list[Item | None]]:
+        """TransactGetItems: the item (or None) of each ``(table, key)``, in
+        order, read as of one moment."""
+        return p_transact_get(gets, projection)
+
+    @operation
+    def close(self) -> Plan[None]:
+        """Release the embedded engine (and the asyncio API's thread pool)."""
+        self.transport.close()
+        return
+        yield  # a plan that sends nothing
+
+    def __repr__(self) -> str:
+        api = "aio." if getattr(self, "awaited", False) else ""
+        return f"<{api}Database {self.transport.endpoint}>"
+
+    # -- plans -------------------------------------------------------------------
+
     def _p_create_table(
         self,
         request: dict[str, Any],
@@ -261,8 +293,6 @@ class DatabaseBase:
         """CreateTable (``request`` from :func:`new_table_request`), wait
         until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
         the same keys is fine; one with other keys raises."""
-        from tallydb.engine.errors import ResourceInUseException
-
         name = request["TableName"]
         try:
             yield Call("CreateTable", request)
@@ -313,81 +343,18 @@ class DatabaseBase:
             request = {"ExclusiveStartTableName": last}
 
 
-class Database(DatabaseBase):
+class Database(DatabaseBase[Table, Transaction], Blocking):
     """A connection to a store (blocking API). Make one with :func:`connect`;
     close it (or use ``with``) to release the embedded engine."""
 
-    def create_table(
-        self,
-        name: str,
-        *,
-        hash_key: KeySpec,
-        range_key: KeySpec | None = None,
-        billing_mode: str = "PAY_PER_REQUEST",
-        ttl_attribute: str | None = None,
-        exist_ok: bool = False,
-        timeout: float = 60.0,
-        indexes: Sequence[Index] = (),
-    ) -> Table:
-        """CreateTable, then wait until it is ACTIVE; the :class:`~tallydb.toolkit.table.Table`.
-
-        ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
-        ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.toolkit.indexes.GlobalIndex`
-        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``ttl_attribute`` turns on
-        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
-        with the same keys is fine (one with other keys raises
-        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError`).
-        """
-        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
-        self.transport.run(self._p_create_table(request, ttl_attribute, exist_ok, timeout))
-        return Table(self, name, KeySchema.from_description(request))
-
-    def table(self, name: str) -> Table:
-        """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""
-        return Table(self, name)
-
-    def delete_table(self, name: str) -> None:
-        """DeleteTable."""
-        self.transport.run(self._p_delete_table(name))
-
-    def list_tables(self) -> list[str]:
-        """Every table's name (all pages of ListTables)."""
-        result: list[str] = self.transport.run(self._p_list_tables())
-        return result
-
-    def transaction(self, *, token: str | None = None) -> Transaction:
-        """Puts, updates, deletes and condition checks across tables, sent
-        as one TransactWriteItems when the ``with`` block ends (see
-        :mod:`tallydb.toolkit.transaction`). ``token`` is the ClientRequestToken
-        (a fresh UUID by default)."""
-        from tallydb.toolkit.transaction import Transaction
-
-        return Transaction(self.transport, token)
-
-    def transact_get(
-        self,
-        gets: Sequence[tuple[Table | str, Mapping[str, Any]]],
-        *,
-        projection: Sequence[str | PathArg] | None = None,
-    ) -> list[Item | None]:
-        """TransactGetItems: the item (or None) of each ``(table, key)``, in
-        order, read as of one moment."""
-        from tallydb.toolkit.transaction import p_transact_get
-
-        result: list[Item | None] = self.transport.run(p_transact_get(gets, projection))
-        return result
-
-    def close(self) -> None:
-        self.transport.close()
+    _table_class = Table
+    _transaction_class = Transaction
 
     def __enter__(self) -> Database:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        return f"<Database {self.transport.endpoint}>"
 
 
 def connect(

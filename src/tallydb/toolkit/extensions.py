@@ -35,13 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from tallydb.toolkit.conditions import Condition
 from tallydb.toolkit.update import Update
-
-if TYPE_CHECKING:
-    from tallydb.toolkit.model import ModelBase
 
 __all__ = ["Extension", "Operation", "WriteModification"]
 
@@ -60,7 +57,9 @@ class WriteModification:
 class Extension:
     """Base class of model extensions: override :meth:`before_write`."""
 
-    def before_write(self, model: ModelBase, operation: Operation) -> WriteModification | None:
+    def before_write(self, model: Any, operation: Operation) -> WriteModification | None:
         """What to add to ``operation`` (``"save"``, ``"update"``,
-        ``"delete"``) of ``model``; None for nothing."""
+        ``"delete"``) of ``model``, the instance being written; None for
+        nothing. (``model`` is typed ``Any`` so that an override may name its
+        own model class.)"""
         return None

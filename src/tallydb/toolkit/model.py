@@ -38,35 +38,56 @@ A :func:`~tallydb.toolkit.attributes.VersionAttribute` makes every ``save``,
 no item, for a new instance) and increments it: a lost race raises
 :class:`~tallydb.toolkit.exceptions.VersionConflictError`.
 
-:mod:`tallydb.aio` has ``Model`` with the same methods awaited.
+:mod:`tallydb.aio` has ``Model`` with the same methods awaited:
+:class:`ModelBase` holds each once, as a plan.
 """
 
 from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.toolkit.attributes import MISSING, ModelAttribute, TimeToLive
+from tallydb.toolkit.batch import p_batch_get
 from tallydb.toolkit.conditions import Condition, Path
 from tallydb.toolkit.convert import Item
 from tallydb.toolkit.database import Database, DatabaseBase, new_table_request
+from tallydb.toolkit.driver import (
+    Blocking,
+    chained,
+    class_lookup,
+    class_lookups,
+    class_operation,
+    class_stream,
+    operation,
+)
 from tallydb.toolkit.exceptions import ItemNotFoundError, VersionConflictError
 from tallydb.toolkit.extensions import Extension, Operation
 from tallydb.toolkit.indexes import Index, LocalIndex
-from tallydb.toolkit.table import ConditionArg, KeySchema, Table, TableBase
-from tallydb.toolkit.transport import Plan
+from tallydb.toolkit.requests import ConditionArg, KeySchema
+from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.transport import Plan, Stream, Transport
 from tallydb.toolkit.update import Update, if_not_exists
 
 __all__ = ["Model", "ModelBase"]
 
-M = TypeVar("M", bound="ModelBase")
+M = TypeVar("M", bound="ModelBase[Any, Any]")
+DatabaseT = TypeVar("DatabaseT", bound=DatabaseBase[Any, Any])
+TableT = TypeVar("TableT", bound=TableBase)
+#: A model class (the first argument of a class-level method's plan).
+ModelClass = type["ModelBase[Any, TableT]"]
 
 
-class ModelBase:
-    """What sync and async models share: the schema and the plans."""
+class ModelBase(Generic[DatabaseT, TableT]):
+    """What the blocking and the asyncio model share: the schema, and every
+    method as a plan."""
+
+    #: The API's own database and table classes.
+    _database_class: ClassVar[type[DatabaseBase[Any, Any]]]
+    _table_class: type[TableT]
 
     _table_name: ClassVar[str | None] = None
     _attributes: ClassVar[dict[str, ModelAttribute]] = {}
@@ -78,7 +99,7 @@ class ModelBase:
     _ttl: ClassVar[ModelAttribute | None] = None
     _indexes: ClassVar[dict[str, Index]] = {}
     _extensions: ClassVar[tuple[Extension, ...]] = ()
-    _database: ClassVar[DatabaseBase | None] = None
+    _database: ClassVar[DatabaseBase[Any, Any] | None] = None
 
     def __init_subclass__(
         cls,
@@ -207,7 +228,19 @@ class ModelBase:
         return cls._table_name
 
     @classmethod
-    def _db(cls) -> DatabaseBase:
+    def bind(cls, db: DatabaseT, *, table: str | None = None) -> None:
+        """Talk to ``db`` (and optionally use another table name)."""
+        if not isinstance(db, cls._database_class):
+            raise TypeError(
+                f"{cls.__name__}.bind takes a {_api(cls)}Database (for a "
+                f"{_api(db)}Database, use {_api(db)}Model)"
+            )
+        cls._database = db
+        if table is not None:
+            cls._table_name = table
+
+    @classmethod
+    def _db(cls) -> DatabaseBase[Any, Any]:
         if cls._database is None:
             raise RuntimeError(
                 f"{cls.__name__} is not bound to a database: {cls.__name__}.bind(db)"
@@ -217,6 +250,19 @@ class ModelBase:
     @classmethod
     def _table(cls) -> TableBase:
         return TableBase(cls._db(), cls.table_name(), cls.schema())
+
+    @classmethod
+    def table(cls) -> TableT:
+        """The model's :class:`~tallydb.toolkit.table.Table`."""
+        return cls._table_class(cls._db(), cls.table_name(), cls.schema())
+
+    @classmethod
+    def _class_transport(cls) -> Transport:
+        return cls._db().transport
+
+    @property
+    def _transport(self) -> Transport:
+        return type(self)._db().transport
 
     # -- items ---------------------------------------------------------------------
 
@@ -263,6 +309,141 @@ class ModelBase:
             raise TypeError(f"{cls.__name__}.get needs {', '.join(missing)}")
         wire = {cls._attributes[n].name: cls._attributes[n].dump(values[n]) for n in names}
         return schema.key_of(wire)
+
+    # -- the methods -------------------------------------------------------------
+
+    @class_operation
+    @staticmethod
+    def create_table(
+        cls: ModelClass[TableT], *, exist_ok: bool = True, ttl_attribute: str | None = None
+    ) -> Plan[TableT]:
+        """CreateTable from the declared keys, wait until ACTIVE (fine if it exists)."""
+        yield from cls._p_create_table(exist_ok, ttl_attribute)
+        return cls.table()
+
+    @class_lookup
+    @staticmethod
+    def get(
+        cls: ModelClass[Any], /, *key: Any, consistent: bool = False, **named_key: Any
+    ) -> Plan[Any]:
+        """The item with this key: ``Customer.get("id1")`` or ``Customer.get(id="id1")``.
+        Raises :class:`~tallydb.toolkit.exceptions.ItemNotFoundError` if there is none."""
+        return cls._p_get(cls._key_of(key, named_key), consistent)
+
+    @class_stream
+    @staticmethod
+    def query(
+        cls: ModelClass[Any],
+        hash_value: Any,
+        range_condition: Condition | None = None,
+        *,
+        filter: ConditionArg = None,
+        index: str | Index | None = None,
+        limit: int | None = None,
+        reverse: bool = False,
+        consistent: bool = False,
+    ) -> Stream[Any]:
+        """The items of one partition, optionally narrowed by a condition on
+        the sort key (``Video.sk.begins_with("STATS#")``); with ``index``
+        (a declared index or its name), that index's partition."""
+        found = cls._index(index)
+        table = cls._table()
+        request = table._query_request(
+            cls._query_key(hash_value, range_condition, found), filter, None,
+            None if found is None else found.name, None, reverse, consistent, None, None)
+        return table._p_items("Query", request, limit, cls.from_item)
+
+    @class_stream
+    @staticmethod
+    def scan(
+        cls: ModelClass[Any],
+        filter: ConditionArg = None,
+        *,
+        index: str | Index | None = None,
+        limit: int | None = None,
+        consistent: bool = False,
+    ) -> Stream[Any]:
+        """Every item of the table or index (matching ``filter``)."""
+        found = cls._index(index)
+        table = cls._table()
+        request = table._scan_request(
+            filter, None, None if found is None else found.name, None, consistent, None,
+            None, None)
+        return table._p_items("Scan", request, limit, cls.from_item)
+
+    @class_operation
+    @staticmethod
+    def count(
+        cls: ModelClass[Any],
+        hash_value: Any = None,
+        range_condition: Condition | None = None,
+        *,
+        filter: ConditionArg = None,
+        index: str | Index | None = None,
+        consistent: bool = False,
+    ) -> Plan[int]:
+        """How many items one partition holds (``hash_value`` given: a
+        Query) or the whole table (a Scan), Select=COUNT, every page."""
+        found = cls._index(index)
+        name = None if found is None else found.name
+        table = cls._table()
+        if hash_value is None:
+            request = table._scan_request(
+                filter, None, name, None, consistent, None, None, None, "COUNT")
+            return table._p_count("Scan", request)
+        request = table._query_request(
+            cls._query_key(hash_value, range_condition, found), filter, None, name, None,
+            False, consistent, None, None, "COUNT")
+        return table._p_count("Query", request)
+
+    @class_operation
+    @staticmethod
+    def exists(
+        cls: ModelClass[Any], /, *key: Any, consistent: bool = False, **named_key: Any
+    ) -> Plan[bool]:
+        """Whether an item with this key exists (a GetItem of the key only)."""
+        return cls._p_exists(cls._key_of(key, named_key), consistent)
+
+    @class_lookups
+    @staticmethod
+    def batch_get(
+        cls: ModelClass[Any], keys: Iterable[Any], *, consistent: bool = False
+    ) -> Plan[list[Any]]:
+        """The items with these keys that exist, in the order given (BatchGetItem,
+        100 a request). A key is a hash value, a ``(hash, range)`` tuple or a dict."""
+        items = yield from p_batch_get(cls._table(), cls._keys_of(keys), consistent, None)
+        return [cls.from_item(item) for item in items]
+
+    @class_operation
+    @staticmethod
+    def delete_table(cls: ModelClass[Any]) -> Plan[None]:
+        """DeleteTable of the model's table (and everything in it)."""
+        return cls._db()._p_delete_table(cls.table_name())
+
+    @operation
+    def save(self, *, condition: ConditionArg = None) -> Plan[None]:
+        """PutItem of the whole item (atomic counters reset to their start)."""
+        return self._p_save(condition)
+
+    @chained
+    def update(
+        self, update: Update | None = None, *, condition: ConditionArg = None
+    ) -> Plan[Any]:
+        """UpdateItem: what you changed, ``update``, the extensions' actions,
+        every atomic counter; then refresh this instance from the stored item
+        and return it."""
+        yield from self._p_update(update, condition)
+        return self
+
+    @operation
+    def delete(self, *, condition: ConditionArg = None) -> Plan[None]:
+        """DeleteItem."""
+        return self._p_delete(condition)
+
+    @operation
+    def refresh(self, *, consistent: bool = True) -> Plan[None]:
+        """Reload this instance from the table."""
+        return self._p_refresh(consistent)
 
     # -- plans ---------------------------------------------------------------------
 
@@ -490,147 +671,13 @@ def _both(one: Condition | None, two: ConditionArg) -> ConditionArg:
     return one & two
 
 
-class Model(ModelBase):
+
+def _api(of: Any) -> str:
+    return "tallydb.aio." if getattr(of, "awaited", False) else "tallydb."
+
+
+class Model(ModelBase[Database, Table], Blocking):
     """Base class of typed models (blocking API). See :mod:`tallydb.toolkit.model`."""
 
-    @classmethod
-    def bind(cls, db: Database, *, table: str | None = None) -> None:
-        """Talk to ``db`` (and optionally use another table name)."""
-        if not isinstance(db, Database):
-            raise TypeError(
-                "Model.bind takes a tallydb.Database "
-                "(for a tallydb.aio.Database, use tallydb.aio.Model)"
-            )
-        cls._database = db
-        if table is not None:
-            cls._table_name = table
-
-    @classmethod
-    def _run(cls, plan: Plan[Any]) -> Any:
-        return cls._db().transport.run(plan)
-
-    @classmethod
-    def create_table(cls, *, exist_ok: bool = True, ttl_attribute: str | None = None) -> Table:
-        """CreateTable from the declared keys, wait until ACTIVE (fine if it exists)."""
-        cls._run(cls._p_create_table(exist_ok, ttl_attribute))
-        return cls.table()
-
-    @classmethod
-    def table(cls) -> Table:
-        """The model's :class:`~tallydb.toolkit.table.Table`."""
-        db = cls._db()
-        assert isinstance(db, Database)
-        return Table(db, cls.table_name(), cls.schema())
-
-    @classmethod
-    def get(cls: type[M], *key: Any, consistent: bool = False, **named_key: Any) -> M:
-        """The item with this key: ``Customer.get("id1")`` or ``Customer.get(id="id1")``.
-        Raises :class:`~tallydb.toolkit.exceptions.ItemNotFoundError` if there is none."""
-        result: M = cls._run(cls._p_get(cls._key_of(key, named_key), consistent))  # type: ignore[attr-defined]
-        return result
-
-    @classmethod
-    def query(
-        cls: type[M],
-        hash_value: Any,
-        range_condition: Condition | None = None,
-        *,
-        filter: ConditionArg = None,
-        index: str | Index | None = None,
-        limit: int | None = None,
-        reverse: bool = False,
-        consistent: bool = False,
-    ) -> Iterator[M]:
-        """The items of one partition, optionally narrowed by a condition on
-        the sort key (``Video.sk.begins_with("STATS#")``); with ``index``
-        (a declared index or its name), that index's partition."""
-        found = cls._index(index)
-        table = cls.table()  # type: ignore[attr-defined]
-        for item in table.query(
-            cls._query_key(hash_value, range_condition, found),
-            filter=filter,
-            index=None if found is None else found.name,
-            limit=limit,
-            reverse=reverse,
-            consistent=consistent,
-        ):
-            yield cls.from_item(item)
-
-    @classmethod
-    def scan(
-        cls: type[M],
-        filter: ConditionArg = None,
-        *,
-        index: str | Index | None = None,
-        limit: int | None = None,
-        consistent: bool = False,
-    ) -> Iterator[M]:
-        """Every item of the table or index (matching ``filter``)."""
-        found = cls._index(index)
-        for item in cls.table().scan(  # type: ignore[attr-defined]
-            filter,
-            index=None if found is None else found.name,
-            limit=limit,
-            consistent=consistent,
-        ):
-            yield cls.from_item(item)
-
-    @classmethod
-    def count(
-        cls,
-        hash_value: Any = None,
-        range_condition: Condition | None = None,
-        *,
-        filter: ConditionArg = None,
-        index: str | Index | None = None,
-        consistent: bool = False,
-    ) -> int:
-        """How many items one partition holds (``hash_value`` given: a
-        Query) or the whole table (a Scan), Select=COUNT, every page."""
-        found = cls._index(index)
-        key = None if hash_value is None else cls._query_key(hash_value, range_condition, found)
-        result: int = cls.table().count(
-            key, filter=filter, index=None if found is None else found.name, consistent=consistent
-        )
-        return result
-
-    @classmethod
-    def exists(cls, *key: Any, consistent: bool = False, **named_key: Any) -> bool:
-        """Whether an item with this key exists (a GetItem of the key only)."""
-        result: bool = cls._run(cls._p_exists(cls._key_of(key, named_key), consistent))
-        return result
-
-    @classmethod
-    def batch_get(cls: type[M], keys: Iterable[Any], *, consistent: bool = False) -> list[M]:
-        """The items with these keys that exist, in the order given (BatchGetItem,
-        100 a request). A key is a hash value, a ``(hash, range)`` tuple or a dict."""
-        items = cls.table().batch_get(  # type: ignore[attr-defined]
-            cls._keys_of(keys), consistent=consistent
-        )
-        return [cls.from_item(item) for item in items]
-
-    @classmethod
-    def delete_table(cls) -> None:
-        """DeleteTable of the model's table (and everything in it)."""
-        db = cls._db()
-        assert isinstance(db, Database)
-        db.delete_table(cls.table_name())
-
-    def save(self, *, condition: ConditionArg = None) -> None:
-        """PutItem of the whole item (atomic counters reset to their start)."""
-        self._run(self._p_save(condition))
-
-    def update(self: M, update: Update | None = None, *, condition: ConditionArg = None) -> M:
-        """UpdateItem: what you changed, ``update``, the extensions' actions,
-        every atomic counter; then refresh this instance from the stored item
-        and return it."""
-        self._run(self._p_update(update, condition))  # type: ignore[attr-defined]
-        return self
-
-    def delete(self, *, condition: ConditionArg = None) -> None:
-        """DeleteItem."""
-        self._run(self._p_delete(condition))
-
-    def refresh(self, *, consistent: bool = True) -> None:
-        """Reload this instance from the table."""
-        self._run(self._p_refresh(consistent))
+    _database_class = Database
+    _table_class = Table

@@ -27,21 +27,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tallydb.engine.errors import TransactionCanceledException
 from tallydb.toolkit.conditions import Path
 from tallydb.toolkit.convert import Item, item_from_wire, item_to_wire
+from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.exceptions import TransactionCancelled
+from tallydb.toolkit.requests import ConditionArg, Named, build_request, table_name
 from tallydb.toolkit.transport import Call, Plan, Transport
 from tallydb.toolkit.update import Update
 
-if TYPE_CHECKING:
-    from tallydb.toolkit.table import ConditionArg, TableBase
-
 __all__ = [
     "ACTION_LIMIT",
-    "AsyncTransaction",
     "Transaction",
     "TransactionBase",
     "p_transact_get",
@@ -51,20 +49,11 @@ __all__ = [
 ACTION_LIMIT = 100
 
 
-def _name(table: TableBase | str) -> str:
-    if isinstance(table, str):
-        return table
-    name = getattr(table, "name", None)
-    if not isinstance(name, str):
-        raise TypeError(f"expected a Table or a table name, got {table!r}")
-    return name
-
-
 class TransactionBase:
-    """The actions of one TransactWriteItems; the sync and async
-    transactions send them."""
+    """The actions of one TransactWriteItems, and its commit as a plan."""
 
-    def __init__(self, token: str | None = None) -> None:
+    def __init__(self, transport: Transport, token: str | None = None) -> None:
+        self.transport = transport
         self.actions: list[dict[str, Any]] = []
         self.described: list[str] = []
         self.token = token or str(uuid.uuid4())
@@ -73,20 +62,18 @@ class TransactionBase:
     def _action(
         self,
         kind: str,
-        table: TableBase | str,
+        table: Named | str,
         target: dict[str, Any],
         parts: list[tuple[str, Update | ConditionArg]],
         names: Mapping[str, str] | None,
         values: Mapping[str, Any] | None,
         what: str,
     ) -> None:
-        from tallydb.toolkit.table import build_request
-
         if self.committed:
             raise RuntimeError("this transaction was already committed")
         if len(self.actions) >= ACTION_LIMIT:
             raise ValueError(f"a transaction holds at most {ACTION_LIMIT} actions")
-        name = _name(table)
+        name = table_name(table)
         action = {"TableName": name, **target}
         action.update(build_request(parts, names, values))
         self.actions.append({kind: action})
@@ -94,7 +81,7 @@ class TransactionBase:
 
     def put(
         self,
-        table: TableBase | str,
+        table: Named | str,
         item: Mapping[str, Any],
         *,
         condition: ConditionArg = None,
@@ -107,7 +94,7 @@ class TransactionBase:
 
     def update(
         self,
-        table: TableBase | str,
+        table: Named | str,
         key: Mapping[str, Any],
         update: Update | str,
         *,
@@ -124,7 +111,7 @@ class TransactionBase:
 
     def delete(
         self,
-        table: TableBase | str,
+        table: Named | str,
         key: Mapping[str, Any],
         *,
         condition: ConditionArg = None,
@@ -138,7 +125,7 @@ class TransactionBase:
 
     def condition_check(
         self,
-        table: TableBase | str,
+        table: Named | str,
         key: Mapping[str, Any],
         condition: ConditionArg,
         *,
@@ -151,6 +138,11 @@ class TransactionBase:
         self._action("ConditionCheck", table, {"Key": item_to_wire(key)},
                      [("ConditionExpression", condition)], names, values,
                      f"condition check of {dict(key)!r}")
+
+    @operation
+    def commit(self) -> Plan[None]:
+        """Send the TransactWriteItems (once)."""
+        return self._p_commit()
 
     def _p_commit(self) -> Plan[None]:
         if self.committed:
@@ -166,12 +158,10 @@ class TransactionBase:
 
 
 def p_transact_get(
-    gets: Sequence[tuple[TableBase | str, Mapping[str, Any]]],
+    gets: Sequence[tuple[Named | str, Mapping[str, Any]]],
     projection: Sequence[str | Path] | None = None,
 ) -> Plan[list[Item | None]]:
     """One TransactGetItems: each ``(table, key)``'s item, or None, in order."""
-    from tallydb.toolkit.table import build_request
-
     if len(gets) > ACTION_LIMIT:
         raise ValueError(f"a transaction reads at most {ACTION_LIMIT} items")
     items: list[dict[str, Any]] = []
@@ -179,7 +169,7 @@ def p_transact_get(
         if not isinstance(entry, tuple) or len(entry) != 2:
             raise TypeError(f"transact_get takes (table, key) pairs, not {entry!r}")
         table, key = entry
-        get = {"TableName": _name(table), "Key": item_to_wire(key)}
+        get = {"TableName": table_name(table), "Key": item_to_wire(key)}
         get.update(build_request((), projection=projection))
         items.append({"Get": get})
     if not items:
@@ -191,16 +181,8 @@ def p_transact_get(
     ]
 
 
-class Transaction(TransactionBase):
+class Transaction(TransactionBase, Blocking):
     """``with db.transaction() as t: ...``: committed when the block ends."""
-
-    def __init__(self, transport: Transport, token: str | None = None) -> None:
-        super().__init__(token)
-        self.transport = transport
-
-    def commit(self) -> None:
-        """Send the TransactWriteItems (once)."""
-        self.transport.run(self._p_commit())
 
     def __enter__(self) -> Transaction:
         return self
@@ -208,22 +190,3 @@ class Transaction(TransactionBase):
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is None and not self.committed:
             self.commit()
-
-
-class AsyncTransaction(TransactionBase):
-    """``async with db.transaction() as t: ...``: committed when the block ends."""
-
-    def __init__(self, transport: Transport, token: str | None = None) -> None:
-        super().__init__(token)
-        self.transport = transport
-
-    async def commit(self) -> None:
-        """Send the TransactWriteItems (once)."""
-        await self.transport.arun(self._p_commit())
-
-    async def __aenter__(self) -> AsyncTransaction:
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        if kind is None and not self.committed:
-            await self.commit()

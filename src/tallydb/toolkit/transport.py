@@ -10,7 +10,12 @@ operation's result. A plan does no I/O itself, so the same plan runs
   sleeps with ``asyncio.sleep``,
 
 which is how :mod:`tallydb.aio` has exactly the behaviour of the blocking
-API. A DynamoDB error is thrown *into* the plan (as a :mod:`tallydb.engine.errors`
+API (:mod:`tallydb.toolkit.driver` makes both APIs' methods from one plan).
+A *stream* plan (a query's pages, a table's changes) also yields
+:class:`Emit` steps, whose values :meth:`Transport.iterate` and
+:meth:`Transport.aiterate` hand out as they come.
+
+A DynamoDB error is thrown *into* the plan (as a :mod:`tallydb.engine.errors`
 exception, see :mod:`tallydb.toolkit.exceptions`) so that a plan can turn, say, a
 failed condition into a :class:`~tallydb.toolkit.exceptions.CounterLimitError`.
 
@@ -18,12 +23,8 @@ Two transports send the requests:
 
 * :class:`ClientTransport`: any ``boto3.client("dynamodb")``, one pointed at
   ``tallydb serve`` or the user's own for Amazon DynamoDB;
-* :class:`EngineTransport`: the embedded engine, called directly. The
-  requests are the same boto3-shaped dicts (the toolkit sends nothing else,
-  which is why it runs unchanged everywhere), handed to ``engine.call``
-  without botocore or JSON, so an embedded ``Counter.add()`` costs about
-  what the engine's UpdateItem costs; responses and errors come back as the
-  botocore client would have given them.
+* :class:`~tallydb.toolkit.embedded.EngineTransport`: the embedded engine,
+  called directly (the one module of the toolkit that imports the engine).
 
 A request the toolkit keeps and sends again and again (a counter's add)
 goes by :meth:`Transport.call_wire` with its JSON shape made once: the
@@ -43,12 +44,13 @@ left (connection refused) or was answered "throttled" is retried as usual.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from botocore.exceptions import (
     BotoCoreError,
@@ -61,23 +63,17 @@ from botocore.exceptions import (
 from tallydb.engine.errors import (
     DynamoDBError,
     ResourceNotFoundException,
-    SerializationException,
     ValidationException,
 )
-from tallydb.toolkit.convert import json_shape, python_shape
 from tallydb.toolkit.exceptions import (
     OutcomeUnknown,
     TableNotFoundError,
     TransportError,
-    error_from_engine,
     error_from_response,
     tables_of,
 )
 
-if TYPE_CHECKING:
-    from tallydb.engine.api import Engine
-
-__all__ = ["Call", "ClientTransport", "EngineTransport", "Plan", "Sleep", "Transport"]
+__all__ = ["Call", "ClientTransport", "Emit", "Plan", "Sleep", "Stream", "Transport"]
 
 T = TypeVar("T")
 
@@ -94,12 +90,18 @@ class Call:
     ``once=True`` marks a request that must not be sent twice (it is not
     idempotent): if its outcome is unknown, :class:`OutcomeUnknown` is
     raised rather than the request re-sent.
+
+    ``streams=True`` sends it to the store's DynamoDB Streams API (GetRecords
+    and the like), on ``client`` when one is given (a ``dynamodbstreams``
+    client of the caller's), else on the transport's own.
     """
 
     operation: str
     request: dict[str, Any] = field(default_factory=dict)
     wire: dict[str, Any] | None = None
     once: bool = False
+    streams: bool = False
+    client: Any = None
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,18 @@ class Sleep:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Emit(Generic[T]):
+    """Values a stream plan hands out (a page of items, a batch of changes)."""
+
+    values: Sequence[T]
+
+
 Step = Call | Sleep
 #: A toolkit operation: yields steps, is sent each Call's response, returns T.
 Plan = Generator[Step, Any, T]
+#: A toolkit operation whose result comes in parts: yields steps and Emits.
+Stream = Generator[Step | Emit[T], Any, None]
 
 _METHODS: dict[str, str] = {}
 
@@ -180,6 +191,28 @@ def client_call(client: Any, operation: str, request: dict[str, Any]) -> dict[st
     return response
 
 
+class _Walk(Generic[T]):
+    """A stream plan, step by step: ``for step in walk:``, then set
+    ``walk.outcome`` to the step's reply and error (the error is thrown into
+    the plan)."""
+
+    def __init__(self, stream: Stream[T]) -> None:
+        self.stream = stream
+        self.outcome: tuple[Any, BaseException | None] = (None, None)
+
+    def __iter__(self) -> Iterator[Step | Emit[T]]:
+        stream = self.stream
+        step = next(stream, None)
+        while step is not None:
+            self.outcome = (None, None)
+            yield step
+            reply, error = self.outcome
+            try:
+                step = stream.throw(error) if error is not None else stream.send(reply)
+            except StopIteration:
+                return
+
+
 class Transport:
     """Runs plans: sends each request with :meth:`call`, blocking
     (:meth:`run`) or from a thread pool (:meth:`arun`).
@@ -209,6 +242,14 @@ class Transport:
     @property
     def endpoint(self) -> str:
         """Where requests go, for people to read."""
+        raise NotImplementedError
+
+    #: Whether :meth:`call_wire` answers in DynamoDB's JSON shape (the
+    #: embedded engine), rather than boto3's.
+    speaks_wire = False
+
+    def streams_client(self) -> Any:
+        """A ``dynamodbstreams`` client on the same store (made on first use)."""
         raise NotImplementedError
 
     # -- one request -------------------------------------------------------
@@ -243,10 +284,22 @@ class Transport:
 
     def send(self, step: Call) -> dict[str, Any]:
         """Send one plan step: :meth:`call`, or :meth:`call_wire` when the
-        step carries its wire shape."""
+        step carries its wire shape, or to the Streams API."""
+        if step.streams:
+            return client_call(step.client or self.streams_client(), step.operation, step.request)
         if step.wire is None:
             return self.call(step.operation, step.request)
         return self.call_wire(step.operation, step.request, step.wire)
+
+    def answer(self, step: Call) -> tuple[Any, BaseException | None]:
+        """:meth:`send`, with a DynamoDB or transport error returned (to be
+        thrown into the plan) rather than raised."""
+        try:
+            return self.send(step), None
+        except ResourceNotFoundException as e:
+            return None, _naming_tables(e, step)
+        except (DynamoDBError, TransportError) as e:
+            return None, e
 
     # -- plans -----------------------------------------------------------------
 
@@ -261,16 +314,16 @@ class Transport:
             except StopIteration as stop:
                 result: T = stop.value
                 return result
-            reply, error = None, None
-            if isinstance(step, Sleep):
+            if step.__class__ is Sleep:
                 time.sleep(step.seconds)
+                reply = error = None
                 continue
-            try:
-                reply = send(step)
+            try:  # self.answer(step), inline: this loop runs every toolkit call
+                reply, error = send(step), None  # type: ignore[arg-type]
             except ResourceNotFoundException as e:
-                error = _naming_tables(e, step)
+                reply, error = None, _naming_tables(e, step)  # type: ignore[arg-type]
             except (DynamoDBError, TransportError) as e:
-                error = e
+                reply, error = None, e
 
     async def arun(self, plan: Plan[T]) -> T:
         """Run a plan to its end without blocking the event loop: each request
@@ -285,16 +338,36 @@ class Transport:
             except StopIteration as stop:
                 result: T = stop.value
                 return result
-            reply, error = None, None
             if isinstance(step, Sleep):
                 await asyncio.sleep(step.seconds)
-                continue
-            try:
-                reply = await loop.run_in_executor(executor, self.send, step)
-            except ResourceNotFoundException as e:
-                error = _naming_tables(e, step)
-            except (DynamoDBError, TransportError) as e:
-                error = e
+                reply = error = None
+            else:
+                reply, error = await loop.run_in_executor(executor, self.answer, step)
+
+    def iterate(self, stream: Stream[T]) -> Iterator[T]:
+        """Run a stream plan, blocking, handing out what it emits as it comes."""
+        walk = _Walk(stream)
+        for step in walk:
+            if isinstance(step, Emit):
+                yield from step.values
+            elif isinstance(step, Sleep):
+                time.sleep(step.seconds)
+            else:
+                walk.outcome = self.answer(step)
+
+    async def aiterate(self, stream: Stream[T]) -> AsyncIterator[T]:
+        """Run a stream plan without blocking the event loop."""
+        loop = asyncio.get_running_loop()
+        executor = self._pool()
+        walk = _Walk(stream)
+        for step in walk:
+            if isinstance(step, Emit):
+                for value in step.values:
+                    yield value
+            elif isinstance(step, Sleep):
+                await asyncio.sleep(step.seconds)
+            else:
+                walk.outcome = await loop.run_in_executor(executor, self.answer, step)
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -361,6 +434,7 @@ class ClientTransport(Transport):
     ) -> None:
         super().__init__(on_close=on_close, max_workers=max_workers)
         self._client = client
+        self._streams: Any = None
         client.meta.events.register_first(
             "needs-retry.dynamodb", _refuse_resend, unique_id="tallydb-refuse-resend"
         )
@@ -383,122 +457,38 @@ class ClientTransport(Transport):
 
     def send(self, step: Call) -> dict[str, Any]:
         if not step.once:
-            return self.call(step.operation, step.request)
+            return super().send(step)
         _sending_once.step = step
         try:
             return self.call(step.operation, step.request)
         finally:
             _sending_once.step = None
 
-
-#: The operations :class:`EngineTransport` hands to the engine itself: those
-#: whose requests and responses differ from boto3's only in Binary values.
-#: Anything else (table management, rare and with timestamps in its answers)
-#: goes through the in-process boto3 client, so it is botocore's to the letter.
-DIRECT_OPERATIONS = frozenset(
-    {
-        "GetItem",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "BatchWriteItem",
-        "TransactGetItems",
-        "TransactWriteItems",
-    }
-)
-
-#: The errors a request botocore would have refused to send can get from
-#: the engine instead; only then is botocore's own check run (it costs more
-#: than the engine's whole UpdateItem).
-_REFUSABLE = (ValidationException, SerializationException)
+    def streams_client(self) -> Any:
+        """A ``dynamodbstreams`` client with the DynamoDB client's endpoint,
+        region and credentials (on AWS, the region's Streams endpoint)."""
+        with self._lock:
+            if self._streams is None:
+                self._streams = _streams_client_beside(self._client)
+            return self._streams
 
 
-class EngineTransport(Transport):
-    """Requests answered by the embedded engine, in-process, without botocore.
+#: Amazon DynamoDB's own endpoints, whose Streams API lives at another host.
+_AWS_ENDPOINT = re.compile(r"^https://dynamodb\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/?$")
 
-    The item operations (:data:`DIRECT_OPERATIONS`) go straight to
-    ``engine.call``: the request is copied into DynamoDB's JSON shape
-    (:func:`~tallydb.toolkit.convert.json_shape`, Binary values as base64 text) and
-    the response copied back into boto3's (:func:`~tallydb.convert.python_shape`),
-    so the engine never holds or changes the caller's dicts, and the caller
-    never holds the engine's. :meth:`call_wire` skips both copies for the
-    requests the toolkit itself keeps in that shape (a counter's add):
-    ``engine.call`` never changes a request (``tests/test_engine_requests.py``
-    pins it), so one that nobody changes can be handed over as it is. An error is raised as
-    :func:`~tallydb.toolkit.exceptions.error_from_engine` makes it: the class, code,
-    message and extras a botocore client would have raised; and a request
-    that botocore would have refused to send (a parameter of the wrong type,
-    say) is refused with botocore's own message.
 
-    Everything else, and :attr:`client`, goes through an in-process boto3
-    client on the same engine (:mod:`tallydb.toolkit.inprocess`), made on first use
-    by ``client_factory``.
-    """
+def _streams_client_beside(client: Any) -> Any:
+    import boto3
 
-    def __init__(
-        self,
-        engine: Engine,
-        client_factory: Callable[[], Any],
-        *,
-        on_close: Callable[[], None] | None = None,
-        max_workers: int = 32,
-    ) -> None:
-        super().__init__(on_close=on_close, max_workers=max_workers)
-        self.engine = engine
-        self._engine_call = engine.call
-        self._client_factory = client_factory
-        self._client: Any = None
-
-    @property
-    def client(self) -> Any:
-        client = self._client
-        if client is None:
-            with self._lock:
-                if self._client is None:
-                    self._client = self._client_factory()
-                client = self._client
-        return client
-
-    @property
-    def endpoint(self) -> str:
-        return f"embedded:{self.engine.store.location}"
-
-    def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-        if operation not in DIRECT_OPERATIONS:
-            return client_call(self.client, operation, request)
-        try:
-            response = self._engine_call(operation, json_shape(request))
-        except DynamoDBError as e:
-            if isinstance(e, _REFUSABLE):
-                self._refuse_as_botocore(operation, request)
-            raise error_from_engine(e) from None
-        result: dict[str, Any] = python_shape(response)
-        return result
-
-    def call_wire(
-        self, operation: str, request: dict[str, Any], wire: dict[str, Any]
-    ) -> dict[str, Any]:
-        if operation not in DIRECT_OPERATIONS:
-            return client_call(self.client, operation, request)
-        try:
-            response: dict[str, Any] = self._engine_call(operation, wire)
-        except DynamoDBError as e:
-            if isinstance(e, _REFUSABLE):
-                self._refuse_as_botocore(operation, request)
-            raise error_from_engine(e) from None
-        return response
-
-    def _refuse_as_botocore(self, operation: str, request: dict[str, Any]) -> None:
-        """Raise what botocore raises for a request it will not send, if it
-        would not send this one."""
-        from botocore.validate import ParamValidator
-
-        model = self.client.meta.service_model.operation_model(operation)
-        report = ParamValidator().validate(request, model.input_shape)
-        if report.has_errors():
-            raise ValidationException(
-                str(ParamValidationError(report=report.generate_report()))
-            ) from None
+    meta = client.meta
+    kwargs: dict[str, Any] = {"region_name": meta.region_name, "config": meta.config}
+    if not _AWS_ENDPOINT.match(meta.endpoint_url or ""):
+        kwargs["endpoint_url"] = meta.endpoint_url
+    # botocore has no public accessor for a client's credentials
+    credentials = client._request_signer._credentials
+    if credentials is not None:
+        frozen = credentials.get_frozen_credentials()
+        kwargs.update(aws_access_key_id=frozen.access_key,
+                      aws_secret_access_key=frozen.secret_key,
+                      aws_session_token=frozen.token)
+    return boto3.session.Session().client("dynamodbstreams", **kwargs)

@@ -53,9 +53,7 @@ def speaks_wire(db: Database) -> bool:
     """Whether the store answers ``call_wire`` in DynamoDB's JSON (the
     embedded engine does; a boto3 client answers in boto3's shape): then
     items go to and from files with no copy into boto3's shape and back."""
-    from tallydb.toolkit.transport import EngineTransport
-
-    return isinstance(db.transport, EngineTransport)
+    return db.transport.speaks_wire
 
 
 def write_batch(db: Database, table: str, items: list[dict[str, Any]]) -> None:
