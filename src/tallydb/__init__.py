@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         TransactionCanceledException,
         ValidationException,
     )
+    from tallydb.toolkit import aio
     from tallydb.toolkit.attributes import (
         AtomicCounter,
         Attribute,
@@ -67,8 +68,6 @@ if TYPE_CHECKING:
     from tallydb.toolkit.model import Model
     from tallydb.toolkit.table import Table
     from tallydb.toolkit.update import Update, if_not_exists, list_append
-
-    from tallydb.toolkit import aio
 
     ConditionalCheckFailed = ConditionalCheckFailedException
 
@@ -154,6 +153,7 @@ __all__ = [
     "VersionConflictError",
     "WriteModification",
     "__version__",
+    "aio",
     "connect",
     "if_not_exists",
     "list_append",
