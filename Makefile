@@ -25,16 +25,19 @@ PYTEST_ARGS ?=
 serve: $(STAMP)
 	$(BIN)/tallydb serve --host $(HOST) --port $(PORT) --data $(DATA) --sync $(SYNC)
 
-# All three always run (so the test summary is always printed); any failure fails.
+# All four always run (so the test summary is always printed); any failure fails.
+# lint-imports keeps the layers and finds any import circle (pyproject.toml).
 test: $(TOOLS)
 	@status=0; \
 	$(BIN)/ruff check src || status=1; \
 	$(BIN)/mypy src/tallydb || status=1; \
+	$(BIN)/lint-imports || status=1; \
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS) || status=$$?; \
 	exit $$status
 
 lint: $(TOOLS)
 	$(BIN)/ruff check src
+	$(BIN)/lint-imports
 
 typecheck: $(TOOLS)
 	$(BIN)/mypy src/tallydb

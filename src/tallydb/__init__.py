@@ -26,7 +26,7 @@ import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from tallydb.engine.version import __version__
 
 if TYPE_CHECKING:
     from tallydb.engine.errors import (

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import click
 
-from tallydb import __version__
 from tallydb.cli.counter import counter
 from tallydb.cli.items import delete, describe, get, put, query, scan, tables
 from tallydb.cli.reset import reset
 from tallydb.cli.serve import serve
 from tallydb.cli.transfer import export, import_
+from tallydb.engine.version import __version__
 
 __all__ = ["main"]
 

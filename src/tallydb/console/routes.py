@@ -32,11 +32,11 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from tallydb import __version__
 from tallydb.console.live import LiveHub, LiveStream
 from tallydb.console.parse import parse
 from tallydb.console.static_files import StaticFile, load_static
 from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.version import __version__
 
 PREFIX = "/console"
 CSP = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "

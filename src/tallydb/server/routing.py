@@ -19,7 +19,6 @@ from typing import Any
 
 import orjson
 
-from tallydb import __version__
 from tallydb.console.routes import Console
 from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
 from tallydb.engine.errors import (
@@ -29,6 +28,7 @@ from tallydb.engine.errors import (
     UnknownOperationException,
     ValidationException,
 )
+from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
 from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
