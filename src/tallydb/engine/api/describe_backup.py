@@ -1,4 +1,4 @@
-"""DescribeBackup."""
+"""DescribeBackup: a backup's description (its table as it was, its size and status)."""
 
 from __future__ import annotations
 
