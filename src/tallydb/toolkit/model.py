@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from tallydb.engine.errors import ConditionalCheckFailedException
@@ -260,9 +260,10 @@ class ModelBase(Generic[DatabaseT, TableT]):
     def _class_transport(cls) -> Transport:
         return cls._db().transport
 
-    @property
-    def _transport(self) -> Transport:
-        return type(self)._db().transport
+    #: The transport a model instance's methods run on: its class's.
+    _transport_of: ClassVar[Callable[[Any], Transport]] = staticmethod(
+        lambda model: type(model)._class_transport()
+    )
 
     # -- items ---------------------------------------------------------------------
 

@@ -68,10 +68,8 @@ class TableBase:
         self.database = database
         self.name = name
         self._schema = schema
-
-    @property
-    def transport(self) -> Transport:
-        return self.database.transport
+        #: What the table's requests go by: its database's.
+        self.transport: Transport = database.transport
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
@@ -232,7 +230,7 @@ class TableBase:
         ``streams``: a ``dynamodbstreams`` client to read with (by default
         one on the same endpoint and credentials)."""
         reader = ChangeReader(self._p_describe, self.name, after, latest, streams)
-        return reader.read(follow, poll)
+        yield from reader.read(follow, poll)
 
     # -- plans -------------------------------------------------------------------
 
