@@ -6,8 +6,9 @@ committed write into SQLite and start a read transaction on a second
 connection: SQLite's WAL then shows that connection the database as it was
 at that moment for as long as the view stays open, whatever is written
 after. A long job (an export) reads through it without holding the writer.
-An in-memory store has no file a second connection could open: its view is
-a copy of the database, taken under the writer.
+An in-memory store has no file a second connection could open (nor has a
+store that keeps its WAL index in memory, on a full disk): its view is a
+copy of the database, taken under the writer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = ["ReadView", "read_view"]
 def read_view(store: Store) -> ReadView:
     """A view of ``store`` as it is now (every committed write in it)."""
     with store.settled():
-        if store.location == ":memory:":
+        if store.location == ":memory:" or store.exclusive:  # no second connection sees it
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.deserialize(store.database_bytes())
         else:
