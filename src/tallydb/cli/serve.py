@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from tallydb.cli._errors import EXIT_UNAVAILABLE, fail
 
 
 def _credentials(
@@ -130,6 +133,10 @@ def serve(
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
     then "console at http://HOST:PORT/console" (unless --no-console),
     then "Press Ctrl+C to stop.".
+
+    A port in use is refused before anything is created, naming the
+    process that holds it (PortInUseError, exit 3), as is a data directory
+    another server holds (StoreInUseError, exit 3).
     """
     from tallydb.engine.storage import StoreInUseError, Sync
     from tallydb.server import Config, ConfigError, run
@@ -175,9 +182,20 @@ def serve(
 
     try:
         run(config, announce)
-    except OSError as error:
-        raise click.ClickException(str(error)) from None
     except StoreInUseError:
         from tallydb.cli._store import in_use_message
 
-        raise click.ClickException(in_use_message(data)) from None
+        fail("StoreInUseError", in_use_message(data), EXIT_UNAVAILABLE)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            fail("PortInUseError", _port_taken(host, port), EXIT_UNAVAILABLE)
+        fail(type(error).__name__, str(error), EXIT_UNAVAILABLE)
+
+
+def _port_taken(host: str, port: int) -> str:
+    """What says ``serve``'s port is taken, by whom, and what to do."""
+    from tallydb.cli._processes import port_holder
+
+    holder = port_holder(port) or "another process"
+    return (f"port {port} on {host} is in use by {holder}: stop it, or serve on another "
+            f"port (--port {port + 1}; --port 0 picks a free one)")

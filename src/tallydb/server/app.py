@@ -148,13 +148,16 @@ class Server:
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
-        self._server = await self.loop.create_server(
-            lambda: Connection(self), host, port, reuse_address=True, backlog=1024,
-            ssl=self.tls,
-        )
+        return await self.accept(await bind(self.loop, host, port, self.tls))
+
+    async def accept(self, listener: Listener) -> int:
+        """Start accepting on ``listener`` (bound by :func:`bind`); the bound port."""
+        listener.server = self
+        self._server = listener.sockets
+        await listener.sockets.start_serving()
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        return int(self._server.sockets[0].getsockname()[1])
+        return int(listener.sockets.sockets[0].getsockname()[1])
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
@@ -194,6 +197,30 @@ class Server:
         self.engine.close()
 
 
+class Listener:
+    """Listening sockets bound before the server that will accept on them
+    exists, so that a taken port fails before a data directory is made."""
+
+    def __init__(self) -> None:
+        self.server: Server | None = None
+        self.sockets: asyncio.Server
+
+    def __call__(self) -> Connection:
+        assert self.server is not None, "no connection is accepted before Server.accept"
+        return Connection(self.server)
+
+
+async def bind(
+    loop: asyncio.AbstractEventLoop, host: str, port: int, tls: ssl.SSLContext | None
+) -> Listener:
+    """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
+    listener = Listener()
+    listener.sockets = await loop.create_server(
+        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+    )
+    return listener
+
+
 def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None
              ) -> Console:
     """The web console over ``engine``'s change feed (and its throttles)."""
@@ -214,7 +241,12 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     config.check()
     tls = config.tls()
     loop = asyncio.get_running_loop()
-    store = Store(config.data, config.sync)
+    listener = await bind(loop, config.host, config.port, tls)  # before anything is made
+    try:
+        store = Store(config.data, config.sync)
+    except BaseException:
+        listener.sockets.close()
+        raise
     engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                     separate_regions=config.separate_regions)
     allowed = raise_descriptor_limit(config.limits.max_connections)
@@ -228,8 +260,9 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     if config.log_requests:
         logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:
-        port = await server.listen(config.host, config.port)
+        port = await server.accept(listener)
     except BaseException:
+        listener.sockets.close()
         engine.close()
         raise
     stop = asyncio.Event()

@@ -38,7 +38,12 @@ from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
-from tallydb.toolkit.table_spec import check_unchangeable, table_updates, ttl_update
+from tallydb.toolkit.table_spec import (
+    check_unchangeable,
+    create_table_request,
+    table_updates,
+    ttl_update,
+)
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
 from tallydb.toolkit.transport import Call, ClientTransport, Plan, Sleep, Transport
 
@@ -241,6 +246,32 @@ class DatabaseBase(Generic[TableT, TransactionT]):
             request, ttl_attribute, exist_ok, timeout, billing_given=billing_mode is not None
         )
         return self._table_class(self, name, KeySchema.from_description(request))
+
+    @operation
+    def create_table_from(
+        self,
+        description: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+    ) -> Plan[TableT]:
+        """CreateTable from a request in DynamoDB's own JSON shape, or like a
+        table a description shows (DescribeTable's answer, as ``aws dynamodb
+        describe-table`` prints it), then wait until it is ACTIVE.
+
+        Kept: the keys, the billing mode and throughput, the indexes and the
+        stream; a description's ARNs, counts and dates are ignored. ``name``
+        gives the table another name than the description's.
+        ``ttl_attribute`` and ``exist_ok`` are as for :meth:`create_table`
+        (the billing mode counts as given)."""
+        request = create_table_request(description)
+        if name is not None:
+            request["TableName"] = name
+        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        return self._table_class(
+            self, request["TableName"], KeySchema.from_description(request))
 
     def table(self, name: str) -> TableT:
         """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""

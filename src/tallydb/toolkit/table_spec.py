@@ -28,7 +28,13 @@ from typing import Any
 from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.requests import KeySchema
 
-__all__ = ["check_unchangeable", "table_updates", "ttl_update"]
+__all__ = [
+    "billing_mode",
+    "check_unchangeable",
+    "create_table_request",
+    "table_updates",
+    "ttl_update",
+]
 
 #: CreateTable's default billing mode, as DescribeTable leaves it out.
 PROVISIONED = "PROVISIONED"
@@ -73,6 +79,68 @@ def billing_mode(description: Mapping[str, Any]) -> str:
     """A table's billing mode as DescribeTable shows it (absent: PROVISIONED)."""
     summary = description.get("BillingModeSummary") or {}
     return str(summary.get("BillingMode") or PROVISIONED)
+
+
+_INDEX_KEEP = ("IndexName", "KeySchema", "Projection")
+
+
+def _throughput(given: Mapping[str, Any]) -> dict[str, int]:
+    return {
+        "ReadCapacityUnits": int(given.get("ReadCapacityUnits") or 5),
+        "WriteCapacityUnits": int(given.get("WriteCapacityUnits") or 5),
+    }
+
+
+def create_table_request(
+    description: Mapping[str, Any], *, keep_stream: bool = True
+) -> dict[str, Any]:
+    """CreateTable's request for a table like the one ``description`` shows.
+
+    ``description`` is a CreateTable request in DynamoDB's JSON shape, or a
+    table's description as DescribeTable answers it (``aws dynamodb
+    describe-table`` prints ``{"Table": {...}}``; CreateTable answers
+    ``{"TableDescription": {...}}``; both are unwrapped). Kept: the keys,
+    the billing mode and throughput, the indexes (keys, projection), and
+    the stream (unless ``keep_stream`` is false); the rest of a description
+    (ARNs, counts, status, dates) is not a request's."""
+    for wrapper in ("Table", "TableDescription"):
+        inner = description.get(wrapper)
+        if isinstance(inner, Mapping) and "KeySchema" not in description:
+            description = inner
+    missing = [k for k in ("TableName", "KeySchema", "AttributeDefinitions")
+               if k not in description]
+    if missing:
+        raise ValueError(
+            f"not a CreateTable request or a table description: no {', '.join(missing)}"
+        )
+    request: dict[str, Any] = {
+        "TableName": description["TableName"],
+        "KeySchema": [dict(k) for k in description["KeySchema"]],
+        "AttributeDefinitions": [dict(a) for a in description["AttributeDefinitions"]],
+    }
+    mode = description.get("BillingMode") or (
+        description.get("BillingModeSummary") or {}).get("BillingMode")
+    throughput = description.get("ProvisionedThroughput") or {}
+    provisioned = mode == PROVISIONED or (mode is None and throughput.get("ReadCapacityUnits"))
+    if provisioned:
+        request["BillingMode"] = PROVISIONED
+        request["ProvisionedThroughput"] = _throughput(throughput)
+    else:
+        request["BillingMode"] = "PAY_PER_REQUEST"
+    for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+        indexes = []
+        for index in description.get(kind) or []:
+            kept = {k: index[k] for k in _INDEX_KEEP if k in index}
+            if provisioned and kind == "GlobalSecondaryIndexes":
+                kept["ProvisionedThroughput"] = _throughput(index.get("ProvisionedThroughput", {}))
+            indexes.append(kept)
+        if indexes:
+            request[kind] = indexes
+    stream = description.get("StreamSpecification") or {}
+    if keep_stream and stream.get("StreamEnabled"):
+        request["StreamSpecification"] = {
+            "StreamEnabled": True, "StreamViewType": stream["StreamViewType"]}
+    return request
 
 
 def check_unchangeable(request: Mapping[str, Any], table: Mapping[str, Any]) -> None:
