@@ -77,6 +77,12 @@ def _credentials(
               type=click.IntRange(min=1),
               help="Response bytes waiting for one client before the server stops reading its "
                    "requests (a client that does not read its answers).")
+@click.option("--max-body-memory", default=256 << 20, show_default=True,
+              type=click.IntRange(min=1),
+              help="Bytes of request bodies still arriving that all connections together may "
+                   "hold (each request's whole Content-Length, from the end of its headers); "
+                   "a request past it is answered 503 before its body is read. At least "
+                   "16777216 (one request of DynamoDB's largest).")
 @click.option("--log-requests", is_flag=True,
               help="Log one line per request to stderr: operation, table, status, duration "
                    "and request id (never a secret or an item value).")
@@ -123,6 +129,7 @@ def serve(
     idle_timeout: float,
     max_connections: int,
     max_output_bytes: int,
+    max_body_memory: int,
     log_requests: bool,
     commit_thread: bool | None,
     emulate_limits: bool,
@@ -167,6 +174,7 @@ def serve(
             idle_timeout=idle_timeout,
             max_connections=max_connections,
             max_output=max_output_bytes,
+            max_body_memory=max_body_memory,
         ),
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,

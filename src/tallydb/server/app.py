@@ -22,11 +22,12 @@ from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.bodies import BodyBudget
 from tallydb.server.console_http import verifier_for
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
-from tallydb.server.routing import Router
+from tallydb.server.routing import MAX_BODY, Router
 
 log = logging.getLogger("tallydb.server")
 
@@ -103,6 +104,9 @@ class Config:
             raise ConfigError(NO_AUTH_ELSEWHERE.format(host=self.host))
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ConfigError("TLS needs both --tls-cert and --tls-key")
+        if self.limits.max_body_memory < MAX_BODY:
+            raise ConfigError(f"--max-body-memory must hold one request of DynamoDB's largest "
+                              f"({MAX_BODY} bytes)")
         try:
             self.origin_policy()
         except ValueError as error:
@@ -145,6 +149,7 @@ class Server:
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
+        self.bodies = BodyBudget(self.limits.max_body_memory)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
