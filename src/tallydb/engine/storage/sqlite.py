@@ -747,6 +747,10 @@ class Transaction:
         catalog = self.catalog
         return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
 
+    def table_by_key(self, key: str) -> TableRecord | None:
+        """A table by its catalog key (``TableRecord.key``), whatever the catalog."""
+        return self._store._tables.get(key)
+
     def tables(self) -> list[TableRecord]:
         """The tables of this transaction's catalog, by name."""
         catalog = self.catalog
