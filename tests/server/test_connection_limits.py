@@ -129,3 +129,39 @@ def test_a_client_that_does_not_read_stops_being_read(stub: StubServer) -> None:
     finally:
         pipe.close()
     assert sum(len(batch) for batch in stub.engine.batches) == 1500
+
+
+def test_bodies_past_the_body_budget_get_503_before_they_are_read(
+    stub_factory: Callable[..., StubServer], pipe_factory: Callable[[str], Pipe]
+) -> None:
+    stub = stub_factory(limits=ConnectionLimits(max_body_memory=300_000))
+    body = b'{"pad": "' + b"x" * 199_989 + b'"}'
+    assert len(body) == 200_000
+    holder = pipe_factory(stub.url)
+    whole = request_bytes("Echo", body)
+    holder.send(whole[:-1000])  # 200 KB of the budget held, the body unfinished
+    refused = pipe_factory(stub.url)
+    refused.send(request_bytes("Echo", body)[: len(whole) - len(body)])  # the head alone
+    answer = refused.response()
+    assert answer.status == 503
+    assert answer.error_type == "com.amazon.coral.availability#ThrottlingException"
+    assert answer.json["message"] == (
+        "Too many request bytes arriving at once: the server holds at most 300000 bytes of "
+        "unfinished request bodies (--max-body-memory); retry")
+    assert refused.closed_by_server()
+    holder.send(whole[-1000:])  # finished: its share is given back
+    assert holder.response().status == 200
+    assert post(stub.url, "Echo", body).status == 200
+    assert [name for batch in stub.engine.batches for name, _ in batch] == ["Echo", "Echo"]
+
+
+def test_a_large_body_with_an_unknown_target_is_answered_from_its_head(
+    stub: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Nothing", b"x" * 1_000_000)[:300])  # the head, and a little
+    answer = pipe.response()
+    assert answer.status == 400
+    assert answer.error_type == "com.amazon.coral.service#UnknownOperationException"
+    assert pipe.closed_by_server()
+    assert stub.engine.batches == []

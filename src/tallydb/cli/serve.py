@@ -77,6 +77,12 @@ def _credentials(
               type=click.IntRange(min=1),
               help="Response bytes waiting for one client before the server stops reading its "
                    "requests (a client that does not read its answers).")
+@click.option("--max-body-memory", default=256 << 20, show_default=True,
+              type=click.IntRange(min=1),
+              help="Bytes of request bodies still arriving that all connections together may "
+                   "hold (each request's whole Content-Length, from the end of its headers); "
+                   "a request past it is answered 503 before its body is read. At least "
+                   "16777216 (one request of DynamoDB's largest).")
 @click.option("--log-requests", is_flag=True,
               help="Log one line per request to stderr: operation, table, status, duration "
                    "and request id (never a secret or an item value).")
@@ -92,6 +98,16 @@ def _credentials(
                    "DynamoDB does, or let every region see the same tables, as DynamoDB "
                    "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
                    "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--s3-endpoint", metavar="URL",
+              help="Write exports to and read imports from this S3-compatible endpoint "
+                   "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
+                   "$TALLYDB_S3_ACCESS_KEY_ID and $TALLYDB_S3_SECRET_ACCESS_KEY. Without it, "
+                   "each bucket is a directory under --s3-root.")
+@click.option("--s3-region", default="us-east-1", show_default=True,
+              help="The region of --s3-endpoint.")
+@click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
+              help="Without --s3-endpoint: the directory holding a directory per bucket, "
+                   "objects at their keys' paths.  [default: s3/ in the data directory]")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -113,10 +129,14 @@ def serve(
     idle_timeout: float,
     max_connections: int,
     max_output_bytes: int,
+    max_body_memory: int,
     log_requests: bool,
     commit_thread: bool | None,
     emulate_limits: bool,
     separate_regions: bool,
+    s3_endpoint: str | None,
+    s3_region: str,
+    s3_root: Path | None,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -154,10 +174,14 @@ def serve(
             idle_timeout=idle_timeout,
             max_connections=max_connections,
             max_output=max_output_bytes,
+            max_body_memory=max_body_memory,
         ),
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
+        s3_endpoint=s3_endpoint,
+        s3_region=s3_region,
+        s3_root=s3_root,
         console=not no_console,
     )
 

@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -127,6 +128,12 @@ CREATE TABLE IF NOT EXISTS retired_catalog (
     name TEXT NOT NULL,
     description BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS documents (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (kind, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     name TEXT PRIMARY KEY,
     id INTEGER NOT NULL UNIQUE,
@@ -292,6 +299,11 @@ class Store:
         self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = (
             None if path is None or self.exclusive else Checkpointer(self.location))
+        #: What the engine above keeps with its store (``Transaction.context``).
+        self.context: Any = None
+        #: Read views open on their own connections (``reader.read_view``):
+        #: while any is, the WAL is not started again (that would wait for them).
+        self.readers = 0
 
     def _open_wal(self, directory: Path | None) -> bool:
         """Put the database in WAL mode; whether it had to keep the WAL
@@ -498,7 +510,7 @@ class Store:
         self._applied = self._lsn
         checkpointer = self._checkpointer
         if checkpointer is not None:
-            if checkpointer.restart_due:
+            if checkpointer.restart_due and not self.readers:
                 checkpointer.restart(self._conn)
             else:
                 checkpointer.wake()
@@ -517,6 +529,20 @@ class Store:
         self._in_sqlite = self._overlay_written = self._own_sqlite = False
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
+
+    @contextmanager
+    def settled(self) -> Iterator[None]:
+        """Hold the writer, with every committed write in SQLite itself (none
+        only in the overlay): a second connection opened inside sees them all."""
+        with self._lock:
+            with self.transaction():
+                self._begin_sqlite()
+            yield
+
+    def database_bytes(self) -> bytes:
+        """The whole database, as SQLite serializes it (an in-memory store's copy)."""
+        with self.settled():
+            return self._conn.serialize()
 
     def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
@@ -704,6 +730,11 @@ class Transaction:
         self._conn = store._conn
         self.journal: list[Any] | None = None
         self.catalog = ""
+
+    @property
+    def context(self) -> Any:
+        """What the engine above keeps with the store (its integrations)."""
+        return self._store.context
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
@@ -955,6 +986,33 @@ class Transaction:
         sql += f" ORDER BY hk {order}, rk {order}"
         for row_hk, row_rk, blob in self._conn.execute(sql, args):
             yield row_hk, row_rk, orjson.loads(blob)
+
+    # -- documents: small records of the engine's own (jobs, settings) -------
+
+    def document(self, kind: str, name: str) -> Any:
+        """The document ``name`` of ``kind`` (as JSON gave it), or None."""
+        self._store._begin_reading()
+        row = self._conn.execute(
+            "SELECT body FROM documents WHERE kind = ? AND name = ?", (kind, name)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def documents(self, kind: str) -> list[tuple[str, Any]]:
+        """(name, document) of every document of ``kind``, by name."""
+        self._store._begin_reading()
+        rows = self._conn.execute(
+            "SELECT name, body FROM documents WHERE kind = ? ORDER BY name", (kind,)).fetchall()
+        return [(name, orjson.loads(body)) for name, body in rows]
+
+    def put_document(self, kind: str, name: str, body: Any) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute(
+            "INSERT INTO documents(kind, name, body) VALUES (?, ?, ?) "
+            "ON CONFLICT(kind, name) DO UPDATE SET body = excluded.body",
+            (kind, name, orjson.dumps(body)))
+
+    def delete_document(self, kind: str, name: str) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute("DELETE FROM documents WHERE kind = ? AND name = ?", (kind, name))
 
     # -- TransactWriteItems' client tokens -----------------------------------
 
