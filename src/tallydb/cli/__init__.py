@@ -12,6 +12,7 @@ import click
 from tallydb.cli.counter import counter
 from tallydb.cli.items import delete, describe, get, put, query, scan, tables
 from tallydb.cli.reset import reset
+from tallydb.cli.restore import restore
 from tallydb.cli.serve import serve
 from tallydb.cli.transfer import export, import_
 from tallydb.engine.version import __version__
@@ -26,5 +27,5 @@ def main() -> None:
 
 
 for _command in (serve, tables, describe, scan, query, get, put, delete, counter, export, import_,
-                 reset):
+                 restore, reset):
     main.add_command(_command)

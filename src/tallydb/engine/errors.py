@@ -111,6 +111,14 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
+class PointInTimeRecoveryUnavailableException(DynamoDBError):
+    """A point-in-time restore of a table whose recovery is off."""
+
+
+class InvalidRestoreTimeException(DynamoDBError):
+    """A point-in-time restore to a time outside the recovery window."""
+
+
 class ExpiredIteratorException(DynamoDBError):
     """A DynamoDB Streams shard iterator older than 15 minutes."""
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
@@ -124,6 +125,7 @@ class Engine:
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
+            history.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
 
     def _listening(self, on: bool) -> None:
@@ -138,6 +140,7 @@ class Engine:
         """Run one operation in ``region``: its catalog, its ARNs."""
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
+            txn.region = region
         try:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request)
@@ -202,14 +205,16 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``); the answer is the
-        larger of the two counts, so a backlog of either brings the next call.
+        records past their 24 hours (``_streams.trim``) and point-in-time
+        history past its recovery period (``_history.trim``); the answer is
+        the largest of the counts, so a backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
-        return max(deleted, trimmed)
+            forgotten = history.trim(txn, when, limit)
+        return max(deleted, trimmed, forgotten)
 
     def close(self) -> None:
         self.store.close()
