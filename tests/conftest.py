@@ -63,8 +63,20 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, settings
 
 sys.modules.setdefault("tallytest", sys.modules[__name__])
+
+# Property tests on a busy machine: an example may take as long as it takes
+# (no deadline), and slow input generation is not a failure (too_slow and
+# large_base_example measure the machine's speed, not the code's). A test's
+# own @settings(...) inherits these.
+settings.register_profile(
+    "tallydb",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
+)
+settings.load_profile("tallydb")
 
 REGION = "us-east-1"
 ACCESS_KEY = "x"

@@ -31,7 +31,7 @@ def test_a_table_without_recovery_is_refused_in_one_line(store: Store) -> None:
     table = store.table()
     result = store.run("restore", table, "--to-time", "10m ago", "--as", f"{table}-x")
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: PointInTimeRecoveryUnavailableException: ")
+    assert result.stderr.startswith("tallydb: PointInTimeRecoveryUnavailableException: ")
 
 
 def test_a_time_that_is_not_one_is_a_usage_error(store: Store) -> None:

@@ -111,10 +111,6 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
-class PointInTimeRecoveryUnavailableException(DynamoDBError):
-    """A point-in-time restore of a table whose recovery is off."""
-
-
 class InvalidRestoreTimeException(DynamoDBError):
     """A point-in-time restore to a time outside the recovery window."""
 
@@ -210,3 +206,31 @@ class InternalServerError(DynamoDBError):
     """Our own fault, never a client's: the only 500 the server sends."""
 
     status = 500
+
+
+class PointInTimeRecoveryUnavailableException(DynamoDBError):
+    pass
+
+
+class InvalidExportTimeException(DynamoDBError):
+    pass
+
+
+class ExportConflictException(DynamoDBError):
+    pass
+
+
+class ExportNotFoundException(DynamoDBError):
+    pass
+
+
+class ImportConflictException(DynamoDBError):
+    pass
+
+
+class ImportNotFoundException(DynamoDBError):
+    pass
+
+
+class PolicyNotFoundException(DynamoDBError):
+    pass

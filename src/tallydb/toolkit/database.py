@@ -36,10 +36,15 @@ from tallydb.toolkit import sessions
 from tallydb.toolkit.conditions import Path as PathArg
 from tallydb.toolkit.convert import Item
 from tallydb.toolkit.driver import Blocking, operation
-from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.table_spec import (
+    check_unchangeable,
+    create_table_request,
+    table_updates,
+    ttl_update,
+)
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
 from tallydb.toolkit.transport import Call, ClientTransport, Plan, Sleep, Transport
 
@@ -63,6 +68,8 @@ DEFAULT_TIMEOUT = 5.0
 DEFAULT_RETRIES = 2
 
 KeySpec = tuple[str, str]
+BILLING_MODES = ("PAY_PER_REQUEST", "PROVISIONED")
+STREAM_VIEWS = ("NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY")
 
 
 def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
@@ -134,10 +141,16 @@ def new_table_request(
     billing_mode: str,
     indexes: Sequence[Index] = (),
     types: dict[str, str] | None = None,
+    *,
+    stream: str | None = None,
 ) -> dict[str, Any]:
     """CreateTable's request; the keys checked (``(name, type)``) first."""
     if not isinstance(name, str):
         raise TypeError(f"a table name is a str, not {name!r}")
+    if billing_mode not in BILLING_MODES:
+        raise ValueError(f"billing_mode is one of {', '.join(BILLING_MODES)}, not {billing_mode!r}")
+    if stream is not None and stream not in STREAM_VIEWS:
+        raise ValueError(f"stream is one of {', '.join(STREAM_VIEWS)}, not {stream!r}")
     hash_key = key_spec("hash_key", hash_key)
     range_key = None if range_key is None else key_spec("range_key", range_key)
     request: dict[str, Any] = {
@@ -169,27 +182,9 @@ def new_table_request(
     request["AttributeDefinitions"] = [
         {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
     ]
+    if stream is not None:
+        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream}
     return request
-
-
-def _same_keys(request: dict[str, Any], table: dict[str, Any]) -> bool:
-    def keys(description: dict[str, Any]) -> list[tuple[str, str, str]]:
-        types = {
-            d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]
-        }
-        return sorted(
-            (k["KeyType"], k["AttributeName"], types.get(k["AttributeName"], "?"))
-            for k in description["KeySchema"]
-        )
-
-    return keys(request) == keys(table)
-
-
-def _show(schema: KeySchema) -> str:
-    shown = f"{schema.hash_key} ({schema.hash_type})"
-    if schema.range_key is not None:
-        shown += f", {schema.range_key} ({schema.range_type})"
-    return shown
 
 
 TableT = TypeVar("TableT", bound=TableBase)
@@ -220,8 +215,9 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         *,
         hash_key: KeySpec,
         range_key: KeySpec | None = None,
-        billing_mode: str = "PAY_PER_REQUEST",
+        billing_mode: str | None = None,
         ttl_attribute: str | None = None,
+        stream: str | None = None,
         exist_ok: bool = False,
         timeout: float = 60.0,
         indexes: Sequence[Index] = (),
@@ -230,14 +226,53 @@ class DatabaseBase(Generic[TableT, TransactionT]):
 
         ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
         ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.toolkit.indexes.GlobalIndex`
-        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``ttl_attribute`` turns on
-        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
-        with the same keys is fine (one with other keys raises
-        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError`).
+        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``billing_mode`` is
+        ``"PAY_PER_REQUEST"`` (the default for a new table) or ``"PROVISIONED"``
+        (5 read and 5 write units). ``ttl_attribute`` turns on TTL expiry on
+        that attribute; ``stream`` turns on a DynamoDB stream showing
+        ``"NEW_AND_OLD_IMAGES"``, ``"NEW_IMAGE"``, ``"OLD_IMAGE"`` or ``"KEYS_ONLY"``.
+
+        With ``exist_ok=True`` an existing table is made what is asked for if
+        it is not so already: a missing global index is created, the billing
+        mode switched (when given), a stream or TTL turned on. What cannot be
+        changed in place (the keys, a local index, an index's keys or
+        projection, TTL on another attribute, another stream view) raises
+        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError` naming each
+        difference. Nothing the call does not ask for is removed.
         """
-        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
-        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        request = new_table_request(
+            name, hash_key, range_key, billing_mode or "PAY_PER_REQUEST", indexes, stream=stream
+        )
+        yield from self._p_create_table(
+            request, ttl_attribute, exist_ok, timeout, billing_given=billing_mode is not None
+        )
         return self._table_class(self, name, KeySchema.from_description(request))
+
+    @operation
+    def create_table_from(
+        self,
+        description: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+    ) -> Plan[TableT]:
+        """CreateTable from a request in DynamoDB's own JSON shape, or like a
+        table a description shows (DescribeTable's answer, as ``aws dynamodb
+        describe-table`` prints it), then wait until it is ACTIVE.
+
+        Kept: the keys, the billing mode and throughput, the indexes and the
+        stream; a description's ARNs, counts and dates are ignored. ``name``
+        gives the table another name than the description's.
+        ``ttl_attribute`` and ``exist_ok`` are as for :meth:`create_table`
+        (the billing mode counts as given)."""
+        request = create_table_request(description)
+        if name is not None:
+            request["TableName"] = name
+        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        return self._table_class(
+            self, request["TableName"], KeySchema.from_description(request))
 
     @operation
     def restore_table(
@@ -318,23 +353,30 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         ttl_attribute: str | None,
         exist_ok: bool,
         timeout: float,
+        billing_given: bool = True,
     ) -> Plan[None]:
         """CreateTable (``request`` from :func:`new_table_request`), wait
-        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
-        the same keys is fine; one with other keys raises."""
+        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table is
+        made what ``request`` asks for (:mod:`tallydb.toolkit.table_spec`);
+        what cannot be changed raises SchemaMismatchError."""
         name = request["TableName"]
         try:
             yield Call("CreateTable", request)
         except ResourceInUseException:
             if not exist_ok:
                 raise
+            yield from self._p_wait_active(name, timeout)
             response = yield Call("DescribeTable", {"TableName": name})
-            if not _same_keys(request, response["Table"]):
-                found = KeySchema.from_description(response["Table"])
-                raise SchemaMismatchError(
-                    f"table {name!r} exists with key {_show(found)}, not the "
-                    f"{_show(KeySchema.from_description(request))} asked for"
-                ) from None
+            check_unchangeable(request, response["Table"])
+            for update in table_updates(request, response["Table"], billing_given=billing_given):
+                yield Call("UpdateTable", update)
+                yield from self._p_wait_active(name, timeout, indexes=True)
+            if ttl_attribute is not None:
+                response = yield Call("DescribeTimeToLive", {"TableName": name})
+                ttl = ttl_update(name, ttl_attribute, response["TimeToLiveDescription"])
+                if ttl is not None:
+                    yield Call("UpdateTimeToLive", ttl)
+            return
         yield from self._p_wait_active(name, timeout)
         if ttl_attribute is not None:
             yield Call(
@@ -345,11 +387,17 @@ class DatabaseBase(Generic[TableT, TransactionT]):
                 },
             )
 
-    def _p_wait_active(self, name: str, timeout: float) -> Plan[None]:
+    def _p_wait_active(self, name: str, timeout: float, *, indexes: bool = False) -> Plan[None]:
+        """Wait until the table (and with ``indexes`` each global index) is ACTIVE."""
         delay, waited = 0.02, 0.0
         while True:
             response = yield Call("DescribeTable", {"TableName": name})
-            if response["Table"].get("TableStatus", "ACTIVE") == "ACTIVE":
+            table = response["Table"]
+            statuses = [table.get("TableStatus", "ACTIVE")]
+            if indexes:
+                statuses += [i.get("IndexStatus", "ACTIVE")
+                             for i in table.get("GlobalSecondaryIndexes") or ()]
+            if all(status == "ACTIVE" for status in statuses):
                 return
             if waited >= timeout:
                 raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
