@@ -38,7 +38,7 @@ from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
-from tallydb.toolkit.table_spec import create_table_request, p_create_table
+from tallydb.toolkit.table_spec import create_table_request, p_create_table, p_wait_active
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
 from tallydb.toolkit.transport import Call, ClientTransport, Plan, Transport
 
@@ -293,7 +293,7 @@ class DatabaseBase(Generic[TableT, TransactionT]):
             request["RestoreDateTime"] = (
                 at.timestamp() if isinstance(at, datetime.datetime) else float(at))
         yield Call("RestoreTableToPointInTime", request)
-        yield from self._p_wait_active(target, timeout)
+        yield from p_wait_active(target, timeout)
         return self._table_class(self, target)
 
     def table(self, name: str) -> TableT:
