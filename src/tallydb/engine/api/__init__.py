@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._imports import IMPORT, run_import
@@ -170,6 +171,7 @@ class Engine:
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
+            history.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
         self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
         with store.transaction() as txn:
@@ -190,6 +192,7 @@ class Engine:
         self.integrations.region = region  # (what a job it starts shows its ARNs in)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
+            txn.region = region
         try:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request)
@@ -254,14 +257,16 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``); the answer is the
-        larger of the two counts, so a backlog of either brings the next call.
+        records past their 24 hours (``_streams.trim``) and point-in-time
+        history past its recovery period (``_history.trim``); the answer is
+        the largest of the counts, so a backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
-        return max(deleted, trimmed)
+            forgotten = history.trim(txn, when, limit)
+        return max(deleted, trimmed, forgotten)
 
     def close(self) -> None:
         self.forwarder.close()

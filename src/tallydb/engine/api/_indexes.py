@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tallydb.engine.api import _history as history
+from tallydb.engine.api._history import PITR
 from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
 from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
@@ -308,16 +310,21 @@ def write_item(
     that leaves the item as it was. While the table's stream is enabled,
     writes the change's stream record in the same transaction
     (``_streams``), and likewise for a Kinesis destination (``_kinesis``);
-    ``by_service``: the write is DynamoDB's own (TTL)."""
+    ``by_service``: the write is DynamoDB's own (TTL). While point-in-time
+    recovery is on, keeps what the item was (``_history``)."""
     journal = txn.journal
-    described = record.description
-    stream = described.get(CAPTURE)
-    kinesis = described.get(KINESIS_CAPTURE)
-    if (journal is not None or stream is not None or kinesis is not None) and old != new:
+    description = record.description
+    stream = description.get(CAPTURE)
+    pitr = description.get(PITR)
+    kinesis = description.get(KINESIS_CAPTURE)
+    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
+            ) and old != new:
         if journal is not None:
             journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service, encoded)
+        if pitr is not None:
+            history.record(txn, record, pitr, hk, rk, old)
         if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
             capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
     if new is None:

@@ -48,6 +48,16 @@ def next_sequence() -> int:
     return _last
 
 
+def now_ns() -> int:
+    """The clock in ns, never below a number handed out before (the same
+    clock as sequence numbers, without taking one)."""
+    global _last
+    now = time.time_ns()
+    if now > _last:
+        _last = now
+    return _last
+
+
 def last_sequence() -> int:
     return _last
 
