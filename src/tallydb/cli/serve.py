@@ -108,6 +108,13 @@ def _credentials(
 @click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
               help="Without --s3-endpoint: the directory holding a directory per bucket, "
                    "objects at their keys' paths.  [default: s3/ in the data directory]")
+@click.option("--kinesis-endpoint", metavar="URL",
+              help="Send Kinesis streaming destinations' records to this Kinesis-compatible "
+                   "endpoint (AWS, kinesalite, LocalStack), with boto3's credentials, or "
+                   "$TALLYDB_KINESIS_ACCESS_KEY_ID and $TALLYDB_KINESIS_SECRET_ACCESS_KEY. "
+                   "Without it, records wait in the data directory.")
+@click.option("--kinesis-region", default="us-east-1", show_default=True,
+              help="The region of --kinesis-endpoint.")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -137,6 +144,8 @@ def serve(
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
+    kinesis_endpoint: str | None,
+    kinesis_region: str,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -182,6 +191,8 @@ def serve(
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,
+        kinesis_endpoint=kinesis_endpoint,
+        kinesis_region=kinesis_region,
         console=not no_console,
     )
 

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
-from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.api import (
+    OPERATIONS,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    Engine,
+    KinesisSender,
+    Limits,
+)
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
@@ -82,6 +89,17 @@ class Config:
     s3_endpoint: str | None = None
     s3_region: str = "us-east-1"
     s3_root: Path | None = None
+    # Kinesis destinations' records: a Kinesis-compatible endpoint
+    kinesis_endpoint: str | None = None
+    kinesis_region: str = "us-east-1"
+
+    def kinesis(self) -> KinesisSender | None:
+        """Where Kinesis destinations' records go (None: nowhere; they wait)."""
+        if self.kinesis_endpoint is None:
+            return None
+        from tallydb.server.connectors import KinesisStreams
+
+        return KinesisStreams(self.kinesis_endpoint, self.kinesis_region)
 
     def objects(self) -> ObjectStore | None:
         """Where exports go and imports come from (None: the engine's default)."""
@@ -265,7 +283,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         raise
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
-                        separate_regions=config.separate_regions, objects=config.objects())
+                        separate_regions=config.separate_regions, objects=config.objects(),
+                        kinesis=config.kinesis())
     except BaseException:
         store.close()
         listener.sockets.close()
