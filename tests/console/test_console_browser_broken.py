@@ -70,6 +70,7 @@ PAGES = {
     "#/tables/{table}/items": "table.items tbody tr",
     "{item}": 'tr[data-attribute="digits"]',
     "#/builder": '.verdict[data-state="valid"]',
+    "#/partiql": ".verdict",
     "#/hotkeys": "main p",
 }
 

@@ -27,7 +27,7 @@ from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._shapes import check_request, model_operations
-from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
@@ -49,6 +49,7 @@ __all__ = [
     "Limits",
     "SpoiledBatchError",
     "check_expressions",
+    "check_statement",
     "run",
     "target_of",
     "unknown_operation",

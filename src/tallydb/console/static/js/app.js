@@ -8,6 +8,7 @@ import { TablesPage } from "./tables.js";
 import { TablePage } from "./table_page.js";
 import { ItemPage } from "./items.js";
 import { BuilderPage } from "./builder.js";
+import { PartiqlPage } from "./partiql.js";
 import { HotKeysPage } from "./hotkeys.js";
 
 /** "#/tables/videos/item?key=..." -> {parts: ["tables", "videos", "item"], query}. */
@@ -24,6 +25,7 @@ function page({ parts, query }) {
   }
   if (section === "tables" && table) return html`<${TablePage} table=${table} tab=${view || "items"} />`;
   if (section === "builder") return html`<${BuilderPage} />`;
+  if (section === "partiql") return html`<${PartiqlPage} />`;
   if (section === "hotkeys") return html`<${HotKeysPage} />`;
   return html`<${TablesPage} />`;
 }
@@ -91,7 +93,7 @@ function App() {
   return html`
     <header class="top">
       <a class="brand" href="#/tables">tally<b>db</b></a>
-      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("hotkeys", "Hot keys")}</nav>
+      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("partiql", "PartiQL")}${nav("hotkeys", "Hot keys")}</nav>
       <span class="spacer"></span>
       ${server && server.version && html`<span class="muted version">v${server.version}</span>`}
       ${server && server.emulateLimits && html`<span class="badge" title="--emulate-limits">limits</span>`}
