@@ -10,6 +10,7 @@ import { ItemPage } from "./items.js";
 import { BuilderPage } from "./builder.js";
 import { PartiqlPage } from "./partiql.js";
 import { HotKeysPage } from "./hotkeys.js";
+import { CountersPage } from "./counters.js";
 
 /** "#/tables/videos/item?key=..." -> {parts: ["tables", "videos", "item"], query}. */
 function route() {
@@ -21,12 +22,13 @@ function route() {
 function page({ parts, query }) {
   const [section, table, view] = parts;
   if (section === "tables" && table && view === "item") {
-    return html`<${ItemPage} table=${table} keyText=${query.get("key") || ""} />`;
+    return html`<${ItemPage} table=${table} keyText=${query.get("key") || ""} watch=${query.get("watch") || ""} />`;
   }
   if (section === "tables" && table) return html`<${TablePage} table=${table} tab=${view || "items"} />`;
   if (section === "builder") return html`<${BuilderPage} />`;
   if (section === "partiql") return html`<${PartiqlPage} />`;
   if (section === "hotkeys") return html`<${HotKeysPage} />`;
+  if (section === "counters") return html`<${CountersPage} />`;
   return html`<${TablesPage} />`;
 }
 
@@ -93,7 +95,7 @@ function App() {
   return html`
     <header class="top">
       <a class="brand" href="#/tables">tally<b>db</b></a>
-      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("partiql", "PartiQL")}${nav("hotkeys", "Hot keys")}</nav>
+      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("partiql", "PartiQL")}${nav("hotkeys", "Hot keys")}${nav("counters", "Counters")}</nav>
       <span class="spacer"></span>
       ${server && server.version && html`<span class="muted version">v${server.version}</span>`}
       ${server && server.emulateLimits && html`<span class="badge" title="--emulate-limits">limits</span>`}

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-3.1.1
 import { call } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
+import { CounterChart } from "./counter_chart.js";
 import { Editor, changes } from "./item_editor.js";
 import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
@@ -321,7 +322,7 @@ function ChangeLog({ log }) {
   </section>`;
 }
 
-export function ItemPage({ table, keyText: keyJson }) {
+export function ItemPage({ table, keyText: keyJson, watch: watched = "" }) {
   const [t, describeError] = useDescription(table);
   const isNew = !keyJson;
   let itemKey = null;
@@ -334,6 +335,7 @@ export function ItemPage({ table, keyText: keyJson }) {
   const [form, setForm] = useState(blankForm());
   const [outcome, setOutcome] = useState(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [watch, setWatch] = useState(watched);
   const { busy, error, run } = useAction();
   const queue = useRef(Promise.resolve());
   const [log, setLog] = useState([]);
@@ -419,6 +421,8 @@ export function ItemPage({ table, keyText: keyJson }) {
       onConflict=${(now) => { if (!isNew) setItem(now); }}
       onCancel=${() => { setEditing(null); if (isNew) history.back(); }} />`}
     ${!isNew && item === null && html`<p class="empty">No item has this key (it may have been deleted).</p>`}
+    ${!isNew && item && watch && html`<${CounterChart} table=${table} itemKey=${itemKey} attribute=${watch}
+      item=${item} onClose=${() => setWatch("")} />`}
     ${!isNew && item && html`<div class="itemlayout">
       <section class="card" aria-label="Item">
         <${Tabs} label="Show item as" value=${view} onChange=${setView}
@@ -435,6 +439,8 @@ export function ItemPage({ table, keyText: keyJson }) {
               <td class="actions">
                 ${type === "N" && !isKey && html`<button type="button" class="small plusone" aria-label=${`+1 ${name}`}
                   onClick=${() => plusOne(name)}>+1</button>`}
+                ${type === "N" && html`<button type="button" class="small" aria-label=${`Chart ${name}`}
+                  aria-pressed=${watch === name ? "true" : "false"} onClick=${() => setWatch(watch === name ? "" : name)}>Chart</button>`}
                 ${!isKey && html`<button type="button" class="small" aria-label=${`Update ${name}`}
                   onClick=${() => setForm({ ...blankForm(), attribute: name, action: type === "N" ? "ADD" : "SET", type: type === "N" ? "N" : type === "S" ? "S" : "JSON", value: type === "N" ? "1" : type === "S" ? value.S : JSON.stringify(value) })}>Update…</button>`}
               </td></tr>`;

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import { ItemsTab } from "./items.js";
+import { MonitorTab } from "./monitor.js";
 import { BackupsTab } from "./table_backups.js";
 import { IndexesTab } from "./table_indexes.js";
 import { SettingsTab, TtlTab } from "./table_settings.js";
@@ -20,6 +21,7 @@ export const TABS = [
   ["backups", "Backups", BackupsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
+  ["monitor", "Monitor", MonitorTab],
 ];
 
 // While the table or an index is changing, DescribeTable is asked again this often.
