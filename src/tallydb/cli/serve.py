@@ -99,6 +99,23 @@ def _credentials(
                    "DynamoDB does, or let every region see the same tables, as DynamoDB "
                    "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
                    "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--s3-endpoint", metavar="URL",
+              help="Write exports to and read imports from this S3-compatible endpoint "
+                   "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
+                   "$TALLYDB_S3_ACCESS_KEY_ID and $TALLYDB_S3_SECRET_ACCESS_KEY. Without it, "
+                   "each bucket is a directory under --s3-root.")
+@click.option("--s3-region", default="us-east-1", show_default=True,
+              help="The region of --s3-endpoint.")
+@click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
+              help="Without --s3-endpoint: the directory holding a directory per bucket, "
+                   "objects at their keys' paths.  [default: s3/ in the data directory]")
+@click.option("--kinesis-endpoint", metavar="URL",
+              help="Send Kinesis streaming destinations' records to this Kinesis-compatible "
+                   "endpoint (AWS, kinesalite, LocalStack), with boto3's credentials, or "
+                   "$TALLYDB_KINESIS_ACCESS_KEY_ID and $TALLYDB_KINESIS_SECRET_ACCESS_KEY. "
+                   "Without it, records wait in the data directory.")
+@click.option("--kinesis-region", default="us-east-1", show_default=True,
+              help="The region of --kinesis-endpoint.")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -125,6 +142,11 @@ def serve(
     commit_thread: bool | None,
     emulate_limits: bool,
     separate_regions: bool,
+    s3_endpoint: str | None,
+    s3_region: str,
+    s3_root: Path | None,
+    kinesis_endpoint: str | None,
+    kinesis_region: str,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -167,6 +189,11 @@ def serve(
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
+        s3_endpoint=s3_endpoint,
+        s3_region=s3_region,
+        s3_root=s3_root,
+        kinesis_endpoint=kinesis_endpoint,
+        kinesis_region=kinesis_region,
         console=not no_console,
     )
 

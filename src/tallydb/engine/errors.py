@@ -111,6 +111,10 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
+class InvalidRestoreTimeException(DynamoDBError):
+    """A point-in-time restore to a time outside the recovery window."""
+
+
 class ExpiredIteratorException(DynamoDBError):
     """A DynamoDB Streams shard iterator older than 15 minutes."""
 
@@ -202,3 +206,31 @@ class InternalServerError(DynamoDBError):
     """Our own fault, never a client's: the only 500 the server sends."""
 
     status = 500
+
+
+class PointInTimeRecoveryUnavailableException(DynamoDBError):
+    pass
+
+
+class InvalidExportTimeException(DynamoDBError):
+    pass
+
+
+class ExportConflictException(DynamoDBError):
+    pass
+
+
+class ExportNotFoundException(DynamoDBError):
+    pass
+
+
+class ImportConflictException(DynamoDBError):
+    pass
+
+
+class ImportNotFoundException(DynamoDBError):
+    pass
+
+
+class PolicyNotFoundException(DynamoDBError):
+    pass

@@ -16,7 +16,15 @@ from pathlib import Path
 
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
-from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.api import (
+    OPERATIONS,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    Engine,
+    KinesisSender,
+    Limits,
+)
+from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
@@ -76,6 +84,32 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # exports and imports: an S3-compatible endpoint, else a directory per
+    # bucket under s3_root (default: s3/ in the data directory)
+    s3_endpoint: str | None = None
+    s3_region: str = "us-east-1"
+    s3_root: Path | None = None
+    # Kinesis destinations' records: a Kinesis-compatible endpoint
+    kinesis_endpoint: str | None = None
+    kinesis_region: str = "us-east-1"
+
+    def kinesis(self) -> KinesisSender | None:
+        """Where Kinesis destinations' records go (None: nowhere; they wait)."""
+        if self.kinesis_endpoint is None:
+            return None
+        from tallydb.server.connectors import KinesisStreams
+
+        return KinesisStreams(self.kinesis_endpoint, self.kinesis_region)
+
+    def objects(self) -> ObjectStore | None:
+        """Where exports go and imports come from (None: the engine's default)."""
+        if self.s3_endpoint is not None:
+            from tallydb.server.connectors import S3Objects
+
+            return S3Objects(self.s3_endpoint, self.s3_region)
+        if self.s3_root is not None:
+            return Directory(self.s3_root)
+        return None
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -247,8 +281,14 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     except BaseException:
         listener.sockets.close()
         raise
-    engine = Engine(store, limits=Limits() if config.emulate_limits else None,
-                    separate_regions=config.separate_regions)
+    try:
+        engine = Engine(store, limits=Limits() if config.emulate_limits else None,
+                        separate_regions=config.separate_regions, objects=config.objects(),
+                        kinesis=config.kinesis())
+    except BaseException:
+        store.close()
+        listener.sockets.close()
+        raise
     allowed = raise_descriptor_limit(config.limits.max_connections)
     if allowed < config.limits.max_connections:
         log.warning("the file-descriptor limit allows %d connections, not %d",

@@ -25,12 +25,12 @@ same results and the same exceptions as a boto3 client would give.
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from tallydb.engine.errors import ResourceInUseException
 from tallydb.toolkit import sessions
 from tallydb.toolkit.conditions import Path as PathArg
 from tallydb.toolkit.convert import Item
@@ -38,14 +38,9 @@ from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
-from tallydb.toolkit.table_spec import (
-    check_unchangeable,
-    create_table_request,
-    table_updates,
-    ttl_update,
-)
+from tallydb.toolkit.table_spec import create_table_request, p_create_table, p_wait_active
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
-from tallydb.toolkit.transport import Call, ClientTransport, Plan, Sleep, Transport
+from tallydb.toolkit.transport import Call, ClientTransport, Plan, Transport
 
 __all__ = [
     "DEFAULT_PATH",
@@ -242,7 +237,7 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         request = new_table_request(
             name, hash_key, range_key, billing_mode or "PAY_PER_REQUEST", indexes, stream=stream
         )
-        yield from self._p_create_table(
+        yield from p_create_table(
             request, ttl_attribute, exist_ok, timeout, billing_given=billing_mode is not None
         )
         return self._table_class(self, name, KeySchema.from_description(request))
@@ -269,9 +264,37 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         request = create_table_request(description)
         if name is not None:
             request["TableName"] = name
-        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        yield from p_create_table(request, ttl_attribute, exist_ok, timeout)
         return self._table_class(
             self, request["TableName"], KeySchema.from_description(request))
+
+    @operation
+    def restore_table(
+        self,
+        source: str,
+        target: str,
+        *,
+        at: datetime.datetime | float | None = None,
+        timeout: float = 60.0,
+    ) -> Plan[TableT]:
+        """RestoreTableToPointInTime, then wait until the new table is ACTIVE;
+        its :class:`~tallydb.toolkit.table.Table`.
+
+        ``target`` gets ``source``'s items (and indexes) as they were at
+        ``at``: a datetime (a naive one is local time) or epoch seconds,
+        counted to the second; None restores the latest restorable time.
+        ``source`` needs point-in-time recovery on
+        (``UpdateContinuousBackups``), and ``at`` must be within its window.
+        """
+        request: dict[str, Any] = {"SourceTableName": source, "TargetTableName": target}
+        if at is None:
+            request["UseLatestRestorableTime"] = True
+        else:
+            request["RestoreDateTime"] = (
+                at.timestamp() if isinstance(at, datetime.datetime) else float(at))
+        yield Call("RestoreTableToPointInTime", request)
+        yield from p_wait_active(target, timeout)
+        return self._table_class(self, target)
 
     def table(self, name: str) -> TableT:
         """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""
@@ -317,64 +340,6 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         return f"<{api}Database {self.transport.endpoint}>"
 
     # -- plans -------------------------------------------------------------------
-
-    def _p_create_table(
-        self,
-        request: dict[str, Any],
-        ttl_attribute: str | None,
-        exist_ok: bool,
-        timeout: float,
-        billing_given: bool = True,
-    ) -> Plan[None]:
-        """CreateTable (``request`` from :func:`new_table_request`), wait
-        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table is
-        made what ``request`` asks for (:mod:`tallydb.toolkit.table_spec`);
-        what cannot be changed raises SchemaMismatchError."""
-        name = request["TableName"]
-        try:
-            yield Call("CreateTable", request)
-        except ResourceInUseException:
-            if not exist_ok:
-                raise
-            yield from self._p_wait_active(name, timeout)
-            response = yield Call("DescribeTable", {"TableName": name})
-            check_unchangeable(request, response["Table"])
-            for update in table_updates(request, response["Table"], billing_given=billing_given):
-                yield Call("UpdateTable", update)
-                yield from self._p_wait_active(name, timeout, indexes=True)
-            if ttl_attribute is not None:
-                response = yield Call("DescribeTimeToLive", {"TableName": name})
-                ttl = ttl_update(name, ttl_attribute, response["TimeToLiveDescription"])
-                if ttl is not None:
-                    yield Call("UpdateTimeToLive", ttl)
-            return
-        yield from self._p_wait_active(name, timeout)
-        if ttl_attribute is not None:
-            yield Call(
-                "UpdateTimeToLive",
-                {
-                    "TableName": name,
-                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
-                },
-            )
-
-    def _p_wait_active(self, name: str, timeout: float, *, indexes: bool = False) -> Plan[None]:
-        """Wait until the table (and with ``indexes`` each global index) is ACTIVE."""
-        delay, waited = 0.02, 0.0
-        while True:
-            response = yield Call("DescribeTable", {"TableName": name})
-            table = response["Table"]
-            statuses = [table.get("TableStatus", "ACTIVE")]
-            if indexes:
-                statuses += [i.get("IndexStatus", "ACTIVE")
-                             for i in table.get("GlobalSecondaryIndexes") or ()]
-            if all(status == "ACTIVE" for status in statuses):
-                return
-            if waited >= timeout:
-                raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
-            yield Sleep(delay)
-            waited += delay
-            delay = min(delay * 2, 1.0)
 
     def _p_delete_table(self, name: str) -> Plan[None]:
         yield Call("DeleteTable", {"TableName": name})

@@ -69,6 +69,7 @@ from tallydb.toolkit.extensions import Extension, Operation
 from tallydb.toolkit.indexes import Index, LocalIndex
 from tallydb.toolkit.requests import ConditionArg, KeySchema
 from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.table_spec import p_create_table
 from tallydb.toolkit.transport import Plan, Stream, Transport
 from tallydb.toolkit.update import Update, if_not_exists
 
@@ -625,9 +626,7 @@ class ModelBase(Generic[DatabaseT, TableT]):
         )
         if ttl_attribute is None and cls._ttl is not None:
             ttl_attribute = cls._ttl.name
-        yield from cls._db()._p_create_table(
-            request, ttl_attribute, exist_ok, 60.0, billing_given=False
-        )
+        yield from p_create_table(request, ttl_attribute, exist_ok, 60.0, billing_given=False)
 
     @classmethod
     def _index(cls, index: str | Index | None) -> Index | None:

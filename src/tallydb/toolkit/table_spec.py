@@ -1,5 +1,6 @@
-"""What ``create_table(..., exist_ok=True)`` changes to make an existing table
-the one asked for: the requests that do it, or what cannot be made so.
+"""Creating a table, and what ``create_table(..., exist_ok=True)`` changes to
+make an existing table the one asked for: the requests that do it, or what
+cannot be made so (:func:`p_create_table` is the plan that does it all).
 
 ``exist_ok=True`` means "make it so if it is not so already". An existing
 table is compared with the CreateTable request (and the TTL and stream asked
@@ -25,13 +26,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tallydb.engine.errors import ResourceInUseException
 from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.requests import KeySchema
+from tallydb.toolkit.transport import Call, Plan, Sleep
 
 __all__ = [
     "billing_mode",
     "check_unchangeable",
     "create_table_request",
+    "p_create_table",
+    "p_wait_active",
     "table_updates",
     "ttl_update",
 ]
@@ -269,3 +274,63 @@ def ttl_update(
         "TableName": name,
         "TimeToLiveSpecification": {"Enabled": True, "AttributeName": attribute},
     }
+
+
+def p_create_table(
+    request: dict[str, Any],
+    ttl_attribute: str | None,
+    exist_ok: bool,
+    timeout: float,
+    billing_given: bool = True,
+) -> Plan[None]:
+    """CreateTable (``request`` as DynamoDB takes it), wait until ACTIVE,
+    turn TTL on. With ``exist_ok`` an existing table is made what ``request``
+    asks for (see the module); what cannot be changed raises
+    SchemaMismatchError. ``billing_given``: whether the request's billing
+    mode was asked for, rather than CreateTable's default."""
+    name = request["TableName"]
+    try:
+        yield Call("CreateTable", request)
+    except ResourceInUseException:
+        if not exist_ok:
+            raise
+        yield from p_wait_active(name, timeout)
+        response = yield Call("DescribeTable", {"TableName": name})
+        check_unchangeable(request, response["Table"])
+        for update in table_updates(request, response["Table"], billing_given=billing_given):
+            yield Call("UpdateTable", update)
+            yield from p_wait_active(name, timeout, indexes=True)
+        if ttl_attribute is not None:
+            response = yield Call("DescribeTimeToLive", {"TableName": name})
+            ttl = ttl_update(name, ttl_attribute, response["TimeToLiveDescription"])
+            if ttl is not None:
+                yield Call("UpdateTimeToLive", ttl)
+        return
+    yield from p_wait_active(name, timeout)
+    if ttl_attribute is not None:
+        yield Call(
+            "UpdateTimeToLive",
+            {
+                "TableName": name,
+                "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
+            },
+        )
+
+
+def p_wait_active(name: str, timeout: float, *, indexes: bool = False) -> Plan[None]:
+    """Wait until the table (and with ``indexes`` each global index) is ACTIVE."""
+    delay, waited = 0.02, 0.0
+    while True:
+        response = yield Call("DescribeTable", {"TableName": name})
+        table = response["Table"]
+        statuses = [table.get("TableStatus", "ACTIVE")]
+        if indexes:
+            statuses += [i.get("IndexStatus", "ACTIVE")
+                         for i in table.get("GlobalSecondaryIndexes") or ()]
+        if all(status == "ACTIVE" for status in statuses):
+            return
+        if waited >= timeout:
+            raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
+        yield Sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 1.0)

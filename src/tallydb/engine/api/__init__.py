@@ -14,9 +14,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._exports import EXPORT, run_export
+from tallydb.engine.api._imports import IMPORT, run_import
+from tallydb.engine.api._jobs import Integrations, Jobs
+from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
+from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._shapes import check_request, model_operations
@@ -24,12 +31,27 @@ from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
+from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
-    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
-    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
-    "check_expressions", "run", "target_of", "unknown_operation",
+    "DEFAULT_REGION",
+    "DYNAMODB_SERVICE",
+    "EXPRESSIONS",
+    "NAMES_NO_ARN",
+    "OPERATIONS",
+    "SWEEP_BATCH",
+    "SWEEP_INTERVAL",
+    "TARGETS",
+    "Engine",
+    "KinesisError",
+    "KinesisSender",
+    "Limits",
+    "SpoiledBatchError",
+    "check_expressions",
+    "run",
+    "target_of",
+    "unknown_operation",
 ]
 
 Request = dict[str, Any]
@@ -75,7 +97,12 @@ READ_ONLY = frozenset({
     "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
+    "DescribeExport", "ListExports", "DescribeImport", "ListImports",
+    "DescribeKinesisStreamingDestination",
 })
+
+#: Each kind of background job: its runner, and its description's status member.
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
@@ -106,12 +133,32 @@ class Engine:
     (``tallydb.engine.feed``); the store records changes only while it has some.
     A request runs in a region (``_regions``): its ARNs name it, and with
     ``separate_regions`` each region has its own tables.
+    Kinesis destinations' records go to ``kinesis`` (``_kinesis``).
+    Exports go to and imports come from ``objects`` (by default a directory
+    per bucket: ``s3/`` in the data directory, or a temporary one for an
+    in-memory store), on background jobs (``_jobs``).
     """
 
     def __init__(
-        self, store: Store, limits: Limits | None = None, separate_regions: bool = False
+        self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
+        objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
     ) -> None:
         self.store = store
+        self._scratch: str | None = None
+        if store.location == ":memory:":
+            import tempfile
+
+            self._scratch = tempfile.mkdtemp(prefix="tallydb-")
+            home = Path(self._scratch)
+        else:
+            home = Path(store.location).parent
+        if objects is None:
+            objects = Directory(home / "s3")
+        self.jobs = Jobs(store, {kind: runner for kind, (runner, _) in JOB_KINDS.items()})
+        self.integrations = Integrations(objects, self.jobs, home / "logs", run)
+        self.jobs.integrations = self.integrations
+        self.forwarder = self.integrations.extras["kinesis"] = Forwarder(store, kinesis)
+        store.context = self.integrations
         self.limits = limits
         self.regions = Regions(separate_regions)
         #: Whether every operation depends on its request's region (its
@@ -124,7 +171,13 @@ class Engine:
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
+            history.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
+        self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
+        with store.transaction() as txn:
+            sending = any(KINESIS in t.description for t in txn.all_tables())
+        if sending:
+            self.forwarder.start()
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
@@ -136,8 +189,10 @@ class Engine:
         self, txn: Transaction, operation: str, request: Request, *, region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
+        self.integrations.region = region  # (what a job it starts shows its ARNs in)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
+            txn.region = region
         try:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request)
@@ -202,17 +257,25 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``); the answer is the
-        larger of the two counts, so a backlog of either brings the next call.
+        records past their 24 hours (``_streams.trim``) and point-in-time
+        history past its recovery period (``_history.trim``); the answer is
+        the largest of the counts, so a backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
-        return max(deleted, trimmed)
+            forgotten = history.trim(txn, when, limit)
+        return max(deleted, trimmed, forgotten)
 
     def close(self) -> None:
+        self.forwarder.close()
+        self.jobs.close()
         self.store.close()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
 
 #: tallydb's answer to an operation of DynamoDB's API that it does not serve

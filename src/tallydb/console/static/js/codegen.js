@@ -11,6 +11,10 @@ export function setServerInfo(info) {
   server.auth = Boolean(info && info.auth);
 }
 
+/** DynamoDB Streams' operations: another client in every SDK. */
+const STREAMS = new Set(["ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"]);
+const streams = (operation) => STREAMS.has(operation);
+
 const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 const kebab = (name) => snake(name).replace(/_/g, "-");
 const lowerFirst = (name) => name[0].toLowerCase() + name.slice(1);
@@ -88,7 +92,7 @@ ${usesBinary(request) ? "import base64\n" : ""}import os
 import boto3
 
 client = boto3.client(
-    "dynamodb",
+    "${streams(operation) ? "dynamodbstreams" : "dynamodb"}",
     endpoint_url=${env(endpointVar[0], endpointVar[1])},
     region_name=${env(regionVar[0], regionVar[1])},
     aws_access_key_id=${env(keyVar[0], keyVar[1])},
@@ -122,10 +126,12 @@ export function cli(operation, request) {
   if (hidden.length) args.push("    --no-paginate");
   const env = (name, fallback) => (fallback === null ? `"$${name}"` : `"\${${name}:-${fallback}}"`);
   const [endpointVar, regionVar, keyVar, secretVar] = environment();
+  const binary = usesBinary(request)
+    ? ["Binary values are base64 text, as AWS CLI v2 reads them (v1 would store the text itself)."] : [];
   return [
-    ...preamble(operation).map((line) => `# ${line}`.trimEnd()),
+    ...[...preamble(operation), ...binary].map((line) => `# ${line}`.trimEnd()),
     `AWS_ACCESS_KEY_ID=${env(...keyVar)} AWS_SECRET_ACCESS_KEY=${env(...secretVar)} \\`,
-    `aws dynamodb ${kebab(operation)} \\`,
+    `aws ${streams(operation) ? "dynamodbstreams" : "dynamodb"} ${kebab(operation)} \\`,
     `    --endpoint-url ${env(...endpointVar)} \\`,
     `    --region ${env(...regionVar)} \\`,
     ...args.map((line, i) => (i < args.length - 1 ? `${line} \\` : line)),
@@ -158,11 +164,13 @@ export function javascript(operation, request) {
   const env = (name, fallback) => (fallback === null ? `process.env.${name}`
     : `process.env.${name} ?? ${JSON.stringify(fallback)}`);
   const [endpointVar, regionVar, keyVar, secretVar] = environment();
+  const [pkg, Client] = streams(operation) ? ["@aws-sdk/client-dynamodb-streams", "DynamoDBStreamsClient"]
+    : ["@aws-sdk/client-dynamodb", "DynamoDBClient"];
   return `${preamble(operation).map((line) => `// ${line}`.trimEnd()).join("\n")}
-// Needs the SDK (npm install @aws-sdk/client-dynamodb); run as an ES module (.mjs).
-import { DynamoDBClient, ${operation}Command } from "@aws-sdk/client-dynamodb";
+// Needs the SDK (npm install ${pkg}); run as an ES module (.mjs).
+import { ${Client}, ${operation}Command } from "${pkg}";
 
-const client = new DynamoDBClient({
+const client = new ${Client}({
   endpoint: ${env(endpointVar[0], endpointVar[1])},
   region: ${env(regionVar[0], regionVar[1])},
   credentials: {
@@ -256,11 +264,11 @@ function javaMember(name, value, indent, parent) {
   return String(value);
 }
 
-const JAVA_CLIENT = (indent) => {
+const JAVA_CLIENT = (indent, Client = "DynamoDbClient") => {
   const [endpointVar, regionVar, keyVar, secretVar] = environment();
   const env = ([name, fallback]) => (fallback === null ? `System.getenv(${javaString(name)})`
     : `env(${javaString(name)}, ${javaString(fallback)})`);
-  return `DynamoDbClient.builder()
+  return `${Client}.builder()
 ${indent}        .endpointOverride(URI.create(${env(endpointVar)}))
 ${indent}        .region(Region.of(${env(regionVar)}))
 ${indent}        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
@@ -287,8 +295,11 @@ function atomicCounter(operation, request) {
   return { attribute, delta, keys };
 }
 
+/** A Java field for an attribute name: play_count -> playCount, PK -> pk. */
 const javaField = (name) => {
-  const camel = name.replace(/[^A-Za-z0-9]+(.)?/g, (_, c) => (c ? c.toUpperCase() : "")).replace(/^[A-Z]/, (c) => c.toLowerCase());
+  const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const camel = words.map((w, i) => (i ? w[0].toUpperCase() + w.slice(1)
+    : /^[A-Z0-9]+$/.test(w) ? w.toLowerCase() : w[0].toLowerCase() + w.slice(1))).join("");
   return /^[a-z]/.test(camel) ? camel : `a${camel}`;
 };
 const upperFirst = (name) => name[0].toUpperCase() + name.slice(1);
@@ -299,7 +310,7 @@ function javaCounter(request, counter) {
     ...keys.map(([name, value], i) => ({ name, field: javaField(name), type: "N" in value ? "Long" : "String",
       annotations: [i === 0 ? "@DynamoDbPartitionKey" : "@DynamoDbSortKey"], value })),
     { name: attribute, field: javaField(attribute), type: "Long",
-      annotations: [`@DynamoDbAtomicCounter(delta = ${delta}, startValue = 0)`] },
+      annotations: [`@DynamoDbAtomicCounter(delta = ${delta}, startValue = ${delta})`] },
   ];
   const bean = props.map((p) => `        private ${p.type} ${p.field};
 
@@ -310,8 +321,8 @@ function javaCounter(request, counter) {
   const setKey = props.filter((p) => p.value).map((p) => `            key.set${upperFirst(p.field)}(${
     p.type === "Long" ? `${p.value.N}L` : javaString(p.value.S)});`).join("\n");
   return `${preamble("UpdateItem").map((line) => `// ${line}`.trimEnd()).join("\n")}
-// The enhanced client's atomic counter: updateItem sends
-// SET #n = if_not_exists(#n, :start) + :delta, the same increment as ADD #n :d.
+// The enhanced client's atomic counter: each updateItem adds delta, and the first
+// one writes startValue; with startValue = delta that is exactly ADD #n :d.
 // Needs software.amazon.awssdk:dynamodb-enhanced (2.x).
 import java.net.URI;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -319,7 +330,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.enhanced.dynamodb.TableSchema;
-import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbAtomicCounter;
+import software.amazon.awssdk.enhanced.dynamodb.extensions.annotations.DynamoDbAtomicCounter;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbAttribute;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
@@ -351,6 +362,7 @@ ${setKey}
 export function java(operation, request) {
   const counter = atomicCounter(operation, request);
   if (counter) return javaCounter(request, counter);
+  const Client = streams(operation) ? "DynamoDbStreamsClient" : "DynamoDbClient";
   const text = JSON.stringify(request);
   const imports = ["java.net.URI"];
   if (/"(Key|Item|ExpressionAttributeValues|ExpressionAttributeNames|ExclusiveStartKey)"|"M":/.test(text)) imports.push("java.util.Map");
@@ -362,14 +374,14 @@ ${imports.map((i) => `import ${i};`).join("\n")}
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.${streams(operation) ? "streams.DynamoDbStreamsClient" : "DynamoDbClient"};
 import software.amazon.awssdk.services.dynamodb.model.*;
 
 public class ${operation}Example {
 ${JAVA_ENV}
 
     public static void main(String[] args) {
-        try (DynamoDbClient client = ${JAVA_CLIENT("        ")}) {
+        try (${Client} client = ${JAVA_CLIENT("        ", Client)}) {
             ${operation}Response response = client.${lowerFirst(operation)}(${javaStructure(`${operation}Request`, request, "                ", operation)});
             System.out.println(response);
         }
