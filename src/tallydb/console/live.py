@@ -16,7 +16,8 @@ on the event loop every ``FRAME`` seconds:
 A page that does not read its stream is never waited for: while the
 socket's write buffer holds more than ``MAX_BUFFERED`` bytes its frames are
 dropped, and once it drains it gets a ``resync`` event (re-read what you
-show). A reconnecting page's ``Last-Event-ID`` replays the frames it missed
+show); a stream that does not drain for the server's idle timeout is reset
+(``server/protocol.py``). A reconnecting page's ``Last-Event-ID`` replays the frames it missed
 from a small ring, or gets ``resync`` when they are gone. A stream lasts at
 most ``LIFETIME`` seconds; the page reconnects (and resumes) by itself.
 """
