@@ -102,7 +102,7 @@ READ_ONLY = frozenset({
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
     "DescribeExport", "ListExports", "DescribeImport", "ListImports",
     "DescribeKinesisStreamingDestination", "DescribeContributorInsights",
-    "ListContributorInsights",
+    "ListContributorInsights", "GetResourcePolicy",
 })
 
 #: Each kind of background job: its runner, and its description's status member.
