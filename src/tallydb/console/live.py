@@ -40,8 +40,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from tallydb.console.hotkeys import HotKeys
 from tallydb.engine.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
+from tallydb.engine.hotkeys import HotKeys
 
 FRAME = 0.1
 HOTKEYS_EVERY = 1.0

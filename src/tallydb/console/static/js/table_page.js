@@ -5,6 +5,7 @@ import { call } from "./api.js";
 import { ItemsTab } from "./items.js";
 import { BackupsTab } from "./table_backups.js";
 import { IndexesTab } from "./table_indexes.js";
+import { InsightsTab } from "./table_insights.js";
 import { SettingsTab, TtlTab } from "./table_settings.js";
 import { StreamTab } from "./table_stream.js";
 import { TagsTab } from "./table_tags.js";
@@ -18,6 +19,7 @@ export const TABS = [
   ["stream", "Stream", StreamTab],
   ["ttl", "TTL", TtlTab],
   ["backups", "Backups", BackupsTab],
+  ["insights", "Insights", InsightsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
 ];
