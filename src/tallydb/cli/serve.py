@@ -68,8 +68,9 @@ def _credentials(
               help="Seconds a client has from the end of a request's headers to the end of "
                    "its body (then 408 and close).")
 @click.option("--idle-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
-              help="Seconds a keep-alive connection may sit idle, or leave its responses "
-                   "unread, before it is closed.")
+              help="Seconds a keep-alive connection may sit idle before it is closed; also "
+                   "how long a client's answers (the console's live feed included) may wait "
+                   "without draining before its connection is reset.")
 @click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
               help="Connections open at once (capped by the file-descriptor limit); more are "
                    "answered 503 and closed.")

@@ -268,9 +268,16 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
     ``observe`` is told the metrics to keep while a page listens (None after)."""
     hub = LiveHub(engine.feed, loop, on_listening=observe)
     if engine.limits is not None:
-        engine.limits.on_throttle = hub.throttled
+        insights = engine.limits.on_throttle
+
+        def throttled(table: str, hk: bytes) -> None:
+            if insights is not None:
+                insights(table, hk)
+            hub.throttled(table, hk)
+
+        engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:

@@ -19,8 +19,10 @@ from typing import Any
 
 from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._imports import IMPORT, run_import
+from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
 from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
@@ -29,6 +31,8 @@ from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, s
 from tallydb.engine.api._shapes import check_request, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.update_contributor_insights import indexed
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
 from tallydb.engine.objects import Directory, ObjectStore
@@ -99,11 +103,14 @@ READ_ONLY = frozenset({
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
     "DescribeExport", "ListExports", "DescribeImport", "ListImports",
-    "DescribeKinesisStreamingDestination",
+    "DescribeKinesisStreamingDestination", "DescribeContributorInsights",
+    "ListContributorInsights", "GetResourcePolicy", "DescribeBulkOperation",
+    "ListBulkOperations",
 })
 
 #: Each kind of background job: its runner, and its description's status member.
-JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus"),
+             BULK: (run_bulk, "BulkOperationStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
@@ -159,6 +166,9 @@ class Engine:
         self.integrations = Integrations(objects, self.jobs, home / "logs", run)
         self.jobs.integrations = self.integrations
         self.forwarder = self.integrations.extras["kinesis"] = Forwarder(store, kinesis)
+        self.insights = self.integrations.extras["insights"] = Insights()
+        if limits is not None:
+            limits.on_throttle = self._throttled
         store.context = self.integrations
         self.limits = limits
         self.regions = Regions(separate_regions)
@@ -250,6 +260,33 @@ class Engine:
                 raise SpoiledBatchError(
                     "an operation failed after writing; the batch is rolled back"
                 ) from spoiled[0]
+
+    def top_keys(self, table: str, index: str | None = None, limit: int = 10
+                 ) -> dict[str, Any]:
+        """A table's (or index's) contributor insights and its busiest keys
+        of the last minute, busiest first (the console's JSON endpoint)."""
+        with self.store.transaction() as txn:
+            record = find_table(txn, table)
+            indexed(record, index)
+        setting = setting_of(record, index) or {"ContributorInsightsStatus": "DISABLED"}
+        answer: dict[str, Any] = {"TableName": record.name}
+        if index is not None:
+            answer["IndexName"] = index
+        answer["ContributorInsightsStatus"] = setting["ContributorInsightsStatus"]
+        if "ContributorInsightsMode" in setting:
+            answer["ContributorInsightsMode"] = setting["ContributorInsightsMode"]
+        answer["TopKeys"] = [
+            {"keys": entry["keys"], "accesses": entry["writes"], "rate": entry["rate"],
+             "spark": entry["spark"], "throttled": entry["throttled"]}
+            for entry in self.insights.top(record, index, limit)]
+        return answer
+
+    def _throttled(self, table: str, hk: bytes) -> None:
+        """A request on ``table``'s partition ``hk`` was throttled."""
+        with self.store.transaction() as txn:
+            record = txn.table(table)
+        if record is not None and INSIGHTS in record.description:
+            self.insights.throttled(record, hk)
 
     def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
         """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is

@@ -37,6 +37,8 @@ from typing import Any
 
 from tallydb.engine.api import _history as history
 from tallydb.engine.api._history import PITR
+from tallydb.engine.api._insights import INSIGHTS
+from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
 from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
@@ -327,6 +329,10 @@ def write_item(
             history.record(txn, record, pitr, hk, rk, old)
         if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
             capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
+    insights = description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(
+            record, insights, hk, rk, new if new is not None else old)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:

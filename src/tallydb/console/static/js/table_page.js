@@ -6,6 +6,7 @@ import { ItemsTab } from "./items.js";
 import { MonitorTab } from "./monitor.js";
 import { BackupsTab } from "./table_backups.js";
 import { IndexesTab } from "./table_indexes.js";
+import { InsightsTab } from "./table_insights.js";
 import { SettingsTab, TtlTab } from "./table_settings.js";
 import { StreamTab } from "./table_stream.js";
 import { TagsTab } from "./table_tags.js";
@@ -19,6 +20,7 @@ export const TABS = [
   ["stream", "Stream", StreamTab],
   ["ttl", "TTL", TtlTab],
   ["backups", "Backups", BackupsTab],
+  ["insights", "Insights", InsightsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
   ["monitor", "Monitor", MonitorTab],
