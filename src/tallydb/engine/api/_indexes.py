@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._global import GLOBAL as GLOBAL_TABLE
+from tallydb.engine.api._global import VERSIONS_SOURCE, local_write
 from tallydb.engine.api._history import PITR
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
@@ -297,6 +299,7 @@ def write_item(
     encoded: bytes | None = None,
     *,
     by_service: bool = False,
+    origin: bytes | None = None,
 ) -> IndexUnits | None:
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
@@ -309,9 +312,22 @@ def write_item(
     writes the change's stream record in the same transaction
     (``_streams``); ``by_service``: the write is DynamoDB's own (TTL).
     While point-in-time recovery is on, keeps what the item was
-    (``_history``)."""
+    (``_history``). On a replica of a global table (``_global``), a write
+    sent to it is versioned and joins its outbox, or on a strongly
+    consistent one is written to every replica at once (or refused, in
+    conflict); ``origin``: the version a replicated write carries (empty
+    for a strongly consistent group's copy)."""
     journal = txn.journal
     description = record.description
+    group = description.get(GLOBAL_TABLE)
+    if group is not None:
+        if origin is None:
+            if old != new:
+                for peer in local_write(txn, record, group, hk, rk, old, new):
+                    write_item(txn, peer, indexes_of(peer), hk, rk, txn.get_item(peer, hk, rk),
+                               new, encoded, by_service=by_service, origin=b"")
+        elif origin:
+            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
     stream = description.get(CAPTURE)
     pitr = description.get(PITR)
     if (journal is not None or stream is not None or pitr is not None) and old != new:
@@ -348,6 +364,19 @@ def write_item(
         if index.kind != TTL:
             units[(index.kind, index.name)] = spent
     return units
+
+
+_indexes_of: dict[int, tuple[TableRecord, tuple[Index, ...]]] = {}
+
+
+def indexes_of(record: TableRecord) -> tuple[Index, ...]:
+    """``build_indexes(record)``, kept while the record is current."""
+    found = _indexes_of.get(id(record))
+    if found is None or found[0] is not record:
+        if len(_indexes_of) > 1024:
+            _indexes_of.clear()
+        found = _indexes_of[id(record)] = (record, build_indexes(record))
+    return found[1]
 
 
 def backfill(txn: Transaction, record: TableRecord, index: Index) -> None:
