@@ -152,20 +152,20 @@ def version_of(blob: bytes | None) -> tuple[int, str]:
 def local_write(txn: Transaction, record: TableRecord, glob: dict[str, Any], hk: bytes,
                 rk: bytes, old: Item | None, new: Item | None) -> list[TableRecord]:
     """What a write sent to this replica does for the group, before it is
-    stored: an EVENTUAL one gets its version and joins the outbox (nothing
-    is returned); a STRONG one is refused if another region wrote the item
-    within the replication window, else the replicas it must also be
-    written to are returned."""
+    stored: an EVENTUAL one joins the outbox, to be versioned when its
+    transaction commits (nothing is returned); a STRONG one is refused if
+    another region wrote the item within the replication window, else the
+    replicas it must also be written to are returned."""
     if len(glob["Replicas"]) < 2:
         return []
     if glob["Consistency"] == STRONG:
         return _claim(txn, record, glob, hk, rk)
-    region = region_of(record)
-    stamp = next_sequence()
-    txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, b"%d %s" % (stamp, region.encode()))
+    outbox = _outboxes.get(id(record))
+    if outbox is None or outbox.record is not record:
+        outbox = _outbox_of(record)
     image = new if new is not None else old
     assert image is not None
-    _outbox_of(txn, record).add(txn, hk, rk, stamp, region, image, new)
+    outbox.add(txn, hk, rk, image, new)
     return []
 
 
@@ -188,35 +188,46 @@ def _claim(txn: Transaction, record: TableRecord, glob: dict[str, Any], hk: byte
 
 class _Outbox:
     """The changes of one replica's open transaction on their way to its
-    outbox: one row, the item's last change of the transaction each, written
-    just before the transaction's writes leave memory (``Transaction.defer``)."""
+    outbox: one row, with the item's last change of the transaction each,
+    written just before the transaction's writes leave memory
+    (``Transaction.defer``). The changes are versioned then, all with one
+    timestamp, taken as the transaction commits (a hot counter's run of
+    writes costs one dict entry each)."""
 
-    __slots__ = ("changes", "keys", "record", "rk", "segment", "txn")
+    __slots__ = ("changes", "keys", "record", "region", "segment", "txn")
 
     def __init__(self, record: TableRecord) -> None:
         self.record = record
+        self.region = region_of(record)
         self.segment = -1
-        self.rk = b""
-        self.changes: dict[tuple[bytes, bytes], list[Any]] = {}
+        self.changes: dict[tuple[bytes, bytes], tuple[Item, Item | None]] = {}
         self.keys = tuple(k["AttributeName"] for k in record.description["KeySchema"])
         self.txn: Transaction | None = None
 
-    def add(self, txn: Transaction, hk: bytes, rk: bytes, stamp: int, region: str,
-            image: Item, new: Item | None) -> None:
+    def add(self, txn: Transaction, hk: bytes, rk: bytes, image: Item, new: Item | None
+            ) -> None:
         segment = txn.segment
         if self.segment != segment:  # the first change of a new row
-            self.segment, self.rk, self.txn = segment, stamp.to_bytes(8, "big"), txn
+            self.segment, self.txn = segment, txn
             self.changes = {}
             txn.defer(self, self.write)
-        self.changes[hk, rk] = [stamp, region, {name: image[name] for name in self.keys}, new]
+        self.changes[hk, rk] = (image, new)
 
     def write(self) -> None:
-        assert self.txn is not None
-        self.txn.put_entry_encoded(self.record, OUTBOX_SOURCE, _OUTBOX_SHARD, self.rk,
-                                   orjson.dumps(list(self.changes.values())))
+        txn = self.txn
+        assert txn is not None
+        stamp = next_sequence()
+        version = b"%d %s" % (stamp, self.region.encode())
+        record, keys, region = self.record, self.keys, self.region
+        entries = []
+        for (hk, rk), (image, new) in self.changes.items():
+            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, version)
+            entries.append([stamp, region, {name: image[name] for name in keys}, new])
+        txn.put_entry_encoded(record, OUTBOX_SOURCE, _OUTBOX_SHARD, stamp.to_bytes(8, "big"),
+                              orjson.dumps(entries))
         self.changes = {}
         self.segment = -1
-        settings = replication(self.txn)
+        settings = replication(txn)
         if settings.idle:
             settings.nudge()
 
@@ -224,12 +235,10 @@ class _Outbox:
 _outboxes: dict[int, _Outbox] = {}
 
 
-def _outbox_of(txn: Transaction, record: TableRecord) -> _Outbox:
-    found = _outboxes.get(id(record))
-    if found is None or found.record is not record:
-        if len(_outboxes) > 1024:
-            _outboxes.clear()
-        found = _outboxes[id(record)] = _Outbox(record)
+def _outbox_of(record: TableRecord) -> _Outbox:
+    if len(_outboxes) > 1024:
+        _outboxes.clear()
+    found = _outboxes[id(record)] = _Outbox(record)
     return found
 
 
