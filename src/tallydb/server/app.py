@@ -16,7 +16,14 @@ from pathlib import Path
 
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
-from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.api import (
+    OPERATIONS,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    Engine,
+    KinesisSender,
+    Limits,
+)
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
@@ -84,6 +91,17 @@ class Config:
     s3_endpoint: str | None = None
     s3_region: str = "us-east-1"
     s3_root: Path | None = None
+    # Kinesis destinations' records: a Kinesis-compatible endpoint
+    kinesis_endpoint: str | None = None
+    kinesis_region: str = "us-east-1"
+
+    def kinesis(self) -> KinesisSender | None:
+        """Where Kinesis destinations' records go (None: nowhere; they wait)."""
+        if self.kinesis_endpoint is None:
+            return None
+        from tallydb.server.connectors import KinesisStreams
+
+        return KinesisStreams(self.kinesis_endpoint, self.kinesis_region)
 
     def objects(self) -> ObjectStore | None:
         """Where exports go and imports come from (None: the engine's default)."""
@@ -244,9 +262,16 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
     """The web console over ``engine``'s change feed (and its throttles)."""
     hub = LiveHub(engine.feed, loop)
     if engine.limits is not None:
-        engine.limits.on_throttle = hub.throttled
+        insights = engine.limits.on_throttle
+
+        def throttled(table: str, hk: bytes) -> None:
+            if insights is not None:
+                insights(table, hk)
+            hub.throttled(table, hk)
+
+        engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -268,6 +293,7 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
+                        kinesis=config.kinesis(),
                         replication_delay=config.replication_delay)
     except BaseException:
         store.close()

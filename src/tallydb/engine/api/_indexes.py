@@ -39,6 +39,10 @@ from tallydb.engine.api import _history as history
 from tallydb.engine.api._global import GLOBAL as GLOBAL_TABLE
 from tallydb.engine.api._global import VERSIONS_SOURCE, local_write
 from tallydb.engine.api._history import PITR
+from tallydb.engine.api._insights import INSIGHTS
+from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
+from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
 from tallydb.engine.errors import ValidationException
@@ -310,13 +314,13 @@ def write_item(
     change on the transaction: one entry per item write, none for a write
     that leaves the item as it was. While the table's stream is enabled,
     writes the change's stream record in the same transaction
-    (``_streams``); ``by_service``: the write is DynamoDB's own (TTL).
-    While point-in-time recovery is on, keeps what the item was
-    (``_history``). On a replica of a global table (``_global``), a write
-    sent to it is versioned and joins its outbox, or on a strongly
-    consistent one is written to every replica at once (or refused, in
-    conflict); ``origin``: the version a replicated write carries (empty
-    for a strongly consistent group's copy)."""
+    (``_streams``), and likewise for a Kinesis destination (``_kinesis``);
+    ``by_service``: the write is DynamoDB's own (TTL). While point-in-time
+    recovery is on, keeps what the item was (``_history``). On a replica of
+    a global table (``_global``), a write sent to it is versioned and joins
+    its outbox, or on a strongly consistent one is written to every replica
+    at once (or refused, in conflict); ``origin``: the version a replicated
+    write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
     description = record.description
     group = description.get(GLOBAL_TABLE)
@@ -330,13 +334,21 @@ def write_item(
             txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
     stream = description.get(CAPTURE)
     pitr = description.get(PITR)
-    if (journal is not None or stream is not None or pitr is not None) and old != new:
+    kinesis = description.get(KINESIS_CAPTURE)
+    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
+            ) and old != new:
         if journal is not None:
             journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service, encoded)
         if pitr is not None:
             history.record(txn, record, pitr, hk, rk, old)
+        if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
+            capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
+    insights = description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(
+            record, insights, hk, rk, new if new is not None else old)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:

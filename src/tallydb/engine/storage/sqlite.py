@@ -758,6 +758,10 @@ class Transaction:
         catalog = self.catalog
         return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
 
+    def table_by_key(self, key: str) -> TableRecord | None:
+        """A table by its catalog key (``TableRecord.key``), whatever the catalog."""
+        return self._store._tables.get(key)
+
     def table_in(self, catalog: str, name: str) -> TableRecord | None:
         """The table ``name`` of another catalog than this transaction's."""
         return self._store._tables.get(catalog_key(catalog, name))
