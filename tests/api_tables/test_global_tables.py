@@ -24,6 +24,7 @@ from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, assert_error, uniqu
 import tallydb
 from tallydb.engine.api import Engine
 from tallydb.engine.api import _replica_updates as rules
+from tallydb.engine.api.update_table import GLOBAL_STREAM
 from tallydb.engine.storage import Store
 from tallydb.toolkit import inprocess
 
@@ -360,7 +361,7 @@ def test_replica_update_errors(regions: Callable[..., Clients]) -> None:
     _add_replica(east, name, WEST)
     with pytest.raises(ClientError) as caught:
         east.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
-    assert_error(caught, "ValidationException", None)
+    assert_error(caught, "ValidationException", GLOBAL_STREAM)
     refused({"ReplicaUpdates": [{"Delete": {"RegionName": EAST}}]}, rules.LOCAL_REGION,
             ddb=east)
 

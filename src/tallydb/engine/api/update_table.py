@@ -64,9 +64,10 @@ _CHANGING = (
     "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
     "WarmThroughput", "TableClass",
 )
-#: A global table's stream cannot change (a 2026 survey of DynamoDB records
-#: this text for disabling it; for other changes it is ours).
-GLOBAL_STREAM = "Disabling Stream is not allowed for a Global Table replica"
+#: A global table's stream cannot change (DynamoDB's text for disabling it, as users of
+#: terraform-aws-modules quote it; for other changes the text is ours).
+GLOBAL_STREAM = ("One or more parameter values were invalid: Disabling Stream is not allowed for a "
+                 "Global Table replica.")
 #: Changes DynamoDB takes only on their own, with its words for each.
 _ALONE = {
     "SSESpecification": "Server-Side Encryption modification",
