@@ -7,7 +7,8 @@ DynamoDB's (sources beside each group):
 1. billing mode and throughput;
 2. the table's key schema against its attribute definitions;
 3. the secondary index declarations (LSIs, then GSIs);
-4. streams and server-side encryption.
+4. streams and server-side encryption;
+5. the resource policy (``_policies``), kept with the table.
 
 Each secondary index gets its own index table in storage, kept up to date by
 every write (``_indexes``).
@@ -23,6 +24,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
@@ -480,9 +482,15 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
                       "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
         ])
     mode = check_table(request)
+    policy = request.get("ResourcePolicy")
+    if policy is not None:
+        policies.check(policy)
     if txn.table(name) is not None:
         raise ResourceInUseException(f"Table already exists: {name}")
     description = _describe(request, mode, time.time())
+    if policy is not None:  # kept by its ARN, as PutResourcePolicy keeps it
+        description[policies.POLICIES] = {description["TableArn"]: {
+            "Policy": policy, "RevisionId": policies.new_revision()}}
     record = new_table(txn, description)
     if streams.CAPTURE in description:
         record = streams.with_source(txn, record)
