@@ -19,6 +19,7 @@ from typing import Any
 
 from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._global import GLOBAL, Replication
 from tallydb.engine.api._imports import IMPORT, run_import
@@ -105,11 +106,13 @@ READ_ONLY = frozenset({
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
     "DescribeExport", "ListExports", "DescribeImport", "ListImports",
     "DescribeKinesisStreamingDestination", "DescribeContributorInsights",
-    "ListContributorInsights", "GetResourcePolicy",
+    "ListContributorInsights", "GetResourcePolicy", "DescribeBulkOperation",
+    "ListBulkOperations",
 })
 
 #: Each kind of background job: its runner, and its description's status member.
-JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus"),
+             BULK: (run_bulk, "BulkOperationStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
