@@ -63,7 +63,8 @@ def _credentials(
               help="The private key of --tls-cert (PEM).")
 @click.option("--header-timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from a request's first byte to the end of its "
-                   "headers (then 408 and close).")
+                   "headers (then 408 and close), and from connecting to the end of its TLS "
+                   "handshake (then close).")
 @click.option("--body-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from the end of a request's headers to the end of "
                    "its body (then 408 and close).")

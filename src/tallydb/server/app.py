@@ -249,8 +249,10 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
+    # TLS is begun by each connection (protocol.py), so that a handshake
+    # counts against --max-connections and --header-timeout like a request.
     listener.sockets = await loop.create_server(
-        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+        listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
