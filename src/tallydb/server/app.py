@@ -85,6 +85,8 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # seconds before a global table's change reaches its other replicas
+    replication_delay: float = 1.0
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -256,8 +258,10 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
+    # TLS is begun by each connection (protocol.py), so that a handshake
+    # counts against --max-connections and --header-timeout like a request.
     listener.sockets = await loop.create_server(
-        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+        listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
@@ -299,7 +303,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
-                        kinesis=config.kinesis())
+                        kinesis=config.kinesis(),
+                        replication_delay=config.replication_delay)
     except BaseException:
         store.close()
         listener.sockets.close()

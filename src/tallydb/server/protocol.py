@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import ssl
 import struct
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -86,6 +87,7 @@ class Host(Protocol):
     clock: float  # coarse loop time, moved once a watchdog tick
     connections: set[Connection]
     bodies: BodyBudget
+    tls: ssl.SSLContext | None  # HTTPS: each connection begins TLS
 
 
 class Connection(asyncio.Protocol):
@@ -123,6 +125,7 @@ class Connection(asyncio.Protocol):
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
         self.eof = False  # the client half-closed: close once every answer is written
+        self.handshaking = False  # TLS begun and not finished
         # the answers waiting in the transport at the last tick, and when
         # they last drained (or shrank): the client is reading them
         self.buffered = 0
@@ -133,12 +136,40 @@ class Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         connections = self.server.connections
+        tls = self.server.tls
         if len(connections) >= self.limits.max_connections:
             self.closed = self.stopped = True
-            self.transport.write(busy_response(self.limits))
+            if tls is None:  # (a TLS client could not read it before a handshake)
+                self.transport.write(busy_response(self.limits))
             self.transport.close()
             return
         connections.add(self)
+        if tls is not None:
+            self.handshaking = True
+            self.transport.pause_reading()  # the handshake's bytes are for TLS, not HTTP
+            self.server.loop.create_task(self._handshake(tls))
+
+    async def _handshake(self, tls: ssl.SSLContext) -> None:
+        """TLS over the accepted connection, within the header timeout (the
+        watchdog's, and asyncio's own); a connection that does not finish it
+        is closed and freed."""
+        raw = self.transport
+        assert raw is not None
+        try:
+            secure = await self.server.loop.start_tls(
+                raw, self, tls, server_side=True,
+                ssl_handshake_timeout=self.limits.header_timeout)
+        except Exception as error:  # a bad handshake, a timeout, a reset: never kept
+            raw.abort()
+            self.connection_lost(error)  # (never told: the handshake had the connection)
+            return
+        if self.closed or secure is None:
+            if secure is not None:
+                secure.abort()
+            return
+        self.transport = secure
+        self.handshaking = False
+        self.mark = self.server.clock
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -232,6 +263,12 @@ class Connection(asyncio.Protocol):
         if self.stream is not None or self.unparsed is not None:
             return  # the live feed's, or not read until the client reads its answers
         waited = now - self.mark
+        if self.handshaking:
+            if waited > limits.header_timeout:
+                self._abandon(transport)
+                if self.handshaking:  # the handshake's end frees it
+                    self.connection_lost(None)
+            return
         if self.ex is not None and not self.stopped:
             if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
                 self._stop(http.REQUEST_TIMEOUT)
