@@ -1,6 +1,7 @@
 """docs/console.md shows a screenshot of each tab a table's page has (the
-journey test takes them: build/screenshots/journey_<tab>.png), and each
-picture it names exists."""
+journey test takes them, build/screenshots/journey_<tab>.png, but for the
+exports and replicas tabs, which the table tabs' test takes:
+build/screenshots/tab_<tab>.png), and each picture it names exists."""
 
 from __future__ import annotations
 
