@@ -53,7 +53,7 @@ export function MonitorTab({ table }) {
       <div><dt>Read units, last minute</dt><dd class="num">${minute(c.read).toFixed(1)}</dd></div>
       <div><dt>Write units, last minute</dt><dd class="num" data-minute="write">${minute(c.write).toFixed(1)}</dd></div>
       <div><dt>Throttled, last minute</dt><dd class="num" data-minute="throttled">${minute(c.throttled)}</dd></div>
-      <div><dt>Latency p50 / p99</dt><dd class="num">${last && last.p50 !== null ? `${last.p50} / ${last.p99} ms` : "—"}</dd></div>
+      <div><dt>Latency p50 / p99, last busy second</dt><dd class="num">${last && last.p50 !== null ? `${last.p50} / ${last.p99} ms` : "—"}</dd></div>
     </dl>
     <div class="charts">
       <${Chart} label="Requests a second, by operation" data=${[c.xs, ...c.ops]}
