@@ -566,3 +566,16 @@ def test_the_console_reads_the_replication_lag(tallydb_server_factory: Callable[
     assert east_side["Replicas"] == [EAST, WEST] and east_side["Consistency"] == "EVENTUAL"
     assert east_side["PendingChanges"] == 3 and east_side["LagSeconds"] > 0
     assert west_side["PendingChanges"] == 0 and west_side["LagSeconds"] == 0
+
+
+def test_time_to_live_is_the_groups(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("ttl")
+    _table(east, name)
+    _add_replica(east, name, WEST)
+    west.update_time_to_live(TableName=name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    for ddb in (east, west):
+        described = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+        assert described == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
