@@ -579,3 +579,24 @@ def test_time_to_live_is_the_groups(regions: Callable[..., Clients]) -> None:
     for ddb in (east, west):
         described = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
         assert described == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
+
+def test_an_index_is_the_groups(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("gsi")
+    _table(east, name)
+    _add_replica(east, name, WEST)
+    for n in range(6):
+        east.put_item(TableName=name, Item={"pk": {"S": f"k{n}"}, "colour": {"S": f"c{n % 2}"}})
+    wait_for(lambda: west.scan(TableName=name, Select="COUNT")["Count"] == 6, "replicated")
+    west.update_table(
+        TableName=name, AttributeDefinitions=[{"AttributeName": "colour", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "byColour", "KeySchema": [{"AttributeName": "colour", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    for ddb in (east, west):
+        found = ddb.query(TableName=name, IndexName="byColour",
+                          KeyConditionExpression="colour = :c",
+                          ExpressionAttributeValues={":c": {"S": "c1"}})
+        assert found["Count"] == 3
