@@ -27,6 +27,7 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -94,7 +95,9 @@ def _run_of(example: Example) -> Run:
 
 
 def _where(example: Example) -> str:
-    return f"{Path(example.path).relative_to(ROOT)}:{example.line}"
+    path = Path(example.path)
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    return f"{shown}:{example.line}"
 
 
 def python_block(example: Example) -> None:
@@ -186,18 +189,12 @@ def _code_blocks(path: Path) -> int:
     return count
 
 
-@pytest.mark.timeout(1200)  # a document runs dozens of commands, each a new process
-@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_block_runs_as_written(
-    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    record_property: Any,
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("TALLYDB_DATA", raising=False)
+def _run_document(path: Path, directory: Path, record_property: Any) -> None:
+    """Every block of ``path``, in order, in ``directory`` (see the module)."""
     document = SYBIL.parse(path)
     with contextlib.ExitStack() as stack:
-        run = Run(tmp_path, stack)
-        _checkout(tmp_path)
+        run = Run(directory, stack)
+        _checkout(directory)
         document.namespace["__docs_run__"] = run
         skipped: list[str] = []
         for example in document.examples():
@@ -206,9 +203,37 @@ def test_every_block_runs_as_written(
             except SkipTest as reason:
                 skipped.append(f"{_where(example)}: {reason}")
         ran = run.ran
-    record_property("docs_blocks", {"document": str(path.relative_to(ROOT)), "ran": ran,
-                                    "skipped": skipped})
+    record_property("docs_blocks", {"document": path.name, "ran": ran, "skipped": skipped})
     assert ran + len(skipped) == _code_blocks(path), (
         f"{path.name}: {_code_blocks(path)} code blocks, {ran} ran and {len(skipped)} are "
         "marked: a block in a language that runs is in neither")
 
+
+@pytest.mark.timeout(1200)  # a document runs dozens of commands, each a new process
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_block_runs_as_written(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record_property: Any,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TALLYDB_DATA", raising=False)
+    _run_document(path, tmp_path, record_property)
+
+
+@pytest.mark.timeout(1200)
+def test_the_readme_top_to_bottom_on_a_fresh_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record_property: Any,
+) -> None:
+    """A fresh clone, the README followed from its top, in the checkout: its
+    set-up commands aside (marked: ``make serve`` is this run's own server,
+    ``.venv`` this environment), every command prints what the README says,
+    with the clone's own code."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout, or no git: nothing to clone")
+    clone = tmp_path / "tallydb"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=300)
+    monkeypatch.chdir(clone)
+    monkeypatch.delenv("TALLYDB_DATA", raising=False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(clone / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    _run_document(clone / "README.md", clone, record_property)
+    assert (clone / "videos-export").is_dir()  # made by the walk-through, in the checkout
