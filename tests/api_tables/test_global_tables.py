@@ -600,3 +600,34 @@ def test_an_index_is_the_groups(regions: Callable[..., Clients]) -> None:
                           KeyConditionExpression="colour = :c",
                           ExpressionAttributeValues={":c": {"S": "c1"}})
         assert found["Count"] == 3
+
+
+def test_strong_consistency_refuses_a_table_with_an_lsi_or_ttl(
+        regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east = client(EAST)
+    strong = {"MultiRegionConsistency": "STRONG",
+              "ReplicaUpdates": [{"Create": {"RegionName": WEST}}],
+              "GlobalTableWitnessUpdates": [{"Create": {"RegionName": OHIO}}]}
+    indexed = unique_name("lsi")
+    _table(east, indexed, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
+           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "S"},
+                                 {"AttributeName": "at", "AttributeType": "N"}],
+           LocalSecondaryIndexes=[{
+               "IndexName": "byAt", "Projection": {"ProjectionType": "KEYS_ONLY"},
+               "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                             {"AttributeName": "at", "KeyType": "RANGE"}]}])
+    with pytest.raises(ClientError) as caught:
+        east.update_table(TableName=indexed, **strong)
+    assert_error(caught, "ValidationException", rules.STRONG_LSI)
+    expiring = unique_name("ttl")
+    _table(east, expiring)
+    east.update_time_to_live(TableName=expiring, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    with pytest.raises(ClientError) as caught:
+        east.update_table(TableName=expiring, **strong)
+    assert_error(caught, "ValidationException", rules.STRONG_TTL)
+    for name in (indexed, expiring):
+        assert "Replicas" not in east.describe_table(TableName=name)["Table"]
