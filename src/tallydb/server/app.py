@@ -276,7 +276,8 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
 
         engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys,
+                   replication=engine.replication_status)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:

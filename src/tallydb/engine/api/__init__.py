@@ -30,7 +30,7 @@ from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._replicate import replicate
+from tallydb.engine.api._replicate import replicate, status
 from tallydb.engine.api._shapes import check_request, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._stream_records import now_ns
@@ -350,6 +350,14 @@ class Engine:
             wait = replicate(txn, now_ns(), settings.delay_ns)
             settings.idle = wait is None  # (inside: no writer can slip between)
         return None if wait is None else wait / 1_000_000_000
+
+    def replication_status(self) -> list[dict[str, Any]]:
+        """Every global table replica's replication: table, region, the
+        group's regions, consistency, the changes waiting to be sent and
+        the age of the oldest in seconds (its lag). DynamoDB reports lag
+        only to CloudWatch (ReplicationLatency); a console asks here."""
+        with self.store.transaction() as txn:
+            return status(txn, now_ns())
 
     def close(self) -> None:
         self.replicator.stop()
