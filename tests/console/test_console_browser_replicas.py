@@ -75,7 +75,8 @@ def test_the_page_shows_a_counter_converge_across_regions(
     page.get_by_label("Attribute").fill("play_count")
     page.get_by_role("button", name="Compare").click()
     status = page.locator("p.converge")
-    expect(status).to_have_text("Converged: every region holds the same value.")
+    expect(status).to_have_text("Converged: every region holds the same value.",
+                                timeout=SETTLE_MS)
 
     errors: list[BaseException] = []
     start = threading.Barrier(2)
