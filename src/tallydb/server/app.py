@@ -35,6 +35,7 @@ from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_l
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import MAX_BODY, Router
+from tallydb.server.screening import Screen
 
 log = logging.getLogger("tallydb.server")
 
@@ -170,6 +171,7 @@ class Server:
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
         self.bodies = BodyBudget(self.limits.max_body_memory)
+        self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
@@ -227,6 +229,7 @@ class Server:
             conn.shutdown()
         if self.console is not None:
             self.console.close()
+        self.screen.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -56,6 +57,7 @@ __all__ = [
     "Limits",
     "SpoiledBatchError",
     "check_expressions",
+    "precheck",
     "run",
     "target_of",
     "unknown_operation",
@@ -92,6 +94,28 @@ def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
 
 OPERATIONS, TARGETS = _discover()
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+#: The checks an operation makes, first, before it reads any table: its
+#: module's ``precheck(request)``, where it has one (the operation calls it
+#: itself; ``precheck`` below runs it alone).
+PRECHECKS: dict[str, Callable[[Request], object]] = {
+    name: check for name, handler in OPERATIONS.items()
+    if (check := getattr(sys.modules[handler.__module__], "precheck", None)) is not None
+}
+
+
+def precheck(operation: str, request: Request) -> None:
+    """Raise DynamoDB's error for a request that no table could make valid:
+    its shape, then what the operation checks before it reads a table (an
+    item over 400 KB, say). Pure, needing no store: the server runs it on a
+    worker process for a large request before parsing it where every other
+    request waits."""
+    if operation not in OPERATIONS:
+        raise unknown_operation(operation)
+    check_request(operation, request)
+    check = PRECHECKS.get(operation)
+    if check is not None:
+        check(request)
 
 
 def target_of(operation: str) -> str:
