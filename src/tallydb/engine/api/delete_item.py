@@ -8,9 +8,8 @@ from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values.size import item_size
 
 
 def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +30,7 @@ def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         if return_values == "ALL_OLD":
             response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(item_size(old) if old is not None else 0)
+        units = item_write_units(old)
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

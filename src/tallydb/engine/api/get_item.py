@@ -8,10 +8,9 @@ from tallydb.engine.api._insights import INSIGHTS
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, read_units, wants_capacity
+from tallydb.engine.api._units import consumed, item_read_units, wants_capacity
 from tallydb.engine.expressions import BoundProjection, from_attributes_to_get
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values.size import item_size
 
 
 def _projection(request: dict[str, Any]) -> BoundProjection | None:
@@ -40,8 +39,7 @@ def get_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if item is not None:
         response["Item"] = projection.apply(item) if projection is not None else item
     if wants_capacity(request):
-        units = read_units(item_size(item) if item is not None else 0,
-                           consistent=bool(request.get("ConsistentRead")))
+        units = item_read_units(item, consistent=bool(request.get("ConsistentRead")))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"])
     return response
