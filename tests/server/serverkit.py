@@ -66,7 +66,8 @@ class StubEngine:
         calls: list[tuple[str, dict[str, Any]]] = []
 
         def call(
-            operation: str, request: dict[str, Any], region: str = "us-east-1"
+            operation: str, request: dict[str, Any], region: str = "us-east-1",
+            access: Any = None,
         ) -> dict[str, Any]:
             calls.append((operation, request))
             self.regions.append(region)

@@ -18,10 +18,10 @@ from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
 from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
 from tallydb.engine.storage import Store, Sync
-from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
 from tallydb.server.console_http import verifier_for
+from tallydb.server.credentials import Key
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
@@ -133,7 +133,7 @@ class Server:
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins,
-            regional=engine.regional)
+            regional=engine.regional, log_requests=log_requests)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests

@@ -23,13 +23,14 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest, HTTPHeaders
 from botocore.credentials import Credentials
 
+from tallydb.engine.api import Access
 from tallydb.engine.errors import (
     IncompleteSignatureException,
     InvalidSignatureException,
     MissingAuthenticationTokenException,
     UnrecognizedClientException,
 )
-from tallydb.server.access import Access, Key
+from tallydb.server.credentials import Key
 
 MISSING_TOKEN = "Request is missing Authentication Token"
 INVALID_TOKEN = "The security token included in the request is invalid."

@@ -18,14 +18,12 @@ import errno
 import logging
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 
 import orjson
 
 from tallydb.engine.api import Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.server import accesslog, http
-from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
@@ -160,12 +158,7 @@ class Batcher:
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
-                        access = ex.access
-                        if access is not None:  # ListTables, of a key limited to some tables
-                            result = list_tables(
-                                access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
-                        else:
-                            result = call(ex.operation, ex.request, ex.region)
+                        result = call(ex.operation, ex.request, ex.region, ex.access)
                         ex.response = http.render(200, orjson.dumps(result), ex.response_type,
                                                   ex.extra, ex.gzip)
                     except DynamoDBError as error:

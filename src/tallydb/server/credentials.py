@@ -15,10 +15,20 @@ tables = ["videos"]
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tallydb.server.access import Key
+
+@dataclass(frozen=True)
+class Key:
+    """One access key from the credentials file: its secret, and what it
+    may do (the engine decides each request by it: ``engine/api/_access``)."""
+
+    secret: str
+    read_only: bool = False
+    tables: frozenset[str] | None = None  # None: every table
+
 
 ENVIRONMENT = "TALLYDB_CREDENTIALS"
 ACCESS_LEVELS = ("read-write", "read-only")

@@ -5,10 +5,11 @@ a browser page of another origin gets 403. Then the checks run in
 DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
 404; body not decodable (Content-Encoding) or not JSON ->
 SerializationException; unknown target -> UnknownOperationException; then
-the signature; then an empty body -> SerializationException; then what the
-signing key may do -> AccessDeniedException. Only a request that passes all
-of them reaches the engine. Anything that is not the data plane goes to
-``route_other``.
+the signature; then an empty body -> SerializationException. A request that
+passes them all goes to the engine with what its signing key may do
+(``ex.access``): the engine decides AccessDeniedException itself, on what
+its own reading of the request will touch (``engine/api/_access``). Anything
+that is not the data plane goes to ``route_other``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from typing import Any
 import orjson
 
 from tallydb.console.routes import Console
-from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.api import (
+    DYNAMODB_SERVICE,
+    NAMES_NO_ARN,
+    Access,
+    target_of,
+    unknown_operation,
+)
 from tallydb.engine.errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -30,7 +37,6 @@ from tallydb.engine.errors import (
 )
 from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
-from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
@@ -65,6 +71,7 @@ class Router:
         console: Console | None = None,
         origins: OriginPolicy | None = None,
         regional: bool = False,
+        log_requests: bool = False,
     ) -> None:
         self.targets: dict[bytes, str] = {
             target_of(name).encode(): name for name in operations
@@ -78,6 +85,9 @@ class Router:
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
         self.regional = regional
+        #: The access log names what each request touched: the engine resolves
+        #: every request's resources for it, not only a limited key's.
+        self.log_requests = log_requests
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
@@ -137,16 +147,13 @@ class Router:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
         ex.request = request
-        if access is not None and not access.unlimited:
-            try:
-                access.check(operation, request)
-            except AccessDeniedException as error:
-                self.fail(ex, error)
-                return
-            if access.tables is not None and operation == "ListTables":
-                ex.access = access  # answered with the key's own tables (batch.py)
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
+        if access is not None:
+            access.record = self.log_requests
+            ex.access = access
+        elif self.log_requests:
+            ex.access = Access(None, ex.region, record=True)
         ex.operation = operation
 
     def cross_origin(self, ex: Exchange) -> None:

@@ -1,9 +1,13 @@
 """DynamoDB's operations: one module each, over plain request/response dicts.
 
-An operation module ``api/update_item.py`` defines ``update_item(txn, request)``;
-the registry below is built from the module names, so adding an operation adds
-a module and edits no switch. Modules whose names start with ``_`` are shared
-helpers, not operations.
+An operation module ``api/update_item.py`` defines ``update_item(txn, request)``
+and ``ACCESS``, what a request of it will touch (``_access``); the registry
+below is built from the module names, so adding an operation adds a module
+and edits no switch. Modules whose names start with ``_`` are shared helpers,
+not operations.
+
+Every request goes through one pipeline, ``run``: the operation, the
+request's shape, access, then the operation itself (see ``run``).
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from functools import partial
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._shapes import check_request, model_operations
+from tallydb.engine.api._shapes import check_request, model_members, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
@@ -27,16 +32,19 @@ from tallydb.engine.feed import ChangeFeed
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
-    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
-    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
-    "check_expressions", "run", "target_of", "unknown_operation",
+    "ACCESS", "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN",
+    "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Access", "Engine", "Limits",
+    "SpoiledBatchError", "Touch", "check_expressions", "resolve", "run", "target_of",
+    "unknown_operation",
 ]
 
 Request = dict[str, Any]
 Response = dict[str, Any]
 Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
-Runner = Callable[[Transaction, str, Request], Response]
+Runner = Callable[[Transaction, str, Request, "Access | None"], Response]
+#: The pipeline's last step: run the operation on a checked, allowed request.
+Operate = Callable[[Transaction, str, Request], Response]
 
 
 def _operation_name(module_name: str) -> str:
@@ -48,9 +56,10 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
+def _discover() -> tuple[dict[str, Operation], dict[str, str], dict[str, Resolver]]:
     operations: dict[str, Operation] = {}
     targets: dict[str, str] = {}
+    access: dict[str, Resolver] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
@@ -58,10 +67,14 @@ def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
         name = _operation_name(info.name)
         operations[name] = getattr(module, info.name)
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
-    return operations, targets
+        if hasattr(module, "ACCESS"):
+            access[name] = module.ACCESS
+    return operations, targets, access
 
 
-OPERATIONS, TARGETS = _discover()
+#: Each operation's function, X-Amz-Target, and ``ACCESS`` declaration (an
+#: operation without one is refused to every limited key).
+OPERATIONS, TARGETS, ACCESS = _discover()
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
 
 
@@ -117,7 +130,8 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run)
+        # (the throughput ceilings are the pipeline's last step, after access)
+        self._run: Runner = run if limits is None else partial(run, operate=limits.wrap(operate))
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -133,15 +147,16 @@ class Engine:
                 self.feed.skip()
 
     def _in_region(
-        self, txn: Transaction, operation: str, request: Request, *, region: str
+        self, txn: Transaction, operation: str, request: Request, access: Access | None, *,
+        region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
         try:
             if operation in NAMES_NO_ARN:
-                return self._run(txn, operation, request)
-            response = self._run(txn, operation, self.regions.request(request, region))
+                return self._run(txn, operation, request, access)
+            response = self._run(txn, operation, self.regions.request(request, region), access)
             return shown(response, region)  # type: ignore[no-any-return]
         except DynamoDBError as error:
             shown_error(error, region)
@@ -153,9 +168,26 @@ class Engine:
             return self._run
         return partial(self._in_region, region=region)
 
-    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+    def call(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION,
+        access: Access | None = None,
+    ) -> Response:
+        """Run one request in its own transaction; ``access``: what its caller
+        may do (None: anything)."""
         with self.store.transaction() as txn:
-            return self._runner(operation, region)(txn, operation, request)
+            return self._runner(operation, region)(txn, operation, request, access)
+
+    def resolve(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION
+    ) -> tuple[Touch, ...]:
+        """What a request would touch (``_access``), as the pipeline resolves
+        it for a limited key; runs nothing."""
+        with self.store.transaction() as txn:
+            if self.regions.separate:
+                txn.catalog = self.regions.catalog(region)
+            if operation not in NAMES_NO_ARN:
+                request = self.regions.request(request, region)
+            return resolve(txn, operation, request)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[..., Response]]:
@@ -173,20 +205,23 @@ class Engine:
         store = self.store
         spoiled: list[BaseException] = []
 
-        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+        def call(
+            operation: str, request: Request, region: str = DEFAULT_REGION,
+            access: Access | None = None,
+        ) -> Response:
             runner = run if operation in plain else in_region(operation, region)
             if operation in READ_ONLY:
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
-                    return runner(txn, operation, request)
+                    return runner(txn, operation, request, access)
                 except BaseException as error:
                     if store.writes != writes:
                         spoiled.append(error)
                     raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
 
         with store.transaction() as txn:
             yield call
@@ -229,11 +264,78 @@ def unknown_operation(operation: str) -> UnknownOperationException:
     return UnknownOperationException()
 
 
-def run(txn: Transaction, operation: str, request: Request) -> Response:
-    """Run one DynamoDB operation inside an open transaction."""
+#: Each operation's top-level members in DynamoDB's model (filled on first use).
+_MEMBERS: dict[str, frozenset[str]] = {}
+
+
+def known_members(operation: str, request: Request) -> Request:
+    """``request`` without the members DynamoDB's model does not have for
+    ``operation``: DynamoDB ignores them, and after this no step can read
+    one (a decoy ``TableName`` on GetShardIterator is gone before anything
+    looks)."""
+    members = _MEMBERS.get(operation)
+    if members is None:
+        members = _MEMBERS[operation] = frozenset(model_members(operation))
+    if type(request) is not dict or members.issuperset(request):
+        return request
+    return {name: value for name, value in request.items() if name in members}
+
+
+def resolve(txn: Transaction, operation: str, request: Request) -> tuple[Touch, ...]:
+    """What ``request`` (its shape already checked) will touch: the
+    operation's ``ACCESS`` (an operation without one touches what no
+    limited key may)."""
+    declared = ACCESS.get(operation)
+    return refused(operation) if declared is None else tuple(declared(txn, request))
+
+
+def operate(txn: Transaction, operation: str, request: Request) -> Response:
+    """The pipeline's last step alone: the operation itself."""
+    return OPERATIONS[operation](txn, request)
+
+
+def run(
+    txn: Transaction, operation: str, request: Request, access: Access | None = None,
+    operate: Operate | None = None,
+) -> Response:
+    """Run one DynamoDB operation inside an open transaction: the request
+    pipeline, the same for every operation, in this order:
+
+    1. the operation: UnknownOperationException for one nothing serves;
+    2. the request's shape (``_shapes``): SerializationException or
+       ValidationException; members outside DynamoDB's model are dropped
+       (``known_members``), so nothing after this step reads one;
+    3. access, for a limited caller (``_access``): the operation's
+       ``ACCESS`` resolves the request into what it will touch, from the
+       operation's own reading of it, and AccessDeniedException refuses a
+       touch the caller may not make, before anything runs;
+    4. the operation (``operate``: with throughput ceilings, ``Limits``
+       first): its own checks in DynamoDB's order, then its reads and
+       writes.
+    """
     handler = OPERATIONS.get(operation)
     if handler is None:
         raise unknown_operation(operation)
+    request = known_members(operation, request)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
-    return handler(txn, request)
+    if access is not None and (access.limited or access.record):
+        if access.limited:
+            if operation in CHECKS_ITS_SHAPE:
+                check_request(operation, request)
+            access.touched = resolve(txn, operation, request)
+            access.check(access.touched)
+            token = touching(access)
+            try:
+                if operate is None:
+                    return handler(txn, request)
+                return operate(txn, operation, request)
+            finally:
+                done(token)
+        try:  # only reported: the operation's own errors come in its own order
+            access.touched = resolve(txn, operation, request)
+        except DynamoDBError:
+            access.touched = ()
+    if operate is None:
+        return handler(txn, request)
+    return operate(txn, operation, request)

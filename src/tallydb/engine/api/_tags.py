@@ -11,7 +11,9 @@ most 50 tags per resource).
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from tallydb.engine.api._access import Touch
 from tallydb.engine.api._regions import is_stored
 from tallydb.engine.errors import ResourceNotFoundException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -32,12 +34,19 @@ def check_count(tags: Tags) -> None:
         raise ValidationException(TOO_MANY_TAGS)
 
 
-def tagged_table(txn: Transaction, arn: str) -> TableRecord:
-    """The table a ResourceArn names (present: ``check_request`` saw to it)."""
+def tagged_name(arn: str) -> str:
+    """The table name a ResourceArn names (ValidationException for an ARN
+    that names no table)."""
     match = _TABLE_ARN.fullmatch(arn)
     if match is None:
         raise ValidationException(BAD_ARN.format(arn=arn))
-    record = txn.table(match.group(1)) if is_stored(arn) else None
+    return match.group(1)
+
+
+def tagged_table(txn: Transaction, arn: str) -> TableRecord:
+    """The table a ResourceArn names (present: ``check_request`` saw to it)."""
+    name = tagged_name(arn)
+    record = txn.table(name) if is_stored(arn) else None
     if record is None:
         raise ResourceNotFoundException(ARN_NOT_FOUND.format(arn=arn))
     return record
@@ -54,3 +63,17 @@ def store_tags(txn: Transaction, record: TableRecord, tags: Tags) -> None:
     else:
         description.pop("_Tags", None)
     txn.update_table(record.with_description(description))
+
+
+def on_tags(action: str, *, write: bool) -> Any:
+    """``ACCESS`` of a tag operation: the table its ResourceArn names, read
+    as ``tagged_table`` reads it (an ARN that names none touches nothing:
+    the operation refuses it)."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        arn = request.get("ResourceArn")
+        try:
+            name = tagged_name(arn) if isinstance(arn, str) else None
+        except ValidationException:
+            return ()
+        return (Touch(action, name or "*", write),)
+    return resolve

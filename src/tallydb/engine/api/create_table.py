@@ -24,6 +24,7 @@ from collections import Counter
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
 from tallydb.engine.api._tags import check_count
@@ -437,6 +438,10 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
         check_count(description["_Tags"])
     return description
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("CreateTable", write=True)
 
 
 def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import write_item
 from tallydb.engine.api._params import check_return_values, placeholders
@@ -11,6 +12,9 @@ from tallydb.engine.api._tables import get_table
 from tallydb.engine.api._units import consumed, wants_capacity, write_units
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values.size import item_size
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("DeleteItem", write=True)
 
 
 def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

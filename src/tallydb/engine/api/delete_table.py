@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._streams import retire
-from tallydb.engine.api.describe_table import find_table, index_counts, public_description
+from tallydb.engine.api.describe_table import (
+    find_table,
+    index_counts,
+    public_description,
+    table_named,
+)
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
@@ -28,6 +34,10 @@ DELETION_PROTECTED = (
 #: the conformance captures of 2026).
 _LEFT_OUT = ("CreationDateTime", "KeySchema", "AttributeDefinitions",
              "GlobalSecondaryIndexes", "LocalSecondaryIndexes")
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("DeleteTable", write=True, read=table_named)
 
 
 def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._stream_api import STREAMS_SERVICE, find_stream
+from tallydb.engine.api._stream_api import STREAMS_SERVICE, find_stream, on_stream
 from tallydb.engine.api._stream_records import sequence_text
 from tallydb.engine.storage import Transaction
 
 #: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
 SERVICE = STREAMS_SERVICE
+#: What a request touches (``_access``): reads the stream its StreamArn names.
+ACCESS = on_stream("DescribeStream")
 
 
 def describe_stream(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

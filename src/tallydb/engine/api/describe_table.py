@@ -15,6 +15,7 @@ import copy
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._regions import STORED_REGION, is_stored
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -27,6 +28,8 @@ __all__ = [
     "index_counts",
     "public_description",
     "table_arn",
+    "table_name_of",
+    "table_named",
     "table_not_found",
     "utc_day",
 ]
@@ -61,6 +64,11 @@ def table_name_of(value: str) -> str:
         _, _, rest = value.partition(":table/")
         return rest
     return value
+
+
+def table_named(value: Any) -> str | None:
+    """The table a TableName parameter names, as ``find_table`` reads it."""
+    return table_name_of(value) if isinstance(value, str) else None
 
 
 def find_table(txn: Transaction, name: str) -> TableRecord:
@@ -107,6 +115,10 @@ def public_description(
                 if index["IndexName"] in indexes:
                     index["ItemCount"], index["IndexSizeBytes"] = indexes[index["IndexName"]]
     return shown
+
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("DescribeTable", write=False, read=table_named)
 
 
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

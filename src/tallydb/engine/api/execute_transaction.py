@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._statements import planned
+from tallydb.engine.api._access import Touch
+from tallydb.engine.api._statements import planned, statement_touches
 from tallydb.engine.api.transact_get_items import transact_get_items
 from tallydb.engine.api.transact_write_items import transact_write_items
 from tallydb.engine.errors import TransactionCanceledException, ValidationException
@@ -26,6 +27,15 @@ from tallydb.engine.storage import Transaction
 
 _ACTIONS = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete",
             "ConditionCheck": "ConditionCheck"}
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): what each of its
+    TransactStatements does."""
+    return statement_touches(request.get("TransactStatements") or ())
+
+
+ACCESS = access
 
 
 def execute_transaction(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

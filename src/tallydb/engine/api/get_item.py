@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.api._units import consumed, read_units, wants_capacity
@@ -23,6 +24,10 @@ def _projection(request: dict[str, Any]) -> BoundProjection | None:
     if request.get("AttributesToGet"):
         return from_attributes_to_get(request["AttributesToGet"])
     return None
+
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("GetItem", write=False)
 
 
 def get_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._tags import tagged_table, tags_of
+from tallydb.engine.api._tags import on_tags, tagged_table, tags_of
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("ListTagsOfResource", write=False)
 
 
 def list_tags_of_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

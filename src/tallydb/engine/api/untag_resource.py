@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._tags import store_tags, tagged_table, tags_of
+from tallydb.engine.api._tags import on_tags, store_tags, tagged_table, tags_of
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): writes the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("UntagResource", write=True)
 
 
 def untag_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
     answer,
@@ -33,7 +34,13 @@ from tallydb.engine.api._gsi_updates import (
     store_changes,
 )
 from tallydb.engine.api.create_table import invalid, out_of_bounds
-from tallydb.engine.api.describe_table import find_table, index_counts, public_description, utc_day
+from tallydb.engine.api.describe_table import (
+    find_table,
+    index_counts,
+    public_description,
+    table_named,
+    utc_day,
+)
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
@@ -221,6 +228,10 @@ def _change_on_demand(description: dict[str, Any], on_demand: dict[str, Any]) ->
         description["OnDemandThroughput"] = merged
     else:
         description.pop("OnDemandThroughput", None)
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateTable", write=True, read=table_named)
 
 
 def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

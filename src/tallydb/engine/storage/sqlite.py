@@ -26,6 +26,7 @@ import orjson
 
 from tallydb.engine.storage.checkpoint import Checkpointer
 from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
+from tallydb.engine.storage.kept_keys import kept_key
 
 Item = dict[str, Any]
 #: One row of an items table: (SQLite table, hk, rk).
@@ -209,6 +210,9 @@ class Store:
 
     def __init__(self, path: Path | str | None = None, sync: Sync | str = Sync.NORMAL) -> None:
         self.sync = Sync(sync)
+        #: The data directory (None: in memory).
+        self.directory: Path | None = None if path is None else Path(path)
+        self._keys: dict[str, bytes] = {}
         if path is None:
             self.location = ":memory:"
         else:
@@ -483,6 +487,14 @@ class Store:
         """
         return _Scope(self)
 
+    def kept_key(self, name: str) -> bytes:
+        """A random key kept with the data under ``name`` (``kept_keys``):
+        the same for as long as the data directory lives."""
+        key = self._keys.get(name)
+        if key is None:
+            key = self._keys[name] = kept_key(self.directory, name)
+        return key
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:
@@ -657,6 +669,10 @@ class Transaction:
         """Run one of several operations sharing this transaction so that,
         if it fails, what it wrote is undone and the others' writes stay."""
         return _Savepoint(self._store)
+
+    def kept_key(self, name: str) -> bytes:
+        """The store's random key ``name`` (``Store.kept_key``)."""
+        return self._store.kept_key(name)
 
     # -- the catalog -------------------------------------------------------
 
