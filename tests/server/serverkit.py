@@ -98,19 +98,22 @@ class StubServer:
 
     def __init__(
         self,
-        credentials: dict[str, str] | None = None,
+        credentials: dict[str, Any] | None = None,
         offload: bool = False,
         limits: ConnectionLimits | None = None,
+        engine: Any = None,
     ) -> None:
+        """``engine``: a real Engine to serve instead of the stub (with every
+        operation it has)."""
         import uvloop
 
-        self.engine = StubEngine()
+        self.engine = StubEngine() if engine is None else engine
         self.loop = uvloop.new_event_loop()
         self.server = Server(
-            self.engine,  # type: ignore[arg-type]
+            self.engine,
             self.loop,
             credentials=credentials,
-            operations=STUB_OPERATIONS,
+            operations=STUB_OPERATIONS if engine is None else None,
             offload=offload,
             limits=limits,
         )
@@ -165,6 +168,7 @@ def post(
     body: bytes | dict[str, Any] = b"{}",
     headers: dict[str, str] | None = None,
     method: str = "POST",
+    path: str = "/",
 ) -> Response:
     """One request on a fresh connection; ``target`` is an operation name."""
     parts = urlsplit(url)
@@ -175,7 +179,7 @@ def post(
     sent.update(headers or {})
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     try:
-        conn.request(method, "/", body=data, headers=sent)
+        conn.request(method, path, body=data, headers=sent)
         answer = conn.getresponse()
         return Response(
             answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read()

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
-import ipaddress
 import logging
 import signal
 import ssl
@@ -23,7 +22,7 @@ from tallydb.server.batch import Batcher
 from tallydb.server.console_http import verifier_for
 from tallydb.server.credentials import Key
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
-from tallydb.server.origin import OriginPolicy
+from tallydb.server.origin import OriginPolicy, is_loopback
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import Router
 
@@ -39,15 +38,6 @@ NO_AUTH_ELSEWHERE = (
 
 class ConfigError(ValueError):
     """A configuration the server refuses to start with; the message says why."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass

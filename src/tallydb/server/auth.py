@@ -6,8 +6,10 @@ signed by one of the configured access keys: the signature is recomputed
 with botocore's own signer over the headers the client says it signed, so
 what botocore signs, we verify, byte for byte. As DynamoDB, the payload is
 always part of what is signed: ``X-Amz-Content-SHA256: UNSIGNED-PAYLOAD``
-does not take the body out of the signature. Errors and messages are
-DynamoDB's. A verified request's answer is the key's ``Access``.
+does not take the body out of the signature; and the signature must cover
+``Host``, the date and ``X-Amz-Target``, so that it cannot be replayed
+against another operation. Errors and messages are DynamoDB's. A verified
+request's answer is the key's ``Access``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ CONTENT_SHA_MISMATCH = (
     "The provided 'x-amz-content-sha256' header does not match what was computed."
 )
 HOST_NOT_SIGNED = "'Host' must be a 'SignedHeader' in the AWS Authorization."
+#: The same for the request's date and its target: not on record (DynamoDB
+#: accepts a signature without them); ours, worded as DynamoDB's for Host.
+#: Every SDK and the console sign both, and a signature that left the target
+#: out could be replayed as another operation (a GetItem as a DeleteItem).
+NOT_SIGNED = "'{}' must be a 'SignedHeader' in the AWS Authorization."
+#: Headers a signature must cover whenever the request carries them.
+MUST_SIGN = (("x-amz-date", "X-Amz-Date"), ("x-amz-target", "X-Amz-Target"))
 ALGORITHM = "AWS4-HMAC-SHA256"
 SERVICE = "dynamodb"
 TIMESTAMP = "%Y%m%dT%H%M%SZ"
@@ -147,6 +156,11 @@ class Verifier:
         signed = [h.strip().lower() for h in params["SignedHeaders"].split(";") if h.strip()]
         if "host" not in signed:
             raise InvalidSignatureException(HOST_NOT_SIGNED)
+        for name, spelled in MUST_SIGN:
+            if name in by_name and name not in signed:
+                raise InvalidSignatureException(NOT_SIGNED.format(spelled))
+        if "x-amz-date" not in by_name and "date" not in signed:
+            raise InvalidSignatureException(NOT_SIGNED.format("Date"))
         key = self.keys.get(access_key)
         if key is None:
             raise UnrecognizedClientException(INVALID_TOKEN)

@@ -1,7 +1,9 @@
 """What a parsed request is: an operation for the engine, or an answer now.
 
-First, on a server without credentials, the cross-origin rule (origin.py):
-a browser page of another origin gets 403. Then the checks run in
+First the origin rule (origin.py): on a server on loopback without
+credentials, a request whose Host is not this machine's gets 403 (DNS
+rebinding); without credentials a browser page of another origin, and with
+them one of another site asking the console, gets 403. Then the checks run in
 DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
 404; body not decodable (Content-Encoding) or not JSON ->
 SerializationException; unknown target -> UnknownOperationException; then
@@ -39,7 +41,12 @@ from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
 from tallydb.server.auth import Verifier
 from tallydb.server.exchange import Exchange
-from tallydb.server.origin import OriginPolicy, cross_origin_refusal
+from tallydb.server.origin import (
+    HostGuard,
+    OriginPolicy,
+    cross_origin_refusal,
+    cross_site_refusal,
+)
 from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
@@ -81,6 +88,10 @@ class Router:
         #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
+        #: Every request's Host, checked on a server on loopback without
+        #: credentials (DNS rebinding); None where only a browser's is.
+        self.host_guard = (HostGuard(self.origins)
+                           if not self.origins.open and self.origins.every_host else None)
         #: Whether every request's region matters (separate regions, or
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
@@ -91,6 +102,12 @@ class Router:
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
+        guard = self.host_guard
+        if guard is not None and ex.host not in guard.allowed:
+            refusal = guard.refusal(ex.host)
+            if refusal is not None:
+                self.refuse(ex, refusal)
+                return
         if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
             self.cross_origin(ex)
@@ -160,15 +177,18 @@ class Router:
         """A browser's request: 403 for a page of another origin (unless
         allowed); else the CORS headers every response to it carries."""
         origins = self.origins
+        refusal = None
         if not origins.open:
             refusal = cross_origin_refusal(
                 origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
-            if refusal is not None:
-                ex.response = http.render(
-                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
-                )
-                return
+        elif ex.url.startswith(b"/console"):  # the console is for its own origin
+            refusal = cross_site_refusal(
+                origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
+            )
+        if refusal is not None:
+            self.refuse(ex, refusal)
+            return
         if ex.origin is not None:
             ex.extra += (
                 http.ALLOW_ANY_ORIGIN if origins.open
@@ -191,6 +211,13 @@ class Router:
             ex.response = http.render(200, body, http.TEXT, ex.extra)
         else:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+
+    @staticmethod
+    def refuse(ex: Exchange, refusal: str) -> None:
+        """403 for a request the origin rule refuses: it changes nothing."""
+        ex.response = http.render(
+            403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
+        )
 
     @staticmethod
     def fail(ex: Exchange, error: DynamoDBError) -> None:

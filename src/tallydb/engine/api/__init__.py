@@ -181,12 +181,17 @@ class Engine:
         self, operation: str, request: Request, region: str = DEFAULT_REGION
     ) -> tuple[Touch, ...]:
         """What a request would touch (``_access``), as the pipeline resolves
-        it for a limited key; runs nothing."""
+        it for a limited key (its steps 1 to 3, without the check); runs
+        nothing. DynamoDB's error for a request refused before that."""
+        if operation not in OPERATIONS:
+            raise unknown_operation(operation)
         with self.store.transaction() as txn:
             if self.regions.separate:
                 txn.catalog = self.regions.catalog(region)
             if operation not in NAMES_NO_ARN:
                 request = self.regions.request(request, region)
+            request = known_members(operation, request)
+            check_request(operation, request)
             return resolve(txn, operation, request)
 
     @contextmanager
