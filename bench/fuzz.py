@@ -87,7 +87,8 @@ CREDENTIALS = {
 #: Filled in by ``Fuzz.setup`` (a stream, its shard and an iterator, a
 #: backup): the templates that name them read it when they are built.
 WORLD = {"stream": "arn:aws:dynamodb:ddblocal:000000000000:table/fuzz/stream/x",
-         "shard": "shardId-0", "iterator": "x", "backup": "arn:x"}
+         "shard": "shardId-0", "iterator": "x", "backup": "arn:x", "table": "arn:x",
+         "export": "arn:x", "import": "arn:x"}
 
 
 def templates() -> dict[str, dict[str, Any]]:
@@ -168,6 +169,19 @@ def templates() -> dict[str, dict[str, Any]]:
                              "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
                              "SequenceNumber": "000000000000000000001"},
         "GetRecords": {"ShardIterator": WORLD["iterator"], "Limit": 10},
+        "ExportTableToPointInTime": {"TableArn": WORLD["table"], "S3Bucket": "fuzz-bucket",
+                                     "S3Prefix": "p", "ExportFormat": "DYNAMODB_JSON"},
+        "DescribeExport": {"ExportArn": WORLD["export"]},
+        "ListExports": {"TableArn": WORLD["table"], "MaxResults": 5},
+        "ImportTable": {"S3BucketSource": {"S3Bucket": "fuzz-bucket", "S3KeyPrefix": "p"},
+                        "InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+                        "TableCreationParameters": {
+                            "TableName": "tmp2", "BillingMode": "PAY_PER_REQUEST",
+                            "AttributeDefinitions": [{"AttributeName": "id",
+                                                      "AttributeType": "S"}],
+                            "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}},
+        "DescribeImport": {"ImportArn": WORLD["import"]},
+        "ListImports": {"PageSize": 5},
     }
 
 
@@ -350,7 +364,21 @@ class Fuzz:
             "ShardIterator"]
         backup = client.call("CreateBackup", {"TableName": "fuzzh", "BackupName": "kept"})[1][
             "BackupDetails"]["BackupArn"]
-        WORLD.update(stream=stream, shard=shard, iterator=iterator, backup=backup)
+        table = client.call("DescribeTable", {"TableName": "fuzz"})[1]["Table"]["TableArn"]
+        client.call("UpdateContinuousBackups", {
+            "TableName": "fuzz",
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+        export = client.call("ExportTableToPointInTime", {
+            "TableArn": table, "S3Bucket": "fuzz-bucket"})[1]["ExportDescription"]["ExportArn"]
+        imported = client.call("ImportTable", {
+            "S3BucketSource": {"S3Bucket": "fuzz-bucket"}, "InputFormat": "DYNAMODB_JSON",
+            "TableCreationParameters": {
+                "TableName": "fuzz-imported", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}})[1]
+        WORLD.update(stream=stream, shard=shard, iterator=iterator, backup=backup, table=table,
+                     export=export, **({"import": imported["ImportTableDescription"][
+                         "ImportArn"]} if "ImportTableDescription" in imported else {}))
         self.templates = templates()
         client.close()
         self.state = self.describe()

@@ -57,6 +57,8 @@ class World:
         self.backup: dict[str, str] = {}
         self.iterator: dict[str, str] = {}
         self.shard: dict[str, str] = {}
+        self.export: dict[str, str] = {}
+        self.import_: dict[str, str] = {}
 
     def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         return self.engine.call(operation, request)
@@ -88,6 +90,15 @@ class World:
                 "ShardIteratorType": "TRIM_HORIZON"})["ShardIterator"]
             self.backup[side] = self.call("CreateBackup", {
                 "TableName": side, "BackupName": f"{side}-backup"})["BackupDetails"]["BackupArn"]
+            self.call("UpdateContinuousBackups", {
+                "TableName": side,
+                "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+            self.export[side] = self.call("ExportTableToPointInTime", {
+                "TableArn": table["TableArn"], "S3Bucket": "matrix"})["ExportDescription"][
+                "ExportArn"]
+            self.import_[side] = self.call("ImportTable", imported(side + "_new"))[
+                "ImportTableDescription"]["ImportArn"]
+            self.call("DeleteTable", {"TableName": side + "_new"})
 
     @staticmethod
     def arn(table: str) -> str:
@@ -100,6 +111,15 @@ class Case:
 
     request: dict[str, Any]
     tables: tuple[str, ...]
+
+
+def imported(table: str) -> dict[str, Any]:
+    """An ImportTable request creating ``table`` (from an empty bucket)."""
+    return {"S3BucketSource": {"S3Bucket": "matrix"}, "InputFormat": "DYNAMODB_JSON",
+            "TableCreationParameters": {
+                "TableName": table, "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}
 
 
 def _select(t: str) -> str:
@@ -128,11 +148,18 @@ TEMPLATES: dict[str, Callable[[World, str], Case]] = {
     "DescribeBackup": lambda w, t: Case({"BackupArn": w.backup[t]}, (t,)),
     "DescribeContinuousBackups": lambda w, t: Case({"TableName": t}, (t,)),
     "DescribeEndpoints": lambda w, t: Case({}, ()),
+    "DescribeExport": lambda w, t: Case({"ExportArn": w.export[t]}, (t,)),
+    "DescribeImport": lambda w, t: Case({"ImportArn": w.import_[t]}, (t + "_new",)),
     "DescribeLimits": lambda w, t: Case({}, ()),
     "DescribeStream": lambda w, t: Case({"StreamArn": w.stream[t]}, (t,)),
     "DescribeTable": lambda w, t: Case({"TableName": w.arn(t)}, (t,)),
     "DescribeTimeToLive": lambda w, t: Case({"TableName": t}, (t,)),
     "ExecuteStatement": lambda w, t: Case({"Statement": _update(t)}, (t,)),
+    "ExportTableToPointInTime": lambda w, t: Case(
+        {"TableArn": w.arn(t), "S3Bucket": "matrix"}, (t,)),
+    "ImportTable": lambda w, t: Case(imported(t + "_new"), (t + "_new",)),
+    "ListExports": lambda w, t: Case({"TableArn": w.arn(t)}, (t,)),
+    "ListImports": lambda w, t: Case({"TableArn": w.arn(t)}, (t,)),
     "ExecuteTransaction": lambda w, t: Case(
         {"TransactStatements": [{"Statement": _update(t)}]}, (t,)),
     "GetItem": lambda w, t: Case({"TableName": t, "Key": ID}, (t,)),
@@ -182,7 +209,9 @@ def decoys(world: World, operation: str, other: str) -> dict[str, Any]:
         "Statement": _update(other), "Statements": [{"Statement": _update(other)}],
         "TransactStatements": [{"Statement": _update(other)}],
         "StreamArn": world.stream[other], "ShardIterator": world.iterator[other],
-        "BackupArn": world.backup[other], "IndexName": "byplays",
+        "BackupArn": world.backup[other], "IndexName": "byplays", "TableArn": world.arn(other),
+        "ExportArn": world.export[other], "ImportArn": world.import_[other],
+        "TableCreationParameters": imported(other + "_new")["TableCreationParameters"],
     }
     have = set(model_members(operation))
     return {name: value for name, value in every.items() if name not in have}

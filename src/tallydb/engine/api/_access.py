@@ -27,8 +27,8 @@ from typing import Any
 from tallydb.engine.errors import AccessDeniedException
 from tallydb.engine.storage import Transaction
 
-__all__ = ["ACCOUNT", "Access", "Resolver", "Touch", "caller_sees", "denied_message",
-           "named", "on_table", "touching"]
+__all__ = ["ACCOUNT", "Access", "Resolver", "Touch", "bucket", "caller_sees",
+           "denied_message", "named", "on_table", "touching"]
 
 ACCOUNT = "000000000000"
 
@@ -44,12 +44,22 @@ class Touch:
     table: str | None
     write: bool = False
     part: str = ""
+    #: The ARN of a resource that is no table's (an S3 bucket an export
+    #: writes or an import reads): only a key with every table may use one.
+    other: str = ""
 
     def resource(self, region: str) -> str:
         """The resource's ARN as an AccessDeniedException names it ("*": none)."""
+        if self.other:
+            return self.other
         if self.table is None:
             return "*"
         return f"arn:aws:dynamodb:{region}:{ACCOUNT}:table/{self.table}{self.part}"
+
+
+def bucket(action: str, name: Any, *, write: bool) -> Touch:
+    """An S3 bucket an export writes or an import reads."""
+    return Touch(action, None, write, other=f"arn:aws:s3:::{name}")
 
 
 Resolver = Callable[[Transaction, dict[str, Any]], Iterable[Touch]]
@@ -92,6 +102,8 @@ class Access:
     def allows(self, touch: Touch) -> bool:
         if touch.write and self.read_only:
             return False
+        if touch.other:
+            return self.tables is None
         return touch.table is None or self.tables is None or touch.table in self.tables
 
     def check(self, touches: Iterable[Touch]) -> None:
@@ -140,12 +152,12 @@ def named(name: Any) -> str | None:
 
 
 def on_table(action: str, *, write: bool, read: Callable[[Any], str | None] = named,
-             index: bool = False) -> Resolver:
-    """``ACCESS`` of an operation on the one table its ``TableName`` names
-    (read by ``read``, the function the operation reads it with), and with
-    ``index`` on the index its ``IndexName`` names."""
+             index: bool = False, member: str = "TableName") -> Resolver:
+    """``ACCESS`` of an operation on the one table its ``TableName`` (or
+    ``member``) names, read by ``read``, the function the operation reads it
+    with; and with ``index`` on the index its ``IndexName`` names."""
     def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
-        table = read(request.get("TableName"))
+        table = read(request.get(member))
         part = ""
         if index and isinstance(request.get("IndexName"), str):
             part = f"/index/{request['IndexName']}"
