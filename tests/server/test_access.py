@@ -236,16 +236,21 @@ def test_pairs_never_echo_a_secret() -> None:
 
 def test_the_engine_resolves_every_place_a_table_is_named() -> None:
     engine = Engine(Store(None))
-    tables = [t.table for t in engine.resolve("GetItem", {"TableName": "a", "Key": {}})]
-    assert tables == ["a"]
-    touched = engine.resolve("BatchWriteItem", {"RequestItems": {"a": [], "b": []}})
-    assert [(t.table, t.write) for t in touched] == [("a", True), ("b", True)]
+    key = {"id": {"S": "v1"}}
+    tables = [t.table for t in engine.resolve("GetItem", {"TableName": "aaa", "Key": key})]
+    assert tables == ["aaa"]
+    put = [{"PutRequest": {"Item": key}}]
+    touched = engine.resolve("BatchWriteItem", {"RequestItems": {"aaa": put, "bbb": put}})
+    assert [(t.table, t.write) for t in touched] == [("aaa", True), ("bbb", True)]
     touched = engine.resolve("TransactWriteItems", {"TransactItems": [
-        {"Put": {"TableName": "a"}}, {"ConditionCheck": {"TableName": "b"}}]})
+        {"Put": {"TableName": "aaa", "Item": key}},
+        {"ConditionCheck": {"TableName": "bbb", "Key": key,
+                            "ConditionExpression": "attribute_exists(id)"}}]})
     assert [(t.action, t.table, t.write) for t in touched] == [
-        ("PutItem", "a", True), ("ConditionCheckItem", "b", False)]
+        ("PutItem", "aaa", True), ("ConditionCheckItem", "bbb", False)]
     touched = engine.resolve("TagResource", {
-        "ResourceArn": "arn:aws:dynamodb:us-east-1:000000000000:table/ttt", "Tags": []})
+        "ResourceArn": "arn:aws:dynamodb:us-east-1:000000000000:table/ttt",
+        "Tags": [{"Key": "k", "Value": "v"}]})
     assert [(t.table, t.write) for t in touched] == [("ttt", True)]
     touched = engine.resolve("ExecuteStatement", {
         "Statement": 'UPDATE "my""t" SET n = n + 1 WHERE id = 1'})

@@ -152,15 +152,16 @@ class Verifier:
         signed = [h.strip().lower() for h in params["SignedHeaders"].split(";") if h.strip()]
         if "host" not in signed:
             raise InvalidSignatureException(HOST_NOT_SIGNED)
+        key = self.keys.get(access_key)
+        if key is None:
+            raise UnrecognizedClientException(INVALID_TOKEN)
+        _check_time(timestamp, now)
+        # (ours, after DynamoDB's own checks: see NOT_SIGNED)
         for name, spelled in MUST_SIGN:
             if name in by_name and name not in signed:
                 raise InvalidSignatureException(NOT_SIGNED.format(spelled))
         if "x-amz-date" not in by_name and "date" not in signed:
             raise InvalidSignatureException(NOT_SIGNED.format("Date"))
-        key = self.keys.get(access_key)
-        if key is None:
-            raise UnrecognizedClientException(INVALID_TOKEN)
-        _check_time(timestamp, now)
         return _Head(params, access_key, key, region, signed, timestamp)
 
     def verify(
