@@ -135,10 +135,10 @@ class StubServer:
         self.loop.run_until_complete(self.server.shutdown())
         self.loop.close()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = TIMEOUT) -> None:
         if self._thread.is_alive():
             self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(TIMEOUT)
+            self._thread.join(timeout)
             assert not self._thread.is_alive(), "stub server did not stop"
 
 

@@ -59,6 +59,7 @@ class World:
         self.shard: dict[str, str] = {}
         self.export: dict[str, str] = {}
         self.import_: dict[str, str] = {}
+        self.bulk: dict[str, str] = {}
 
     def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         return self.engine.call(operation, request)
@@ -99,6 +100,8 @@ class World:
             self.import_[side] = self.call("ImportTable", imported(side + "_new"))[
                 "ImportTableDescription"]["ImportArn"]
             self.call("DeleteTable", {"TableName": side + "_new"})
+            self.bulk[side] = self.call("StartBulkPutItems", bulk(side))[
+                "BulkOperationDescription"]["BulkOperationArn"]
 
     @staticmethod
     def arn(table: str) -> str:
@@ -120,6 +123,19 @@ def imported(table: str) -> dict[str, Any]:
                 "TableName": table, "BillingMode": "PAY_PER_REQUEST",
                 "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
                 "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}
+
+
+def bulk(table: str) -> dict[str, Any]:
+    """A StartBulkPutItems request into ``table`` (from an empty bucket)."""
+    return {"TableName": table,
+            "InputS3Configuration": {"S3Bucket": "matrix", "InputFormat": "DYNAMODB_JSON"},
+            "OutputS3Configuration": {"S3Bucket": "matrix", "OutputType": ["ERROR"]}}
+
+
+KINESIS = "arn:aws:kinesis:us-east-1:000000000000:stream/matrix"
+POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"},
+    "Action": "dynamodb:GetItem", "Resource": "*"}]})
 
 
 def _select(t: str) -> str:
@@ -147,6 +163,29 @@ TEMPLATES: dict[str, Callable[[World, str], Case]] = {
     "DeleteTable": lambda w, t: Case({"TableName": t}, (t,)),
     "DescribeBackup": lambda w, t: Case({"BackupArn": w.backup[t]}, (t,)),
     "DescribeContinuousBackups": lambda w, t: Case({"TableName": t}, (t,)),
+    "CancelBulkOperation": lambda w, t: Case({"BulkOperationArn": w.bulk[t]}, (t,)),
+    "DeleteResourcePolicy": lambda w, t: Case({"ResourceArn": w.arn(t)}, (t,)),
+    "DescribeBulkOperation": lambda w, t: Case({"BulkOperationArn": w.bulk[t]}, (t,)),
+    "DescribeContributorInsights": lambda w, t: Case(
+        {"TableName": t, "IndexName": "byplays"}, (t,)),
+    "DescribeKinesisStreamingDestination": lambda w, t: Case({"TableName": t}, (t,)),
+    "DisableKinesisStreamingDestination": lambda w, t: Case(
+        {"TableName": t, "StreamArn": KINESIS}, (t,)),
+    "EnableKinesisStreamingDestination": lambda w, t: Case(
+        {"TableName": t, "StreamArn": KINESIS}, (t,)),
+    "GetResourcePolicy": lambda w, t: Case({"ResourceArn": w.stream[t]}, (t,)),
+    "ListBulkOperations": lambda w, t: Case({}, ()),
+    "ListContributorInsights": lambda w, t: Case({"TableName": t}, (t,)),
+    "PutResourcePolicy": lambda w, t: Case({"ResourceArn": w.arn(t), "Policy": POLICY}, (t,)),
+    "RestoreTableToPointInTime": lambda w, t: Case(
+        {"SourceTableName": t, "TargetTableName": t + "_new", "UseLatestRestorableTime": True},
+        (t, t + "_new")),
+    "StartBulkPutItems": lambda w, t: Case(bulk(t), (t,)),
+    "UpdateContributorInsights": lambda w, t: Case(
+        {"TableName": t, "ContributorInsightsAction": "ENABLE"}, (t,)),
+    "UpdateKinesisStreamingDestination": lambda w, t: Case(
+        {"TableName": t, "StreamArn": KINESIS, "UpdateKinesisStreamingConfiguration": {
+            "ApproximateCreationDateTimePrecision": "MICROSECOND"}}, (t,)),
     "DescribeEndpoints": lambda w, t: Case({}, ()),
     "DescribeExport": lambda w, t: Case({"ExportArn": w.export[t]}, (t,)),
     "DescribeImport": lambda w, t: Case({"ImportArn": w.import_[t]}, (t + "_new",)),
@@ -212,6 +251,8 @@ def decoys(world: World, operation: str, other: str) -> dict[str, Any]:
         "BackupArn": world.backup[other], "IndexName": "byplays", "TableArn": world.arn(other),
         "ExportArn": world.export[other], "ImportArn": world.import_[other],
         "TableCreationParameters": imported(other + "_new")["TableCreationParameters"],
+        "BulkOperationArn": world.bulk[other], "SourceTableName": other,
+        "SourceTableArn": world.arn(other),
     }
     have = set(model_members(operation))
     return {name: value for name, value in every.items() if name not in have}
@@ -242,8 +283,11 @@ def test_every_operation_has_a_case_here() -> None:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StubServer, World]]:
     engine = Engine(Store(tmp_path_factory.mktemp("matrix")))
     server = StubServer(credentials=KEYS, engine=engine)
-    yield server, World(engine)
-    server.stop()
+    world = World(engine)
+    yield server, world
+    for name in engine.call("ListTables", {})["TableNames"]:  # (their jobs and destinations)
+        engine.call("DeleteTable", {"TableName": name})
+    server.stop(timeout=120)  # background jobs end first
 
 
 def send(url: str, operation: str, body: dict[str, Any], key: str) -> tuple[int, dict[str, Any]]:

@@ -63,13 +63,15 @@ def _credentials(
               help="The private key of --tls-cert (PEM).")
 @click.option("--header-timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from a request's first byte to the end of its "
-                   "headers (then 408 and close).")
+                   "headers (then 408 and close), and from connecting to the end of its TLS "
+                   "handshake (then close).")
 @click.option("--body-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from the end of a request's headers to the end of "
                    "its body (then 408 and close).")
 @click.option("--idle-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
-              help="Seconds a keep-alive connection may sit idle, or leave its responses "
-                   "unread, before it is closed.")
+              help="Seconds a keep-alive connection may sit idle before it is closed; also "
+                   "how long a client's answers (the console's live feed included) may wait "
+                   "without draining before its connection is reset.")
 @click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
               help="Connections open at once (capped by the file-descriptor limit); more are "
                    "answered 503 and closed.")
@@ -108,6 +110,13 @@ def _credentials(
 @click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
               help="Without --s3-endpoint: the directory holding a directory per bucket, "
                    "objects at their keys' paths.  [default: s3/ in the data directory]")
+@click.option("--kinesis-endpoint", metavar="URL",
+              help="Send Kinesis streaming destinations' records to this Kinesis-compatible "
+                   "endpoint (AWS, kinesalite, LocalStack), with boto3's credentials, or "
+                   "$TALLYDB_KINESIS_ACCESS_KEY_ID and $TALLYDB_KINESIS_SECRET_ACCESS_KEY. "
+                   "Without it, records wait in the data directory.")
+@click.option("--kinesis-region", default="us-east-1", show_default=True,
+              help="The region of --kinesis-endpoint.")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -137,6 +146,8 @@ def serve(
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
+    kinesis_endpoint: str | None,
+    kinesis_region: str,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -182,6 +193,8 @@ def serve(
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,
+        kinesis_endpoint=kinesis_endpoint,
+        kinesis_region=kinesis_region,
         console=not no_console,
     )
 

@@ -111,6 +111,10 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
+class InvalidRestoreTimeException(DynamoDBError):
+    """A point-in-time restore to a time outside the recovery window."""
+
+
 class ExpiredIteratorException(DynamoDBError):
     """A DynamoDB Streams shard iterator older than 15 minutes."""
 

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
-from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.api import (
+    OPERATIONS,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    Engine,
+    KinesisSender,
+    Limits,
+)
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.auth import Verifier
@@ -72,6 +79,17 @@ class Config:
     s3_endpoint: str | None = None
     s3_region: str = "us-east-1"
     s3_root: Path | None = None
+    # Kinesis destinations' records: a Kinesis-compatible endpoint
+    kinesis_endpoint: str | None = None
+    kinesis_region: str = "us-east-1"
+
+    def kinesis(self) -> KinesisSender | None:
+        """Where Kinesis destinations' records go (None: nowhere; they wait)."""
+        if self.kinesis_endpoint is None:
+            return None
+        from tallydb.server.connectors import KinesisStreams
+
+        return KinesisStreams(self.kinesis_endpoint, self.kinesis_region)
 
     def objects(self) -> ObjectStore | None:
         """Where exports go and imports come from (None: the engine's default)."""
@@ -221,8 +239,10 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
+    # TLS is begun by each connection (protocol.py), so that a handshake
+    # counts against --max-connections and --header-timeout like a request.
     listener.sockets = await loop.create_server(
-        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+        listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
@@ -232,9 +252,16 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
     """The web console over ``engine``'s change feed (and its throttles)."""
     hub = LiveHub(engine.feed, loop)
     if engine.limits is not None:
-        engine.limits.on_throttle = hub.throttled
+        insights = engine.limits.on_throttle
+
+        def throttled(table: str, hk: bytes) -> None:
+            if insights is not None:
+                insights(table, hk)
+            hub.throttled(table, hk)
+
+        engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -255,7 +282,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         raise
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
-                        separate_regions=config.separate_regions, objects=config.objects())
+                        separate_regions=config.separate_regions, objects=config.objects(),
+                        kinesis=config.kinesis())
     except BaseException:
         store.close()
         listener.sockets.close()

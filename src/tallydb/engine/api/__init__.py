@@ -21,25 +21,49 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
+from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._imports import IMPORT, run_import
+from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
+from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
+from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._shapes import check_request, model_members, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.update_contributor_insights import indexed
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
-    "ACCESS", "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN",
-    "OPERATIONS", "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Access", "Engine", "Limits",
-    "SpoiledBatchError", "Touch", "check_expressions", "resolve", "run", "target_of",
+    "ACCESS",
+    "DEFAULT_REGION",
+    "DYNAMODB_SERVICE",
+    "EXPRESSIONS",
+    "NAMES_NO_ARN",
+    "OPERATIONS",
+    "SWEEP_BATCH",
+    "SWEEP_INTERVAL",
+    "TARGETS",
+    "Access",
+    "Engine",
+    "KinesisError",
+    "KinesisSender",
+    "Limits",
+    "SpoiledBatchError",
+    "Touch",
+    "check_expressions",
+    "resolve",
+    "run",
+    "target_of",
     "unknown_operation",
 ]
 
@@ -94,10 +118,14 @@ READ_ONLY = frozenset({
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
     "DescribeExport", "ListExports", "DescribeImport", "ListImports",
+    "DescribeKinesisStreamingDestination", "DescribeContributorInsights",
+    "ListContributorInsights", "GetResourcePolicy", "DescribeBulkOperation",
+    "ListBulkOperations",
 })
 
 #: Each kind of background job: its runner, and its description's status member.
-JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus"),
+             BULK: (run_bulk, "BulkOperationStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
@@ -128,6 +156,7 @@ class Engine:
     (``tallydb.engine.feed``); the store records changes only while it has some.
     A request runs in a region (``_regions``): its ARNs name it, and with
     ``separate_regions`` each region has its own tables.
+    Kinesis destinations' records go to ``kinesis`` (``_kinesis``).
     Exports go to and imports come from ``objects`` (by default a directory
     per bucket: ``s3/`` in the data directory, or a temporary one for an
     in-memory store), on background jobs (``_jobs``).
@@ -135,7 +164,7 @@ class Engine:
 
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
-        objects: ObjectStore | None = None,
+        objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
     ) -> None:
         self.store = store
         self._scratch: str | None = None
@@ -151,6 +180,10 @@ class Engine:
         self.jobs = Jobs(store, {kind: runner for kind, (runner, _) in JOB_KINDS.items()})
         self.integrations = Integrations(objects, self.jobs, home / "logs", run)
         self.jobs.integrations = self.integrations
+        self.forwarder = self.integrations.extras["kinesis"] = Forwarder(store, kinesis)
+        self.insights = self.integrations.extras["insights"] = Insights()
+        if limits is not None:
+            limits.on_throttle = self._throttled
         store.context = self.integrations
         self.limits = limits
         self.regions = Regions(separate_regions)
@@ -165,8 +198,13 @@ class Engine:
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
+            history.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
         self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
+        with store.transaction() as txn:
+            sending = any(KINESIS in t.description for t in txn.all_tables())
+        if sending:
+            self.forwarder.start()
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
@@ -182,6 +220,7 @@ class Engine:
         self.integrations.region = region  # (what a job it starts shows its ARNs in)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
+            txn.region = region
         try:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request, access)
@@ -264,6 +303,33 @@ class Engine:
                     "an operation failed after writing; the batch is rolled back"
                 ) from spoiled[0]
 
+    def top_keys(self, table: str, index: str | None = None, limit: int = 10
+                 ) -> dict[str, Any]:
+        """A table's (or index's) contributor insights and its busiest keys
+        of the last minute, busiest first (the console's JSON endpoint)."""
+        with self.store.transaction() as txn:
+            record = find_table(txn, table)
+            indexed(record, index)
+        setting = setting_of(record, index) or {"ContributorInsightsStatus": "DISABLED"}
+        answer: dict[str, Any] = {"TableName": record.name}
+        if index is not None:
+            answer["IndexName"] = index
+        answer["ContributorInsightsStatus"] = setting["ContributorInsightsStatus"]
+        if "ContributorInsightsMode" in setting:
+            answer["ContributorInsightsMode"] = setting["ContributorInsightsMode"]
+        answer["TopKeys"] = [
+            {"keys": entry["keys"], "accesses": entry["writes"], "rate": entry["rate"],
+             "spark": entry["spark"], "throttled": entry["throttled"]}
+            for entry in self.insights.top(record, index, limit)]
+        return answer
+
+    def _throttled(self, table: str, hk: bytes) -> None:
+        """A request on ``table``'s partition ``hk`` was throttled."""
+        with self.store.transaction() as txn:
+            record = txn.table(table)
+        if record is not None and INSIGHTS in record.description:
+            self.insights.throttled(record, hk)
+
     def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
         """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is
         before ``now`` (the wall clock by default), with their index entries,
@@ -271,16 +337,19 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``); the answer is the
-        larger of the two counts, so a backlog of either brings the next call.
+        records past their 24 hours (``_streams.trim``) and point-in-time
+        history past its recovery period (``_history.trim``); the answer is
+        the largest of the counts, so a backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
-        return max(deleted, trimmed)
+            forgotten = history.trim(txn, when, limit)
+        return max(deleted, trimmed, forgotten)
 
     def close(self) -> None:
+        self.forwarder.close()
         self.jobs.close()
         self.store.close()
         if self._scratch is not None:

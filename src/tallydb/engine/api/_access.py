@@ -152,16 +152,21 @@ def named(name: Any) -> str | None:
 
 
 def on_table(action: str, *, write: bool, read: Callable[[Any], str | None] = named,
-             index: bool = False, member: str = "TableName") -> Resolver:
+             index: bool = False, member: str = "TableName", outside: str = "") -> Resolver:
     """``ACCESS`` of an operation on the one table its ``TableName`` (or
     ``member``) names, read by ``read``, the function the operation reads it
-    with; and with ``index`` on the index its ``IndexName`` names."""
+    with; with ``index`` on the index its ``IndexName`` names; with
+    ``outside``, also writing the resource no table's (a Kinesis stream)
+    whose ARN that member holds."""
     def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
         table = read(request.get(member))
         part = ""
         if index and isinstance(request.get("IndexName"), str):
             part = f"/index/{request['IndexName']}"
-        return (Touch(action, table if table is not None else "*", write, part),)
+        touch = Touch(action, table if table is not None else "*", write, part)
+        if not outside:
+            return (touch,)
+        return (touch, Touch(action, None, write, other=str(request.get(outside))))
     return resolve
 
 

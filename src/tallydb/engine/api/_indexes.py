@@ -35,6 +35,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tallydb.engine.api import _history as history
+from tallydb.engine.api._history import PITR
+from tallydb.engine.api._insights import INSIGHTS
+from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
+from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
 from tallydb.engine.errors import ValidationException
@@ -305,14 +311,28 @@ def write_item(
     change on the transaction: one entry per item write, none for a write
     that leaves the item as it was. While the table's stream is enabled,
     writes the change's stream record in the same transaction
-    (``_streams``); ``by_service``: the write is DynamoDB's own (TTL)."""
+    (``_streams``), and likewise for a Kinesis destination (``_kinesis``);
+    ``by_service``: the write is DynamoDB's own (TTL). While point-in-time
+    recovery is on, keeps what the item was (``_history``)."""
     journal = txn.journal
-    stream = record.description.get(CAPTURE)
-    if (journal is not None or stream is not None) and old != new:
+    description = record.description
+    stream = description.get(CAPTURE)
+    pitr = description.get(PITR)
+    kinesis = description.get(KINESIS_CAPTURE)
+    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
+            ) and old != new:
         if journal is not None:
             journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service, encoded)
+        if pitr is not None:
+            history.record(txn, record, pitr, hk, rk, old)
+        if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
+            capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
+    insights = description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(
+            record, insights, hk, rk, new if new is not None else old)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
