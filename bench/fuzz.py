@@ -88,7 +88,15 @@ CREDENTIALS = {
 #: backup): the templates that name them read it when they are built.
 WORLD = {"stream": "arn:aws:dynamodb:ddblocal:000000000000:table/fuzz/stream/x",
          "shard": "shardId-0", "iterator": "x", "backup": "arn:x", "table": "arn:x",
-         "export": "arn:x", "import": "arn:x"}
+         "export": "arn:x", "import": "arn:x", "bulk": "arn:x"}
+KINESIS = "arn:aws:kinesis:us-east-1:000000000000:stream/fuzz"
+POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"},
+    "Action": "dynamodb:GetItem", "Resource": "*"}]})
+BULK = {"TableName": "fuzzh",
+        "InputS3Configuration": {"S3Bucket": "fuzz-bucket", "S3KeyPrefix": "p",
+                                 "InputFormat": "DYNAMODB_JSON"},
+        "OutputS3Configuration": {"S3Bucket": "fuzz-bucket", "OutputType": ["ERROR"]}}
 
 
 def templates() -> dict[str, dict[str, Any]]:
@@ -182,6 +190,24 @@ def templates() -> dict[str, dict[str, Any]]:
                             "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}},
         "DescribeImport": {"ImportArn": WORLD["import"]},
         "ListImports": {"PageSize": 5},
+        "StartBulkPutItems": {**BULK, "MaxWriteRequestUnits": 100},
+        "DescribeBulkOperation": {"BulkOperationArn": WORLD["bulk"]},
+        "CancelBulkOperation": {"BulkOperationArn": WORLD["bulk"]},
+        "ListBulkOperations": {"MaxResults": 3},
+        "DescribeContributorInsights": {"TableName": "fuzz", "IndexName": "byg"},
+        "UpdateContributorInsights": {"TableName": "fuzz", "ContributorInsightsAction": "ENABLE"},
+        "ListContributorInsights": {"TableName": "fuzz", "MaxResults": 3},
+        "EnableKinesisStreamingDestination": {"TableName": "fuzzh", "StreamArn": KINESIS},
+        "DisableKinesisStreamingDestination": {"TableName": "fuzzh", "StreamArn": KINESIS},
+        "UpdateKinesisStreamingDestination": {
+            "TableName": "fuzzh", "StreamArn": KINESIS, "UpdateKinesisStreamingConfiguration": {
+                "ApproximateCreationDateTimePrecision": "MICROSECOND"}},
+        "DescribeKinesisStreamingDestination": {"TableName": "fuzzh"},
+        "PutResourcePolicy": {"ResourceArn": WORLD["table"], "Policy": POLICY},
+        "GetResourcePolicy": {"ResourceArn": WORLD["stream"]},
+        "DeleteResourcePolicy": {"ResourceArn": WORLD["table"]},
+        "RestoreTableToPointInTime": {"SourceTableName": "fuzz", "TargetTableName": "tmp3",
+                                      "UseLatestRestorableTime": True},
     }
 
 
@@ -376,6 +402,9 @@ class Fuzz:
                 "TableName": "fuzz-imported", "BillingMode": "PAY_PER_REQUEST",
                 "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
                 "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}})[1]
+        started = client.call("StartBulkPutItems", BULK)[1]
+        if "BulkOperationDescription" in started:
+            WORLD["bulk"] = started["BulkOperationDescription"]["BulkOperationArn"]
         WORLD.update(stream=stream, shard=shard, iterator=iterator, backup=backup, table=table,
                      export=export, **({"import": imported["ImportTableDescription"][
                          "ImportArn"]} if "ImportTableDescription" in imported else {}))
