@@ -1,18 +1,23 @@
-"""What point-in-time recovery costs, against a baseline measured in the
-same run: hot-key ADD with recovery on and off, and a restore.
+"""What point-in-time recovery and global tables cost, against a baseline
+measured in the same run: hot-key ADD on a plain table, with recovery on,
+on a global table; and a restore.
 
     .venv/bin/python -m bench.regions                    # 5 x 5 s in turn, 64 connections
     .venv/bin/python -m bench.regions --reps 3 --duration 3 --restore-items 20000
 
-One ``tallydb serve`` (the working tree), pinned like ``bench.run``; wrk sends,
-in turn on each repetition, UpdateItem ``ADD play_count :one`` on one item:
+One ``tallydb serve --separate-regions`` (the working tree), pinned like
+``bench.run``; wrk sends (unsigned: in us-east-1), in turn on each
+repetition, UpdateItem ``ADD play_count :one`` on one item:
 
-* ``add``: of a table without point-in-time recovery;
-* ``add+pitr``: of a table with it on.
+* ``add``: of a plain table;
+* ``add+pitr``: of a table with point-in-time recovery on;
+* ``add+replica``: of a global table with one other replica (eu-west-1,
+  multi-Region eventual consistency, the default replication delay of 1 s):
+  the writing region's cost, replication included (the server does it).
 
-Ratios are per repetition, to ``add`` (the budget: ``add+pitr`` keeps at
-least 0.85 of ``add``'s req/s); the server's CPU per request is the figure
-that holds on a busy machine.
+Ratios are per repetition, to ``add`` (the budgets: ``add+pitr`` keeps at
+least 0.85 of ``add``'s req/s, ``add+replica`` 0.70); the server's CPU per
+request is the figure that holds on a busy machine.
 
 The same requests in-process (no HTTP, no wrk: the engine's own CPU per
 request, in group commits of 50, the tables in turn ``--reps`` times, the
@@ -30,6 +35,7 @@ rebuilds the table as it was before them (the budget: under 5 s for
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import statistics
 import sys
@@ -43,17 +49,26 @@ from bench.measure import Plan, _one_rep
 from bench.regions_scenarios import KEY, add_scenario, create
 from bench.run import pin_cpus
 from bench.servers import SPECS, RunningServer
+from bench.servers import _tallydb as tallydb_argv
 
-PLAIN, RECOVERED = "bench_plain", "bench_pitr"
+PLAIN, RECOVERED, REPLICATED = "bench_plain", "bench_pitr", "bench_global"
 
 
 def _setup(client: RawClient) -> None:
-    for table in (PLAIN, RECOVERED):
+    for table in (PLAIN, RECOVERED, REPLICATED):
         create(client, table)
         client.call("PutItem", {"TableName": table, "Item": {**KEY, "play_count": {"N": "0"}}})
     client.call("UpdateContinuousBackups", {
         "TableName": RECOVERED,
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+    client.call("UpdateTable", {"TableName": REPLICATED,
+                                "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]})
+    deadline = time.monotonic() + 60
+    while client.call("DescribeTable", {"TableName": REPLICATED})["Table"][
+            "TableStatus"] != "ACTIVE":
+        if time.monotonic() > deadline:
+            raise RuntimeError("the replica did not become ACTIVE")
+        time.sleep(0.1)
 
 
 def _restore_seconds(items: int, changes: int, minutes: float
@@ -117,11 +132,11 @@ def _engine_cpu_us(reps: int, requests: int = 20_000, group: int = 50
     from tallydb.engine.api import Engine
     from tallydb.engine.storage import Store
 
-    figures: dict[str, list[float]] = {"add": [], "add+pitr": []}
+    figures: dict[str, list[float]] = {"add": [], "add+pitr": [], "add+replica": []}
     with tempfile.TemporaryDirectory(prefix="tallydb-bench-cpu-") as data:
-        engine = Engine(Store(data))
+        engine = Engine(Store(data), separate_regions=True)
         try:
-            for table in (PLAIN, RECOVERED):
+            for table in (PLAIN, RECOVERED, REPLICATED):
                 engine.call("CreateTable", {
                     "TableName": table, "BillingMode": "PAY_PER_REQUEST",
                     "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
@@ -129,7 +144,13 @@ def _engine_cpu_us(reps: int, requests: int = 20_000, group: int = 50
             engine.call("UpdateContinuousBackups", {
                 "TableName": RECOVERED,
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
-            turns = (("add", PLAIN), ("add+pitr", RECOVERED))
+            engine.call("UpdateTable", {"TableName": REPLICATED, "ReplicaUpdates": [
+                {"Create": {"RegionName": "eu-west-1"}}]})
+            while engine.call("DescribeTable", {"TableName": REPLICATED})["Table"][
+                    "TableStatus"] != "ACTIVE":
+                time.sleep(0.05)
+            engine.replicator.stop()  # rounds run here, after each turn, and are counted
+            turns = (("add", PLAIN), ("add+pitr", RECOVERED), ("add+replica", REPLICATED))
             for rep in range(reps):
                 for name, table in turns if rep % 2 else turns[::-1]:
                     request = {"TableName": table, "Key": KEY,
@@ -140,6 +161,10 @@ def _engine_cpu_us(reps: int, requests: int = 20_000, group: int = 50
                         with engine.batch() as call:
                             for _ in range(group):
                                 call("UpdateItem", request)
+                    if table == REPLICATED:  # replication's share, all of it
+                        time.sleep(engine.replication.delay)
+                        while engine.replicate() is not None:
+                            time.sleep(0.01)
                     figures[name].append((time.process_time() - start) * 1e6 / requests)
         finally:
             engine.close()
@@ -156,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--restore-minutes", type=float, default=10.0)
     args = p.parse_args(argv)
     server_cpus, load_cpus, wrk_threads = pin_cpus()
-    scenarios = [add_scenario("add", PLAIN), add_scenario("add+pitr", RECOVERED)]
+    scenarios = [add_scenario("add", PLAIN), add_scenario("add+pitr", RECOVERED),
+                 add_scenario("add+replica", REPLICATED)]
     reps: dict[str, list[dict[str, Any]]] = {s.id: [] for s in scenarios}
-    with RunningServer(SPECS["tallydb"], server_cpus) as server:
+    spec = dataclasses.replace(SPECS["tallydb"], name="tallydb-regions",
+                               argv=tallydb_argv("--separate-regions"))
+    with RunningServer(spec, server_cpus) as server:
         client = RawClient(server.url)
         _setup(client)
         client.close()

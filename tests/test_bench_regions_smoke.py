@@ -28,5 +28,5 @@ def test_bench_regions_smoke() -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     rows = [line.split("|")[1].strip() for line in done.stdout.splitlines()
             if line.startswith("| add")]
-    assert rows == ["add", "add+pitr", "add", "add+pitr"], done.stdout
+    assert rows == ["add", "add+pitr", "add+replica"] * 2, done.stdout
     assert "Restore of 300 items" in done.stdout

@@ -100,6 +100,12 @@ def _credentials(
                    "DynamoDB does, or let every region see the same tables, as DynamoDB "
                    "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
                    "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--replication-delay", default=1.0, show_default=True, metavar="SECONDS",
+              type=click.FloatRange(min=0),
+              help="With --separate-regions: how long a global table's change takes to reach "
+                   "its other replicas (multi-Region eventual consistency), and the window in "
+                   "which a strongly consistent one refuses another region's write to the same "
+                   "item (ReplicatedWriteConflictException). 0 for tests.")
 @click.option("--s3-endpoint", metavar="URL",
               help="Write exports to and read imports from this S3-compatible endpoint "
                    "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
@@ -143,6 +149,7 @@ def serve(
     commit_thread: bool | None,
     emulate_limits: bool,
     separate_regions: bool,
+    replication_delay: float,
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
@@ -190,6 +197,7 @@ def serve(
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
+        replication_delay=replication_delay,
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,

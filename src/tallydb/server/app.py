@@ -74,6 +74,8 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # seconds before a global table's change reaches its other replicas
+    replication_delay: float = 1.0
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -283,7 +285,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
-                        kinesis=config.kinesis())
+                        kinesis=config.kinesis(),
+                        replication_delay=config.replication_delay)
     except BaseException:
         store.close()
         listener.sockets.close()

@@ -26,6 +26,7 @@ from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
 from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
+from tallydb.engine.api._global import GLOBAL, Replication
 from tallydb.engine.api._imports import IMPORT, run_import
 from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
@@ -33,8 +34,10 @@ from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
+from tallydb.engine.api._replicate import replicate
 from tallydb.engine.api._shapes import check_request, model_members, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.api.update_contributor_insights import indexed
@@ -165,6 +168,7 @@ class Engine:
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
         objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
+        replication_delay: float = 1.0,
     ) -> None:
         self.store = store
         self._scratch: str | None = None
@@ -185,6 +189,11 @@ class Engine:
         if limits is not None:
             limits.on_throttle = self._throttled
         store.context = self.integrations
+        from tallydb.engine.api._replication_thread import Replicator
+
+        self.replicator = Replicator(self)
+        self.replication = Replication(replication_delay, self.replicator.wake)
+        self.integrations.extras["replication"] = self.replication
         self.limits = limits
         self.regions = Regions(separate_regions)
         #: Whether every operation depends on its request's region (its
@@ -199,6 +208,9 @@ class Engine:
         with store.transaction() as txn:
             streams.recover(txn)
             history.recover(txn)
+            replicated = any(GLOBAL in t.description for t in txn.all_tables())
+        if replicated:  # changes may wait in outboxes since before a restart
+            self.replicator.wake()
         self._key_names: dict[int, tuple[str, ...]] = {}
         self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
         with store.transaction() as txn:
@@ -348,7 +360,18 @@ class Engine:
             forgotten = history.trim(txn, when, limit)
         return max(deleted, trimmed, forgotten)
 
+    def replicate(self) -> float | None:
+        """One round of global tables' replication (``_replicate``); seconds
+        until the next change is due, or None when none waits (the next
+        change wakes the replication thread)."""
+        settings = self.replication
+        with self.store.transaction() as txn:
+            wait = replicate(txn, now_ns(), settings.delay_ns)
+            settings.idle = wait is None  # (inside: no writer can slip between)
+        return None if wait is None else wait / 1_000_000_000
+
     def close(self) -> None:
+        self.replicator.stop()
         self.forwarder.close()
         self.jobs.close()
         self.store.close()

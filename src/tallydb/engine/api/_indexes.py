@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._global import GLOBAL as GLOBAL_TABLE
+from tallydb.engine.api._global import VERSIONS_SOURCE, local_write
 from tallydb.engine.api._history import PITR
 from tallydb.engine.api._insights import INSIGHTS
 from tallydb.engine.api._jobs import integrations
@@ -301,6 +303,7 @@ def write_item(
     encoded: bytes | None = None,
     *,
     by_service: bool = False,
+    origin: bytes | None = None,
 ) -> IndexUnits | None:
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
@@ -313,9 +316,22 @@ def write_item(
     writes the change's stream record in the same transaction
     (``_streams``), and likewise for a Kinesis destination (``_kinesis``);
     ``by_service``: the write is DynamoDB's own (TTL). While point-in-time
-    recovery is on, keeps what the item was (``_history``)."""
+    recovery is on, keeps what the item was (``_history``). On a replica of
+    a global table (``_global``), a write sent to it is versioned and joins
+    its outbox, or on a strongly consistent one is written to every replica
+    at once (or refused, in conflict); ``origin``: the version a replicated
+    write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
     description = record.description
+    group = description.get(GLOBAL_TABLE)
+    if group is not None:
+        if origin is None:
+            if old != new:
+                for peer in local_write(txn, record, group, hk, rk, old, new):
+                    write_item(txn, peer, indexes_of(peer), hk, rk, txn.get_item(peer, hk, rk),
+                               new, encoded, by_service=by_service, origin=b"")
+        elif origin:
+            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
     stream = description.get(CAPTURE)
     pitr = description.get(PITR)
     kinesis = description.get(KINESIS_CAPTURE)
@@ -360,6 +376,19 @@ def write_item(
         if index.kind != TTL:
             units[(index.kind, index.name)] = spent
     return units
+
+
+_indexes_of: dict[int, tuple[TableRecord, tuple[Index, ...]]] = {}
+
+
+def indexes_of(record: TableRecord) -> tuple[Index, ...]:
+    """``build_indexes(record)``, kept while the record is current."""
+    found = _indexes_of.get(id(record))
+    if found is None or found[0] is not record:
+        if len(_indexes_of) > 1024:
+            _indexes_of.clear()
+        found = _indexes_of[id(record)] = (record, build_indexes(record))
+    return found[1]
 
 
 def backfill(txn: Transaction, record: TableRecord, index: Index) -> None:

@@ -32,7 +32,6 @@ format, which differs from the Streams API's)::
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Iterator
 from typing import Any, Protocol
 
@@ -80,42 +79,72 @@ class KinesisSender(Protocol):
     def describe(self) -> str: ...
 
 
+def _event_id(seq: int) -> str:
+    """A UUID's text made of the sequence number: the same on a resend."""
+    h = f"{seq:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+#: Partition keys by the key's JSON (an item's records all carry its own).
+_partition_keys: dict[bytes, str] = {}
+
+
 def records_of(entries: list[list[Any]], record: TableRecord, region: str,
                precision: str) -> Iterator[tuple[str, bytes]]:
-    """(partition key, data) of each Kinesis record of one stored row."""
+    """(partition key, data) of each Kinesis record of one stored row.
+
+    What records of one item share is made once: its key's JSON, partition
+    key and size, and each image's size (an old image is the record
+    before's new one)."""
     names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
     table = record.name
     micro = precision == "MICROSECOND"
-    last_new = None
+    dumps = orjson.dumps
+    last_new: Any = None
+    last_new_size = 0
+    last_keys: dict[str, Any] | None = None
+    keys_size = 0
+    partition = ""
     for seq, event, keys, new, old, by_service in entries:
+        old_size = -1
         if old == SAME_AS_LAST:
             old = last_new
-        last_new = new
+            old_size = last_new_size
         image = new if new is not None else old
         if keys is None:
             keys = {name: image[name] for name in names}
-        size = item_size(keys)
+        if keys != last_keys:
+            encoded = dumps([keys[name] for name in names])
+            partition = _partition_keys.get(encoded, "")
+            if not partition:
+                if len(_partition_keys) > 4096:
+                    _partition_keys.clear()
+                partition = _partition_keys[encoded] = hashlib.md5(encoded).hexdigest()
+            keys_size = item_size(keys)
+            last_keys = keys
+        size = keys_size
         dynamodb: dict[str, Any] = {
             "ApproximateCreationDateTime": seq // 1000 if micro else seq // 1_000_000,
             "Keys": keys,
         }
+        new_size = 0
         if new is not None:
             dynamodb["NewImage"] = new
-            size += item_size(new)
+            new_size = item_size(new)
+            size += new_size
         if old is not None:
             dynamodb["OldImage"] = old
-            size += item_size(old)
+            size += old_size if old_size >= 0 else item_size(old)
+        last_new, last_new_size = new, new_size
         dynamodb["SizeBytes"] = size
         dynamodb["ApproximateCreationDateTimePrecision"] = precision
-        data = {
+        yield partition, dumps({
             "awsRegion": region,
-            "eventID": str(uuid.UUID(int=seq)),  # the same on a resend: a consumer can dedupe
+            "eventID": _event_id(seq),
             "eventName": EVENTS[event],
             "userIdentity": _SERVICE if by_service else None,
             "recordFormat": "application/json",
             "tableName": table,
             "dynamodb": dynamodb,
             "eventSource": "aws:dynamodb",
-        }
-        key = hashlib.md5(orjson.dumps([keys[name] for name in names])).hexdigest()
-        yield key, orjson.dumps(data)
+        })

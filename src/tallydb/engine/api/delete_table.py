@@ -6,6 +6,8 @@ DescribeTable answers ResourceNotFoundException and botocore's
 ``table_not_exists`` waiter succeeds on its first look. DynamoDB's answer
 leaves out the key schema, attribute definitions, creation time and indexes.
 The table's streams stay readable, disabled, for 24 hours (``_streams.retire``).
+A replica of a global table leaves its group (what it has not sent yet is
+sent first); a strongly consistent group's cannot be deleted alone.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.engine.api._access import on_table
+from tallydb.engine.api._global import STRONG
+from tallydb.engine.api._replica_updates import STRONG_ONE_DELETE
+from tallydb.engine.api._replicate import leave
 from tallydb.engine.api._streams import retire
 from tallydb.engine.api.describe_table import (
+    GLOBAL,
     find_table,
     index_counts,
     public_description,
@@ -44,11 +50,16 @@ def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
     if record.description.get("DeletionProtectionEnabled"):
         raise ValidationException(DELETION_PROTECTED)
+    group = record.description.get(GLOBAL)
+    if group is not None and group["Consistency"] == STRONG:
+        raise ValidationException(STRONG_ONE_DELETE)
     deleted = public_description(
         record.description, status="DELETING", counts=txn.count_items(record),
         indexes=index_counts(txn, record),
     )
     for member in _LEFT_OUT:
         deleted.pop(member, None)
+    if group is not None:
+        leave(txn, record)
     retire(txn, record)
     return {"TableDescription": deleted}

@@ -14,8 +14,11 @@ change synchronously in DynamoDB too and are answered with the new values.
 GlobalSecondaryIndexUpdates (create, delete, update a GSI) are
 ``_gsi_updates``' business.
 
-Not yet: streams, encryption changes, replicas. They are refused with a
-ValidationException that says so rather than silently ignored.
+ReplicaUpdates and GlobalTableWitnessUpdates (global tables) are
+``_replica_updates``' business: they are the only change of their request.
+
+Not yet: encryption changes, refused with a ValidationException that says
+so rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._gsi_updates import (
@@ -35,14 +39,16 @@ from tallydb.engine.api._gsi_updates import (
 )
 from tallydb.engine.api.create_table import invalid, out_of_bounds
 from tallydb.engine.api.describe_table import (
+    GLOBAL,
     find_table,
+    global_members,
     index_counts,
     public_description,
     table_named,
     utc_day,
 )
 from tallydb.engine.errors import ValidationException
-from tallydb.engine.storage import Transaction
+from tallydb.engine.storage import TableRecord, Transaction
 
 #: The members DynamoDB's "At least one of ..." message names, in its order
 #: (conformance catalogue 2026). Members the request carries are left out.
@@ -53,12 +59,17 @@ CHANGE_MEMBERS = (
     "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
 )
 #: Request members that are a change on their own (MultiRegionConsistency
-#: alone is not, nor an empty GlobalSecondaryIndexUpdates).
+#: alone is not, nor GlobalTableWitnessUpdates alone, nor an empty
+#: GlobalSecondaryIndexUpdates).
 _CHANGING = (
     "ProvisionedThroughput", "BillingMode", "StreamSpecification", "GlobalSecondaryIndexUpdates",
-    "SSESpecification", "ReplicaUpdates", "GlobalTableWitnessUpdates",
-    "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
+    "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
+    "WarmThroughput", "TableClass",
 )
+#: A global table's stream cannot change (DynamoDB's text for disabling it, as users of
+#: terraform-aws-modules quote it; for other changes the text is ours).
+GLOBAL_STREAM = ("One or more parameter values were invalid: Disabling Stream is not allowed for a "
+                 "Global Table replica.")
 #: Changes DynamoDB takes only on their own, with its words for each.
 _ALONE = {
     "SSESpecification": "Server-Side Encryption modification",
@@ -66,10 +77,7 @@ _ALONE = {
     "DeletionProtectionEnabled": "DeletionProtection modification",
     "WarmThroughput": "WarmThroughput",
 }
-_UNSUPPORTED = (
-    "SSESpecification", "ReplicaUpdates",
-    "GlobalTableWitnessUpdates", "MultiRegionConsistency",
-)
+_UNSUPPORTED = ("SSESpecification",)
 
 WILL_NOT_CHANGE = (
     "The provisioned throughput for the table will not change. The requested value equals "
@@ -87,8 +95,8 @@ def _present(request: dict[str, Any], member: str) -> bool:
     return value is not None
 
 
-def _check_request(request: dict[str, Any]) -> None:
-    """The checks DynamoDB makes before it looks the table up."""
+def _check_request(request: dict[str, Any]) -> list[str]:
+    """The checks DynamoDB makes before it looks the table up; the changes asked."""
     changes = [m for m in _CHANGING if _present(request, m)]
     if not changes:
         shown = [
@@ -99,6 +107,9 @@ def _check_request(request: dict[str, Any]) -> None:
         raise ValidationException(
             f"At least one of {', '.join(shown[:-1])} or {shown[-1]} is required"
         )
+    if "ReplicaUpdates" in changes:
+        replica_updates.check(request, changes)
+        return changes
     if request.get("GlobalSecondaryIndexUpdates") == []:
         raise invalid("List of GlobalSecondaryIndexUpdates is empty")
     check_gsi_updates(request)
@@ -116,6 +127,7 @@ def _check_request(request: dict[str, Any]) -> None:
     for member in _UNSUPPORTED:
         if _present(request, member):
             raise ValidationException(f"tallydb does not support UpdateTable {member} yet")
+    return changes
 
 
 def _billing_mode(description: dict[str, Any]) -> str:
@@ -230,13 +242,30 @@ def _change_on_demand(description: dict[str, Any], on_demand: dict[str, Any]) ->
         description.pop("OnDemandThroughput", None)
 
 
+def _replica_change(txn: Transaction, record: TableRecord, request: dict[str, Any]
+                    ) -> dict[str, Any]:
+    """A global table's replicas or witness changed: the answer says
+    UPDATING and shows the replicas as they were."""
+    updated, group = replica_updates.apply(txn, record, request)
+    shown = public_description(updated.description, status="UPDATING",
+                               counts=txn.count_items(updated),
+                               indexes=index_counts(txn, updated))
+    if group is None:
+        shown["Replicas"] = []
+    else:
+        global_members(group, shown)
+    return {"TableDescription": shown}
+
+
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS = on_table("UpdateTable", write=True, read=table_named)
 
 
 def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    _check_request(request)
+    changes = _check_request(request)
     record = find_table(txn, request["TableName"])
+    if "ReplicaUpdates" in changes:
+        return _replica_change(txn, record, request)
     before = record.description
     description = {
         k: (dict(v) if isinstance(v, dict) else v) for k, v in before.items()
@@ -259,6 +288,8 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("WarmThroughput") is not None:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("StreamSpecification") is not None:
+        if GLOBAL in before:
+            raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
     # A new record, never the old one changed in place: a rolled-back
