@@ -95,7 +95,7 @@ class World:
                 "TableName": side,
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
             self.export[side] = self.call("ExportTableToPointInTime", {
-                "TableArn": table["TableArn"], "S3Bucket": "matrix"})["ExportDescription"][
+                "TableArn": table["TableArn"], "S3Bucket": EXPORTS})["ExportDescription"][
                 "ExportArn"]
             self.import_[side] = self.call("ImportTable", imported(side + "_new"))[
                 "ImportTableDescription"]["ImportArn"]
@@ -129,9 +129,13 @@ def bulk(table: str) -> dict[str, Any]:
     """A StartBulkPutItems request into ``table`` (from an empty bucket)."""
     return {"TableName": table,
             "InputS3Configuration": {"S3Bucket": "matrix", "InputFormat": "DYNAMODB_JSON"},
-            "OutputS3Configuration": {"S3Bucket": "matrix", "OutputType": ["ERROR"]}}
+            "OutputS3Configuration": {"S3Bucket": EXPORTS, "OutputType": ["ERROR"]}}
 
 
+#: Exports (and bulk puts' errors) go here, never to the bucket imports and
+#: bulk puts read ("matrix", always empty): else each job would read every
+#: export made before it, and the jobs would pile up.
+EXPORTS = "matrix-exports"
 KINESIS = "arn:aws:kinesis:us-east-1:000000000000:stream/matrix"
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
     "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"},
@@ -195,7 +199,7 @@ TEMPLATES: dict[str, Callable[[World, str], Case]] = {
     "DescribeTimeToLive": lambda w, t: Case({"TableName": t}, (t,)),
     "ExecuteStatement": lambda w, t: Case({"Statement": _update(t)}, (t,)),
     "ExportTableToPointInTime": lambda w, t: Case(
-        {"TableArn": w.arn(t), "S3Bucket": "matrix"}, (t,)),
+        {"TableArn": w.arn(t), "S3Bucket": EXPORTS}, (t,)),
     "ImportTable": lambda w, t: Case(imported(t + "_new"), (t + "_new",)),
     "ListExports": lambda w, t: Case({"TableArn": w.arn(t)}, (t,)),
     "ListImports": lambda w, t: Case({"TableArn": w.arn(t)}, (t,)),

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
 from tallydb.engine.api._bulk import BULK, run_bulk
@@ -436,10 +437,12 @@ def run(
     2. the request's shape (``_shapes``): SerializationException or
        ValidationException; members outside DynamoDB's model are dropped
        (``known_members``), so nothing after this step reads one;
-    3. access, for a limited caller (``_access``): the operation's
-       ``ACCESS`` resolves the request into what it will touch, from the
-       operation's own reading of it, and AccessDeniedException refuses a
-       touch the caller may not make, before anything runs;
+    3. access, for a limited caller (``_access``), or for any signed caller
+       once some table keeps a resource policy (``_policies``): the
+       operation's ``ACCESS`` resolves the request into what it will touch,
+       from the operation's own reading of it, and AccessDeniedException
+       refuses a touch the caller's key, or a policy, does not allow,
+       before anything runs;
     4. the operation (``operate``: with throughput ceilings, ``Limits``
        first): its own checks in DynamoDB's order, then its reads and
        writes.
@@ -450,12 +453,15 @@ def run(
     request = known_members(operation, request)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
-    if access is not None and (access.limited or access.record):
+    if access is not None and (access.limited or access.record or (
+            access.key is not None and policies.kept_anywhere(txn))):
         if access.limited:
             if operation in CHECKS_ITS_SHAPE:
                 check_request(operation, request)
             access.touched = resolve(txn, operation, request)
             access.check(access.touched)
+            if access.key is not None and policies.kept_anywhere(txn):
+                policies.enforce(txn, access.key, access.region, access.touched)
             token = touching(access)
             try:
                 if operate is None:
@@ -463,10 +469,13 @@ def run(
                 return operate(txn, operation, request)
             finally:
                 done(token)
-        try:  # only reported: the operation's own errors come in its own order
+        try:  # the operation's own errors come in its own order: one the
+            # resolution meets, the operation meets before it touches anything
             access.touched = resolve(txn, operation, request)
         except DynamoDBError:
             access.touched = ()
+        if access.key is not None and policies.kept_anywhere(txn):
+            policies.enforce(txn, access.key, access.region, access.touched)
     if operate is None:
         return handler(txn, request)
     return operate(txn, operation, request)

@@ -782,6 +782,12 @@ class Transaction:
         """The table ``name`` of another catalog than this transaction's."""
         return self._store._tables.get(catalog_key(catalog, name))
 
+    def catalog_state(self) -> object:
+        """The cached catalog of every catalog, as one object: the same
+        object for as long as no table changes (it is replaced, never
+        changed in place), so a caller can keep what it derived from it."""
+        return self._store._tables
+
     def tables(self) -> list[TableRecord]:
         """The tables of this transaction's catalog, by name."""
         catalog = self.catalog
