@@ -208,6 +208,19 @@ def templates() -> dict[str, dict[str, Any]]:
         "DeleteResourcePolicy": {"ResourceArn": WORLD["table"]},
         "RestoreTableToPointInTime": {"SourceTableName": "fuzz", "TargetTableName": "tmp3",
                                       "UseLatestRestorableTime": True},
+        "CreateGlobalTable": {"GlobalTableName": "fuzzh",
+                              "ReplicationGroup": [{"RegionName": "us-east-1"}]},
+        "DescribeGlobalTable": {"GlobalTableName": "fuzzh"},
+        "DescribeGlobalTableSettings": {"GlobalTableName": "fuzzh"},
+        "UpdateGlobalTable": {"GlobalTableName": "fuzzh",
+                              "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]},
+        "UpdateGlobalTableSettings": {"GlobalTableName": "fuzzh",
+                                      "GlobalTableBillingMode": "PAY_PER_REQUEST"},
+        "ListGlobalTables": {"Limit": 3, "RegionName": "us-east-1"},
+        "DescribeTableReplicaAutoScaling": {"TableName": "fuzz"},
+        "UpdateTableReplicaAutoScaling": {
+            "TableName": "fuzz", "ProvisionedWriteCapacityAutoScalingUpdate": {
+                "AutoScalingDisabled": True}},
     }
 
 

@@ -190,6 +190,20 @@ TEMPLATES: dict[str, Callable[[World, str], Case]] = {
     "UpdateKinesisStreamingDestination": lambda w, t: Case(
         {"TableName": t, "StreamArn": KINESIS, "UpdateKinesisStreamingConfiguration": {
             "ApproximateCreationDateTimePrecision": "MICROSECOND"}}, (t,)),
+    "CreateGlobalTable": lambda w, t: Case(
+        {"GlobalTableName": t, "ReplicationGroup": [{"RegionName": REGION}]}, (t,)),
+    "DescribeGlobalTable": lambda w, t: Case({"GlobalTableName": t}, (t,)),
+    "DescribeGlobalTableSettings": lambda w, t: Case({"GlobalTableName": t}, (t,)),
+    "UpdateGlobalTable": lambda w, t: Case(
+        {"GlobalTableName": t, "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]},
+        (t,)),
+    "UpdateGlobalTableSettings": lambda w, t: Case(
+        {"GlobalTableName": t, "GlobalTableBillingMode": "PAY_PER_REQUEST"}, (t,)),
+    "ListGlobalTables": lambda w, t: Case({}, ()),
+    "DescribeTableReplicaAutoScaling": lambda w, t: Case({"TableName": t}, (t,)),
+    "UpdateTableReplicaAutoScaling": lambda w, t: Case(
+        {"TableName": t, "ProvisionedWriteCapacityAutoScalingUpdate": {
+            "AutoScalingDisabled": True}}, (t,)),
     "DescribeEndpoints": lambda w, t: Case({}, ()),
     "DescribeExport": lambda w, t: Case({"ExportArn": w.export[t]}, (t,)),
     "DescribeImport": lambda w, t: Case({"ImportArn": w.import_[t]}, (t + "_new",)),
@@ -256,7 +270,7 @@ def decoys(world: World, operation: str, other: str) -> dict[str, Any]:
         "ExportArn": world.export[other], "ImportArn": world.import_[other],
         "TableCreationParameters": imported(other + "_new")["TableCreationParameters"],
         "BulkOperationArn": world.bulk[other], "SourceTableName": other,
-        "SourceTableArn": world.arn(other),
+        "SourceTableArn": world.arn(other), "GlobalTableName": other,
     }
     have = set(model_members(operation))
     return {name: value for name, value in every.items() if name not in have}

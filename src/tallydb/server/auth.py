@@ -192,7 +192,7 @@ class Verifier:
         expected = signer.signature(signer.string_to_sign(request, canonical), request)
         if not hmac.compare_digest(str(expected), params["Signature"]):
             raise InvalidSignatureException(SIGNATURE_MISMATCH)
-        return Access(access_key, region, key.read_only, key.tables)
+        return Access(access_key, region, key.read_only, key.tables, principal=key.principal)
 
 
 class _Head(NamedTuple):

@@ -64,6 +64,14 @@ UNDECODABLE = "The request body is not valid {} data"
 _DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
 
 
+#: What a worker found of a large body before it is parsed here
+#: (screening.py): None (it may be valid), NOT_JSON, NOT_AN_OBJECT, or a
+#: request no table could make valid: its error's status and body.
+NOT_JSON = "not JSON"
+NOT_AN_OBJECT = "not an object"
+Verdict = str | tuple[int, bytes] | None
+
+
 class _TooLarge(Exception):
     """A decoded body over MAX_BODY."""
 
@@ -100,8 +108,10 @@ class Router:
         #: every request's resources for it, not only a limited key's.
         self.log_requests = log_requests
 
-    def route(self, ex: Exchange) -> None:
-        """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
+    def route(self, ex: Exchange, verdict: Verdict = None) -> None:
+        """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
+        request comes with what a worker found of its body (``verdict``,
+        screening.py): then the body is parsed here only if it may be valid."""
         guard = self.host_guard
         if guard is not None and ex.host not in guard.allowed:
             refusal = guard.refusal(ex.host)
@@ -132,7 +142,10 @@ class Router:
                 too_large(ex)
                 return
         request: Any = None
-        if body:
+        if verdict == NOT_JSON:
+            ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
+            return
+        if body and verdict is None:
             try:
                 request = orjson.loads(body)
             except orjson.JSONDecodeError:
@@ -154,6 +167,12 @@ class Router:
             except DynamoDBError as error:
                 self.fail(ex, error)
                 return
+        if isinstance(verdict, tuple):  # a request no table could make valid
+            if access is None or not access.limited:
+                status, wire = verdict
+                ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.gzip)
+                return
+            request = orjson.loads(body)  # (a limited key's access is decided first)
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
@@ -166,6 +185,13 @@ class Router:
         elif self.log_requests:
             ex.access = Access(None, ex.region, record=True)
         ex.operation = operation
+
+    def screened(self, ex: Exchange) -> str | None:
+        """The operation of a data-plane request (a POST to ``/`` naming a
+        served target), whose large body a worker may judge; else None."""
+        if ex.method != b"POST" or ex.target is None or ex.url.split(b"?", 1)[0] != b"/":
+            return None
+        return self.targets.get(ex.target)
 
     def refuse_head(self, ex: Exchange, method: bytes) -> bytes | None:
         """For a request with a large body, once its head is complete: the

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,7 +36,7 @@ from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._replicate import replicate
+from tallydb.engine.api._replicate import replicate, status
 from tallydb.engine.api._shapes import check_request, model_members, model_operations
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._stream_records import now_ns
@@ -65,6 +66,7 @@ __all__ = [
     "SpoiledBatchError",
     "Touch",
     "check_expressions",
+    "precheck",
     "resolve",
     "run",
     "target_of",
@@ -109,6 +111,28 @@ def _discover() -> tuple[dict[str, Operation], dict[str, str], dict[str, Resolve
 #: operation without one is refused to every limited key).
 OPERATIONS, TARGETS, ACCESS = _discover()
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+#: The checks an operation makes, first, before it reads any table: its
+#: module's ``precheck(request)``, where it has one (the operation calls it
+#: itself; ``precheck`` below runs it alone).
+PRECHECKS: dict[str, Callable[[Request], object]] = {
+    name: check for name, handler in OPERATIONS.items()
+    if (check := getattr(sys.modules[handler.__module__], "precheck", None)) is not None
+}
+
+
+def precheck(operation: str, request: Request) -> None:
+    """Raise DynamoDB's error for a request that no table could make valid:
+    its shape, then what the operation checks before it reads a table (an
+    item over 400 KB, say). Pure, needing no store: the server runs it on a
+    worker process for a large request before parsing it where every other
+    request waits."""
+    if operation not in OPERATIONS:
+        raise unknown_operation(operation)
+    check_request(operation, request)
+    check = PRECHECKS.get(operation)
+    if check is not None:
+        check(request)
 
 
 def target_of(operation: str) -> str:
@@ -371,6 +395,14 @@ class Engine:
             settings.idle = wait is None  # (inside: no writer can slip between)
         return None if wait is None else wait / 1_000_000_000
 
+    def replication_status(self) -> list[dict[str, Any]]:
+        """Every global table replica's replication: table, region, the
+        group's regions, consistency, the changes waiting to be sent and
+        the age of the oldest in seconds (its lag). DynamoDB reports lag
+        only to CloudWatch (ReplicationLatency); a console asks here."""
+        with self.store.transaction() as txn:
+            return status(txn, now_ns())
+
     def close(self) -> None:
         self.replicator.stop()
         self.forwarder.close()
@@ -461,7 +493,7 @@ def run(
             access.touched = resolve(txn, operation, request)
             access.check(access.touched)
             if access.key is not None and policies.kept_anywhere(txn):
-                policies.enforce(txn, access.key, access.region, access.touched)
+                policies.enforce(txn, access.caller, access.region, access.touched)
             token = touching(access)
             try:
                 if operate is None:
@@ -475,7 +507,7 @@ def run(
         except DynamoDBError:
             access.touched = ()
         if access.key is not None and policies.kept_anywhere(txn):
-            policies.enforce(txn, access.key, access.region, access.touched)
+            policies.enforce(txn, access.caller, access.region, access.touched)
     if operate is None:
         return handler(txn, request)
     return operate(txn, operation, request)

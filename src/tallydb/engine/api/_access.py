@@ -65,10 +65,11 @@ def bucket(action: str, name: Any, *, write: bool) -> Touch:
 Resolver = Callable[[Transaction, dict[str, Any]], Iterable[Touch]]
 
 
-def denied_message(key: str, action: str, resource: str) -> str:
-    """DynamoDB's AccessDeniedException message for an identity-based policy."""
+def denied_message(caller: str, action: str, resource: str) -> str:
+    """DynamoDB's AccessDeniedException message for an identity-based policy
+    (``caller``: the principal's ARN)."""
     return (
-        f"User: arn:aws:iam::{ACCOUNT}:user/{key} is not authorized to perform: "
+        f"User: {caller} is not authorized to perform: "
         f"dynamodb:{action} on resource: {resource} because no identity-based policy "
         f"allows the dynamodb:{action} action"
     )
@@ -81,7 +82,9 @@ class Access:
 
     ``key`` is the access key id that signed the request; ``region`` the one
     it was signed for. ``record``: resolve even when nothing is limited, so
-    that ``touched`` can be reported (the access log).
+    that ``touched`` can be reported (the access log). ``principal``: the
+    ARN the key's requests are made as (resource policies name it), by
+    default the key's user, ``arn:aws:iam::000000000000:user/KEY``.
     """
 
     key: str | None
@@ -90,6 +93,12 @@ class Access:
     tables: frozenset[str] | None = None  # None: every table
     record: bool = False
     touched: tuple[Touch, ...] = ()
+    principal: str | None = None
+
+    @property
+    def caller(self) -> str:
+        """The ARN this caller's requests are made as."""
+        return self.principal or f"arn:aws:iam::{ACCOUNT}:user/{self.key or 'anonymous'}"
 
     @property
     def limited(self) -> bool:
@@ -111,7 +120,7 @@ class Access:
         for touch in touches:
             if not self.allows(touch):
                 raise AccessDeniedException(
-                    denied_message(self.key or "anonymous", touch.action,
+                    denied_message(self.caller, touch.action,
                                    touch.resource(self.region)))
 
 

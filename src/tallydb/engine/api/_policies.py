@@ -26,8 +26,9 @@ explicit Deny wins over any Allow.
 pipeline, on what the request will touch as the engine resolved it
 (``_access``): each touch of a table (or of one of its indexes) is decided
 by the table's policy, each touch of a stream by that stream's; backups and
-what is no table's have no policy. The caller is the signing key's user,
-``arn:aws:iam::000000000000:user/KEY``. A Deny that applies refuses the
+what is no table's have no policy. The caller is the signing key's
+principal (``Access.caller``: its ``principal`` in the credentials file, by
+default its user, ``arn:aws:iam::000000000000:user/KEY``). A Deny that applies refuses the
 request with AccessDeniedException for an explicit deny; an Allow grants
 nothing beyond what the key may already do. Without credentials no request
 has a caller and nothing is enforced, as in DynamoDB Local.
@@ -43,11 +44,11 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._access import ACCOUNT, Touch
+from tallydb.engine.api._access import Touch
 from tallydb.engine.errors import AccessDeniedException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
-__all__ = ["MAX_BYTES", "POLICIES", "caller_arn", "check", "decide", "enforce",
+__all__ = ["MAX_BYTES", "POLICIES", "check", "decide", "enforce",
            "kept_anywhere", "new_revision", "policy_of"]
 
 POLICIES = "_ResourcePolicies"
@@ -171,11 +172,6 @@ def kept_anywhere(txn: Transaction) -> bool:
     return bool(last[1])
 
 
-def caller_arn(key: str) -> str:
-    """The principal a signing key's requests are made as."""
-    return f"arn:aws:iam::{ACCOUNT}:user/{key}"
-
-
 def _deny_message(caller: str, action: str, resource: str) -> str:
     """IAM's message for an explicit deny in a resource-based policy, as its
     troubleshooting guide words it (DynamoDB's own for this case is not on
@@ -200,10 +196,9 @@ def _governing(record: TableRecord, part: str) -> list[str]:
     return found
 
 
-def enforce(txn: Transaction, key: str, region: str, touches: tuple[Touch, ...]) -> None:
+def enforce(txn: Transaction, caller: str, region: str, touches: tuple[Touch, ...]) -> None:
     """AccessDeniedException for the first touch a kept policy denies to
-    ``key``'s user."""
-    caller = caller_arn(key)
+    ``caller`` (a principal's ARN)."""
     for touch in touches:
         if touch.table is None or touch.other:
             continue

@@ -51,12 +51,18 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
 ACCESS = access
 
 
-def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def precheck(request: dict[str, Any]) -> dict[str, list[tuple[str, Item]]]:
+    """What BatchWriteItem checks before it reads a table: how many writes,
+    and each one's values and item size; the writes, by table."""
     request_items = request.get("RequestItems")
     if not request_items:
         raise ValidationException(BATCH_WRITE_REQUIRED)
     check_write_total(request_items)
-    parsed = {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
+    return {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
+
+
+def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    parsed = precheck(request)
     tables = {name: get_table(txn, name) for name in parsed}
 
     writes: list[tuple[Table, str, Item, bytes, bytes]] = []

@@ -164,10 +164,17 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
 ACCESS = access
 
 
-def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def precheck(request: dict[str, Any]) -> list[Action]:
+    """What TransactWriteItems checks before it reads a table: each action's
+    expressions, values and item size, and their total; the actions."""
     actions = [_parse(entry) for entry in request.get("TransactItems") or ()]
     if sum(item_size(action.item_or_key) for action in actions) > MAX_TRANSACTION_BYTES:
         raise ValidationException(TRANSACTION_TOO_BIG)
+    return actions
+
+
+def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    actions = precheck(request)
     for action in actions:
         action.table = get_table(txn, action.body.get("TableName"))
         refuse_strong(action.table.record, "TransactWriteItems")

@@ -29,6 +29,7 @@ from typing import Any
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import on_table
+from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
     answer,
@@ -257,6 +258,19 @@ def _replica_change(txn: Transaction, record: TableRecord, request: dict[str, An
     return {"TableDescription": shown}
 
 
+def _gsis_of_the_group(txn: Transaction, record: TableRecord, group: dict[str, Any],
+                       request: dict[str, Any]) -> None:
+    """A global table's indexes are the group's, as on DynamoDB: the other
+    replicas get (and fill from their own items) or drop the same index."""
+    for peer in peers(txn, record, group):
+        changes = plan_gsi_updates(peer, request)
+        description = dict(peer.description)
+        describe_changes(description, request, changes)
+        updated = peer.with_description(description)
+        txn.update_table(updated)
+        store_changes(txn, updated, changes)
+
+
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS = on_table("UpdateTable", write=True, read=table_named)
 
@@ -297,6 +311,9 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     updated = record.with_description(description)
     txn.update_table(updated)
     updated = store_changes(txn, updated, gsis)
+    group = before.get(GLOBAL)
+    if group is not None and request.get("GlobalSecondaryIndexUpdates"):
+        _gsis_of_the_group(txn, record, group, request)
     if streams.CAPTURE in description:
         updated = streams.with_source(txn, updated)
     counts = txn.count_items(record)
