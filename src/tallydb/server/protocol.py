@@ -481,7 +481,8 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
-        if self.log_requests:  # (read by the access log alone)
+        if self.log_requests or self.batcher.metrics is not None:
+            # (read by the access log and the console's operational view)
             ex.started = self.server.loop.time()
         body = self.body
         if body:
