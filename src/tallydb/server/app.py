@@ -251,9 +251,11 @@ class Listener:
         self.server: Server | None = None
         self.sockets: asyncio.Server
 
-    def __call__(self) -> Connection:
-        assert self.server is not None, "no connection is accepted before Server.accept"
-        return Connection(self.server)
+    def __call__(self) -> asyncio.BaseProtocol:
+        server = self.server
+        assert server is not None, "no connection is accepted before Server.accept"
+        conn = Connection(server)
+        return conn if server.tls is None else conn.secured(server.tls)
 
 
 async def bind(
@@ -261,8 +263,8 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
-    # TLS is begun by each connection (protocol.py), so that a handshake
-    # counts against --max-connections and --header-timeout like a request.
+    # TLS is put around each connection as it is accepted (Connection.secured),
+    # so that a handshake counts against --max-connections and --header-timeout.
     listener.sockets = await loop.create_server(
         listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
