@@ -149,7 +149,9 @@ class Server:
         )
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        return int(self._server.sockets[0].getsockname()[1])
+        bound = int(self._server.sockets[0].getsockname()[1])
+        self.router.address = url_for(host, bound).split("://", 1)[1]
+        return bound
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds

@@ -22,7 +22,7 @@ from functools import partial
 
 import orjson
 
-from tallydb.engine.api import Engine
+from tallydb.engine.api import NO_OUTPUT, Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.server import accesslog, http
 from tallydb.server.access import list_tables
@@ -166,8 +166,9 @@ class Batcher:
                                 access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
                         else:
                             result = call(ex.operation, ex.request, ex.region)
-                        ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra, ex.gzip)
+                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
+                        ex.response = http.render(200, body, ex.response_type, ex.extra,
+                                                  ex.gzip)
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
                     except Exception as error:

@@ -21,6 +21,7 @@ import orjson
 
 from tallydb.console.routes import Console
 from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.api.describe_endpoints import endpoints
 from tallydb.engine.errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -78,6 +79,9 @@ class Router:
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
         self.regional = regional
+        #: ``host:port`` the server listens on (``Server.listen`` sets it):
+        #: DescribeEndpoints' answer to a request without a Host header.
+        self.address = "localhost:8000"
 
     def route(self, ex: Exchange) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
@@ -147,6 +151,11 @@ class Router:
                 ex.access = access  # answered with the key's own tables (batch.py)
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
+        if operation == "DescribeEndpoints":  # the address this request reached
+            address = _text(ex.host) or self.address
+            ex.response = http.render(200, orjson.dumps(endpoints(address)), ex.response_type,
+                                      ex.extra, ex.gzip)
+            return
         ex.operation = operation
 
     def cross_origin(self, ex: Exchange) -> None:

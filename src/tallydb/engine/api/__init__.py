@@ -18,8 +18,9 @@ from typing import Any
 
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._limits import Limits
+from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._shapes import check_request, model_operations
+from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
@@ -27,7 +28,7 @@ from tallydb.engine.feed import ChangeFeed
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
-    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "OPERATIONS",
+    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "NO_OUTPUT", "OPERATIONS",
     "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
     "check_expressions", "run", "target_of", "unknown_operation",
 ]
@@ -48,21 +49,27 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
-    operations: dict[str, Operation] = {}
+def _discover() -> tuple[dict[str, Steps], dict[str, str]]:
+    steps: dict[str, Steps] = {}
     targets: dict[str, str] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         name = _operation_name(info.name)
-        operations[name] = getattr(module, info.name)
+        steps[name] = steps_of(module, info.name)
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
-    return operations, targets
+    return steps, targets
 
 
-OPERATIONS, TARGETS = _discover()
+STEPS, TARGETS = _discover()
+#: Each operation as one callable, its steps joined (``_pipeline.direct``).
+OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+
+#: Operations whose success has no body (DynamoDB's model gives them no output).
+NO_OUTPUT = operations_without_output()
 
 
 def target_of(operation: str) -> str:
@@ -136,6 +143,7 @@ class Engine:
         self, txn: Transaction, operation: str, request: Request, *, region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
+        txn.region = region
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
         try:
@@ -230,10 +238,16 @@ def unknown_operation(operation: str) -> UnknownOperationException:
 
 
 def run(txn: Transaction, operation: str, request: Request) -> Response:
-    """Run one DynamoDB operation inside an open transaction."""
-    handler = OPERATIONS.get(operation)
-    if handler is None:
+    """Run one DynamoDB operation inside an open transaction, in the
+    pipeline's order (``_pipeline``): the operation, the request's shape,
+    the operation's table-free checks, then the operation itself."""
+    steps = STEPS.get(operation)
+    if steps is None:
         raise unknown_operation(operation)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
-    return handler(txn, request)
+    validate, execute = steps
+    if validate is None:
+        return execute(txn, request)
+    checked = validate(request)
+    return execute(txn, request, checked)

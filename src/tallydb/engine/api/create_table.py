@@ -26,7 +26,7 @@ from typing import Any
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
-from tallydb.engine.api._tags import check_count
+from tallydb.engine.api._tags import check_count, check_tags
 from tallydb.engine.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.engine.errors import ResourceInUseException, ValidationException
 from tallydb.engine.storage import Transaction
@@ -435,7 +435,6 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("Tags"):
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
-        check_count(description["_Tags"])
     return description
 
 
@@ -456,6 +455,9 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         _check_indexes(request, mode)
     _check_stream(request)
     _check_sse(request)
+    if request.get("Tags"):
+        check_tags(request["Tags"])
+        check_count(request["Tags"])
     if txn.table(name) is not None:
         raise ResourceInUseException(f"Table already exists: {name}")
     description = _describe(request, mode, time.time())

@@ -46,7 +46,7 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     size = 0
     last = after
-    for seq, wire in WireRecords(record, stream).after(txn, record, shard, after):
+    for seq, wire in WireRecords(record, stream, txn.region).after(txn, record, shard, after):
         records.append(wire)
         last = seq
         size += wire["dynamodb"]["SizeBytes"]

@@ -26,6 +26,8 @@ from tallydb.engine.values import Item
 
 START_INVALID = "The provided starting key is invalid"
 START_SCHEMA = "The provided key element does not match the schema"
+#: A start key of another number of attributes (``_key_conditions.START_SIZE``).
+START_SIZE = "Exclusive Start Key must have same size as table's key schema"
 
 
 def _in_segment(
@@ -49,10 +51,10 @@ def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
     index = source.index
     if index is None:
         if len(start) != len(keys.attributes):
-            raise ValidationException(f"{START_INVALID}: {START_SCHEMA}")
+            raise ValidationException(START_SIZE)
     else:
         if len(start) != len(index.start_names):
-            raise ValidationException(START_INVALID)
+            raise ValidationException(START_SIZE)
         for name, kind in index.hash_key + index.range_key:
             if name not in start:
                 raise ValidationException(START_INVALID)

@@ -643,15 +643,19 @@ class Transaction:
     ``catalog``: whose tables the running operation sees and creates: ""
     (the shared catalog), or a region's own name when regions are separate;
     its caller sets it before each operation.
+
+    ``region``: the region of the running request (its stream records'
+    ``awsRegion``); "" until a caller that knows it sets it.
     """
 
-    __slots__ = ("_conn", "_store", "catalog", "journal")
+    __slots__ = ("_conn", "_store", "catalog", "journal", "region")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
         self.journal: list[Any] | None = None
         self.catalog = ""
+        self.region = ""
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,

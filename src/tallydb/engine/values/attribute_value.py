@@ -171,6 +171,17 @@ def _number_set(members: list[Any], wording: Wording) -> list[str]:
     return sorted(normalized, key=Decimal)
 
 
+#: The order a set's members are stored in, by its type: Strings and
+#: Binaries by their bytes, Numbers by value (what PutItem and SET store).
+_SET_ORDER: dict[str, Callable[[str], Any] | None] = {
+    "SS": None, "BS": _base64_bytes, "NS": Decimal}
+
+
+def set_in_order(kind: str, members: list[str]) -> list[str]:
+    """Canonical members of a set of type ``kind`` in the stored order."""
+    return sorted(members, key=_SET_ORDER[kind])
+
+
 def _list_of(value: Any) -> list[Any]:
     if type(value) is list:
         return value
