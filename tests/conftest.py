@@ -22,6 +22,9 @@ Fixtures
 ``videos``             a fresh table with PK (S) / SK (S); its name.
 ``hash_table``         a fresh table with a hash key ``id`` (S) only; its name.
 ``tallydb_server``     the worker's shared :class:`TallyServer` (do not stop it).
+``node``               the path of Node, with the AWS SDK for JavaScript v3 installed
+                       (once, by npm) in ``JS_SDK`` (tests/sdk_js/node_modules);
+                       skipped without Node and npm, failed in CI.
 ``tallydb_server_factory``  ``factory(data=None, sync=None, in_memory=False)``
                        starts a private :class:`TallyServer` on ``data`` (a new
                        temp dir by default); it can ``stop()``, ``kill()``
@@ -40,10 +43,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -63,8 +68,20 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, settings
 
 sys.modules.setdefault("tallytest", sys.modules[__name__])
+
+# Property tests on a busy machine: an example may take as long as it takes
+# (no deadline), and slow input generation is not a failure (too_slow and
+# large_base_example measure the machine's speed, not the code's). A test's
+# own @settings(...) inherits these.
+settings.register_profile(
+    "tallydb",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
+)
+settings.load_profile("tallydb")
 
 REGION = "us-east-1"
 ACCESS_KEY = "x"
@@ -248,6 +265,44 @@ class TallyServer:
             aws_secret_access_key=SECRET_KEY,
             config=config or CLIENT_CONFIG,
         )
+
+
+#: Where the AWS SDK for JavaScript v3 is installed for the tests (tests/sdk_js/package.json).
+JS_SDK = Path(__file__).resolve().parent / "sdk_js" / "node_modules"
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One pytest worker installs; the others wait for it."""
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """Node, with @aws-sdk/client-dynamodb installed in ``JS_SDK``."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("Node.js and npm are not installed (Debian: apt-get install nodejs npm): "
+                    "the AWS SDK for JavaScript v3 cannot run")
+    home = JS_SDK.parent
+    with _locked(home / ".npm-install.lock"):
+        if not (JS_SDK / "@aws-sdk" / "client-dynamodb").is_dir():
+            result = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--no-package-lock",
+                 "--loglevel=error"],
+                cwd=home, capture_output=True, text=True, timeout=600, check=False)
+            if result.returncode != 0 or not (JS_SDK / "@aws-sdk" / "client-dynamodb").is_dir():
+                reason = ("npm could not install @aws-sdk/client-dynamodb: "
+                          + (result.stderr or result.stdout)[-1000:])
+                if os.environ.get("CI"):
+                    pytest.fail(reason)
+                pytest.skip(reason)
+    return node
 
 
 @pytest.fixture(scope="session")

@@ -99,7 +99,8 @@ def _table(ddb: Any) -> tuple[str, str]:
 
 
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.large_base_example])
 @given(st.lists(step, max_size=12))
 def test_statements_and_their_requests_leave_the_same_items_and_records(
         clients: tuple[Any, Any], steps: list[tuple[str, str, Any]]) -> None:

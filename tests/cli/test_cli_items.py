@@ -23,7 +23,8 @@ def test_get_of_a_missing_item_exits_1(store: Store) -> None:
     result = store.run("get", table, '{"PK": "nope", "SK": "x"}')
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert "no item" in result.stderr
+    assert result.stderr == (f"tallydb: ItemNotFoundError: table {table!r} has no item with key "
+                             '{"PK": "nope", "SK": "x"}\n')
 
 
 def test_put_in_dynamodb_json_keeps_sets_and_binary(store: Store) -> None:
@@ -95,7 +96,7 @@ def test_describe_prints_describe_table(store: Store) -> None:
 def test_a_dynamodb_error_is_one_line(store: Store) -> None:
     result = store.run("describe", "no-such-table")
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: ResourceNotFoundException")
+    assert result.stderr.startswith("tallydb: ResourceNotFoundException: ")
     assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -115,9 +116,9 @@ def test_table_format_shows_columns(store: Store) -> None:
 
 def test_no_server_is_one_line_saying_what_to_do() -> None:
     result = CliRunner().invoke(main, ["tables", "--endpoint", "http://127.0.0.1:1"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("Error: cannot reach http://127.0.0.1:1 (")
+    assert line.startswith("tallydb: TransportError: cannot reach http://127.0.0.1:1 (")
     assert "start `tallydb serve`, or use --data DIR" in line
 
 

@@ -58,8 +58,9 @@ def test_a_directory_in_use_names_its_process(tmp_path: Path) -> None:
         assert holder.stdout is not None and holder.stdout.readline() == "open\n"
         for args in (["reset", "--data", str(data), "--yes"], ["tables", "--data", str(data)]):
             result = CliRunner().invoke(main, args)
-            assert result.exit_code == 1
+            assert result.exit_code == 3
             (line,) = result.output.strip().splitlines()
+            assert line.startswith("tallydb: StoreInUseError: ")
             assert f"in use by process {holder.pid} (" in line
         assert (data / "tallydb.lock").exists()
     finally:

@@ -2,21 +2,16 @@
 SDK for JavaScript v3 (``flow.mjs``, Node from Debian) and through boto3,
 with the same answers.
 
-The JavaScript SDK is installed here by the test set-up (``npm install``
-into tests/sdk_js/node_modules, once); without Node and npm the test is
-skipped, saying so. In CI (``CI`` set) a failed install fails the test
-rather than skipping it.
+The JavaScript SDK is installed by the ``node`` fixture (tests/conftest.py:
+``npm install`` into tests/sdk_js/node_modules, once); without Node and npm
+the test is skipped, saying so. In CI (``CI`` set) a failed install fails
+the test rather than skipping it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
-import os
-import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +20,6 @@ from botocore.exceptions import ClientError
 from tallytest import TallyServer, create_table, unique_name
 
 HERE = Path(__file__).parent
-SDK = HERE / "node_modules" / "@aws-sdk" / "client-dynamodb"
 
 COUNTER = {"plays": {"N": "5"}}
 QUERY = {"Count": 2, "Items": [
@@ -34,41 +28,6 @@ QUERY = {"Count": 2, "Items": [
 ]}
 REFUSED = {"name": "ConditionalCheckFailedException",
            "message": "The conditional request failed", "status": 400}
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One pytest worker installs; the others wait for it."""
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js and npm are not installed (Debian: apt-get install nodejs npm): "
-                    "the AWS SDK for JavaScript v3 flow cannot run")
-    with _locked(HERE / ".npm-install.lock"):
-        if not SDK.is_dir():
-            result = subprocess.run(
-                [npm, "install", "--no-audit", "--no-fund", "--no-package-lock",
-                 "--loglevel=error"],
-                cwd=HERE, capture_output=True, text=True, timeout=600, check=False)
-            if result.returncode != 0 or not SDK.is_dir():
-                _unavailable("npm could not install @aws-sdk/client-dynamodb: "
-                             + (result.stderr or result.stdout)[-1000:])
-    return node
 
 
 def test_javascript_sdk_flow(tallydb_server: TallyServer, node: str) -> None:

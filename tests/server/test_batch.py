@@ -110,7 +110,7 @@ def test_shutdown_waits_for_the_batch_in_flight(stub_factory: Callable[..., Stub
     pipe = Pipe(server.url)
     try:
         pipe.send(request_bytes("Echo", {"n": 1}))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while not server.server.batcher.inflight and time.monotonic() < deadline:
             time.sleep(0.01)
         assert server.server.batcher.inflight, "the batch never started"

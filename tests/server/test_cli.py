@@ -173,8 +173,9 @@ def test_port_in_use_is_reported(cli_server: Serve) -> None:
     failed.args = ["--in-memory", "--port", port]
     with pytest.raises(AssertionError, match="no banner"):
         failed.start(timeout=15)
-    assert failed.proc is not None and failed.proc.returncode == 1
-    assert "Error:" in failed.output and "Traceback" not in failed.output
+    assert failed.proc is not None and failed.proc.returncode == 3
+    assert "tallydb: PortInUseError: port " in failed.output
+    assert "Traceback" not in failed.output
 
 
 def test_every_command_and_option_has_help() -> None:

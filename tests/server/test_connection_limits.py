@@ -26,12 +26,15 @@ def quick(stub_factory: Callable[..., StubServer]) -> StubServer:
 def test_a_head_that_does_not_arrive_in_time_gets_408(
     quick: StubServer, pipe_factory: Callable[[str], Pipe]
 ) -> None:
+    started = time.monotonic()  # before the connection: the server's clock starts after
     pipe = pipe_factory(quick.url)
     pipe.send(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.Echo\r\n")
-    started = time.monotonic()
     assert pipe.response().status == 408
     assert pipe.closed_by_server()
-    assert 0.4 < time.monotonic() - started < 5
+    # Not before its time, give or take the server's clock, which the
+    # watchdog moves on once a tick (a slower machine only makes this
+    # longer); how long after is not asserted: the answer is waited for.
+    assert time.monotonic() - started >= QUICK.header_timeout - QUICK.tick()
 
 
 def test_a_trickled_head_still_times_out(
@@ -68,11 +71,11 @@ def test_an_idle_connection_is_closed(
     quick: StubServer, pipe_factory: Callable[[str], Pipe]
 ) -> None:
     pipe = pipe_factory(quick.url)
+    started = time.monotonic()  # before the request: the server's idle clock starts after
     pipe.send(request_bytes("Echo", {}))
     assert pipe.response().status == 200
-    started = time.monotonic()
     assert pipe.closed_by_server()
-    assert 0.7 < time.monotonic() - started < 5
+    assert time.monotonic() - started >= QUICK.idle_timeout - QUICK.tick()  # not before
     busy = pipe_factory(quick.url)  # a connection in use is not idle
     for _ in range(6):
         busy.send(request_bytes("Echo", {}))
@@ -95,7 +98,7 @@ def test_connections_past_the_cap_get_503_and_a_close(
         "Too many open connections: the server holds 8 (--max-connections)"
     )
     held[0].close()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the server sees the close in its own time
         if post(quick.url, "Echo", {}).status == 200:
             break
@@ -126,3 +129,39 @@ def test_a_client_that_does_not_read_stops_being_read(stub: StubServer) -> None:
     finally:
         pipe.close()
     assert sum(len(batch) for batch in stub.engine.batches) == 1500
+
+
+def test_bodies_past_the_body_budget_get_503_before_they_are_read(
+    stub_factory: Callable[..., StubServer], pipe_factory: Callable[[str], Pipe]
+) -> None:
+    stub = stub_factory(limits=ConnectionLimits(max_body_memory=300_000))
+    body = b'{"pad": "' + b"x" * 199_989 + b'"}'
+    assert len(body) == 200_000
+    holder = pipe_factory(stub.url)
+    whole = request_bytes("Echo", body)
+    holder.send(whole[:-1000])  # 200 KB of the budget held, the body unfinished
+    refused = pipe_factory(stub.url)
+    refused.send(request_bytes("Echo", body)[: len(whole) - len(body)])  # the head alone
+    answer = refused.response()
+    assert answer.status == 503
+    assert answer.error_type == "com.amazon.coral.availability#ThrottlingException"
+    assert answer.json["message"] == (
+        "Too many request bytes arriving at once: the server holds at most 300000 bytes of "
+        "unfinished request bodies (--max-body-memory); retry")
+    assert refused.closed_by_server()
+    holder.send(whole[-1000:])  # finished: its share is given back
+    assert holder.response().status == 200
+    assert post(stub.url, "Echo", body).status == 200
+    assert [name for batch in stub.engine.batches for name, _ in batch] == ["Echo", "Echo"]
+
+
+def test_a_large_body_with_an_unknown_target_is_answered_from_its_head(
+    stub: StubServer, pipe_factory: Callable[[str], Pipe]
+) -> None:
+    pipe = pipe_factory(stub.url)
+    pipe.send(request_bytes("Nothing", b"x" * 1_000_000)[:300])  # the head, and a little
+    answer = pipe.response()
+    assert answer.status == 400
+    assert answer.error_type == "com.amazon.coral.service#UnknownOperationException"
+    assert pipe.closed_by_server()
+    assert stub.engine.batches == []

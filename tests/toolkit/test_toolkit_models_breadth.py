@@ -67,7 +67,8 @@ def test_create_table_exist_ok_checks_the_key_schema(
     same = db.create_table(table.name, hash_key=("PK", "S"), range_key=("SK", "S"),
                            exist_ok=True)
     assert same.schema == table.schema
-    with pytest.raises(tallydb.SchemaMismatchError, match=r"exists with key PK \(S\), SK \(S\)"):
+    with pytest.raises(tallydb.SchemaMismatchError,
+                       match=r"exists, but its key is PK \(S\), SK \(S\), not id \(S\)"):
         db.create_table(table.name, hash_key=("id", "S"), exist_ok=True)
     with pytest.raises(tallydb.SchemaMismatchError):
         db.create_table(table.name, hash_key=("PK", "N"), range_key=("SK", "S"), exist_ok=True)

@@ -1,8 +1,9 @@
-"""How commands print items: plain JSON lines (the default), DynamoDB JSON
-lines, or a table for people."""
+"""How commands print items and values: plain JSON lines (the default),
+DynamoDB JSON lines, or a table for people; sets always in order."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
@@ -10,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tallydb.toolkit.convert import item_to_wire, json_shape
+from tallydb.toolkit.convert import item_to_wire, json_shape, to_wire
 from tallydb.transfer import jsonable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,10 +41,47 @@ def parse_json_object(text: str, what: str) -> dict[str, Any]:
 
 
 def item_line(item: Mapping[str, Any], format: str) -> str:
-    """One item (plain Python values) as a line of output."""
+    """One item (plain Python values) as a line of output: plain JSON, or
+    with ``format="dynamodb"`` DynamoDB's JSON; sets as sorted lists."""
     if format == "dynamodb":
-        return json.dumps(json_shape(item_to_wire(item)), ensure_ascii=False)
+        wire = json_shape(item_to_wire(item))
+        return json.dumps({k: _ordered(v) for k, v in wire.items()}, ensure_ascii=False)
     return json.dumps(jsonable(item), ensure_ascii=False)
+
+
+def value_line(value: Any, format: str) -> str:
+    """One attribute's value (a plain Python value) as a line of output:
+    JSON (a set as a sorted list), or with ``format="dynamodb"`` DynamoDB's
+    JSON, which says its type (``{"SS": ["x", "y"]}``, ``{"N": "6"}``)."""
+    if format == "dynamodb":
+        return json.dumps(_ordered(json_shape(to_wire(value))), ensure_ascii=False)
+    return json.dumps(jsonable(value), ensure_ascii=False)
+
+
+def _ordered(wire: Mapping[str, Any]) -> Any:
+    """A value in DynamoDB's JSON with its sets (and sets inside it) sorted."""
+    ((kind, inner),) = wire.items()
+    if kind == "SS":
+        return {kind: sorted(inner)}
+    if kind == "NS":
+        return {kind: sorted(inner, key=Decimal)}
+    if kind == "BS":
+        return {kind: sorted(inner, key=base64.b64decode)}
+    if kind == "M":
+        return {kind: {k: _ordered(v) for k, v in inner.items()}}
+    if kind == "L":
+        return {kind: [_ordered(v) for v in inner]}
+    return wire
+
+
+def value_format_option(command: F) -> F:
+    """``--format json|dynamodb`` for a command that prints one value."""
+    return click.option(
+        "--format", "format", type=click.Choice(("json", "dynamodb")), default="json",
+        show_default=True,
+        help='json: the value as JSON (a set as a sorted list); dynamodb: DynamoDB JSON, '
+             'which also says its type ({"N": "6"}, {"SS": ["x", "y"]}).',
+    )(command)
 
 
 def echo_items(items: Iterable[Mapping[str, Any]], format: str) -> int:

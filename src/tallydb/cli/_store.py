@@ -1,16 +1,21 @@
 """Where a command's store is: ``--data DIR`` (the embedded engine) or
 ``--endpoint URL`` (a running ``tallydb serve``, the default, or any
-DynamoDB endpoint); and the one-line error when a data directory is taken."""
+DynamoDB endpoint); and how a command's failures read (one line naming the
+table, see :mod:`tallydb.cli._errors`)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+from tallydb.cli._errors import EXIT_UNAVAILABLE, fail
+from tallydb.cli._processes import lock_holder
 
 if TYPE_CHECKING:
     from tallydb.toolkit.database import Database
@@ -35,37 +40,9 @@ def store_options(command: F) -> F:
     return command
 
 
-def holder_of(directory: Path) -> str | None:
-    """Which process holds the lock on ``directory`` (Linux's /proc/locks):
-    ``"process 1234 (tallydb serve --port 8000)"``, or None if unknown."""
-    try:
-        inode = (directory / "tallydb.lock").stat().st_ino
-        locks = Path("/proc/locks").read_text()
-    except OSError:
-        return None
-    for line in locks.splitlines():
-        fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5].endswith(f":{inode}"):
-            pid = fields[4]
-            try:
-                raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                return f"process {pid}"
-            words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
-            if words and Path(words[0]).name.startswith("python"):
-                words = words[1:]
-            if words[:2] == ["-m", "tallydb"]:
-                words = ["tallydb", *words[2:]]
-            elif words:
-                words[0] = Path(words[0]).name
-            return f"process {pid} ({' '.join(words)})"
-    return None
-
-
 def in_use_message(directory: Path) -> str:
-    """The one line that says a data directory is taken, and by whom."""
-    holder = holder_of(directory) or "another process"
+    """What says a data directory is taken, and by whom."""
+    holder = lock_holder(directory / "tallydb.lock") or "another process"
     return f"the data directory {directory} is in use by {holder}"
 
 
@@ -77,14 +54,17 @@ def _from_environment(parameter: str) -> bool:
 
 
 @contextlib.contextmanager
-def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
-    """The store a command works on, closed when it is done; any
-    :class:`~tallydb.engine.errors.DynamoDBError` or unreachable endpoint becomes a
-    one-line error."""
+def database(
+    data: Path | None, endpoint: str | None, table: str | None = None
+) -> Iterator[Database]:
+    """The store a command works on, closed when it is done. A failure is
+    one line naming ``table`` (:mod:`tallydb.cli._errors`): a DynamoDB error
+    or the toolkit's exits 1, an endpoint that cannot be reached or a data
+    directory in use 3."""
     from tallydb.engine.errors import DynamoDBError
     from tallydb.engine.storage.sqlite import StoreInUseError
     from tallydb.toolkit.database import connect
-    from tallydb.toolkit.exceptions import TallyError, TransportError
+    from tallydb.toolkit.exceptions import ConditionRefused, TallyError, TransportError
 
     if data is not None and endpoint is not None:
         if _from_environment("endpoint"):
@@ -95,18 +75,50 @@ def database(data: Path | None, endpoint: str | None) -> Iterator[Database]:
         db = connect(path=data) if data is not None else connect(endpoint or DEFAULT_ENDPOINT)
     except StoreInUseError:
         assert data is not None
-        raise click.ClickException(
-            in_use_message(data) + ": stop it, or use --endpoint to talk to it") from None
+        fail("StoreInUseError",
+             in_use_message(data) + ": stop it, or use --endpoint to talk to it",
+             EXIT_UNAVAILABLE)
     try:
         yield db
+    except ConditionRefused as error:  # the toolkit's: a counter's bound, say
+        fail(type(error).__name__, _about(table, error.explanation or str(error)))
     except DynamoDBError as error:
-        raise click.ClickException(f"{error.code()}: {error}") from None
+        message = str(error.message or error.code())
+        if table is not None and error.message == KEY_MISMATCH:
+            message += _key_of(db, table)
+        fail(error.code(), _about(table, message))
     except TransportError as error:
         where = endpoint or os.environ.get("TALLYDB_ENDPOINT") or DEFAULT_ENDPOINT
-        raise click.ClickException(
-            f"cannot reach {where} ({error}); start `tallydb serve`, or use --data DIR"
-        ) from None
+        fail("TransportError",
+             f"cannot reach {where} ({error}); start `tallydb serve`, or use --data DIR",
+             EXIT_UNAVAILABLE)
     except TallyError as error:  # the toolkit's own: a counter's bound, say
-        raise click.ClickException(f"{type(error).__name__}: {error}") from None
+        fail(type(error).__name__, _about(table, str(error)))
     finally:
         db.close()
+
+
+#: DynamoDB's message for a key that is not the table's.
+KEY_MISMATCH = "The provided key element does not match the schema"
+
+
+def _about(table: str | None, message: str) -> str:
+    """``message``, naming the table the command was about (unless it does)."""
+    if table is None or re.search(rf"(?<![\w.-]){re.escape(table)}(?![\w.-])", message):
+        return message
+    return f"table {table!r}: {message}"
+
+
+def _key_of(db: Database, table: str) -> str:
+    """``" (the key of 'videos' is PK (S), SK (S))"``, or nothing if it cannot be read."""
+    from tallydb.engine.errors import DynamoDBError
+    from tallydb.toolkit.exceptions import TallyError
+
+    try:
+        schema = db.table(table).schema
+    except (DynamoDBError, TallyError):
+        return ""
+    shown = f"{schema.hash_key} ({schema.hash_type})"
+    if schema.range_key is not None:
+        shown += f", {schema.range_key} ({schema.range_type})"
+    return f"; its key is {shown}"

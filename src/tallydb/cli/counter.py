@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from tallydb.cli._output import parse_json_object
+from tallydb.cli._output import parse_json_object, value_format_option, value_line
 from tallydb.cli._store import database, store_options
 
 
@@ -39,10 +39,11 @@ def counter() -> None:
 @click.option("--idempotency-key", metavar="K",
               help="Add at most once for K (within a day): a retry with the same K "
                    "changes nothing and prints the same value.")
+@value_format_option
 @store_options
 def add(
     table: str, key: str, attribute: str, n: int | Decimal, idempotency_key: str | None,
-    data: Path | None, endpoint: str | None,
+    format: str, data: Path | None, endpoint: str | None,
 ) -> None:
     """Add N (default 1; negative to subtract) to ATTRIBUTE of the item with
     KEY (a JSON object) in TABLE, and print the new value.
@@ -55,19 +56,23 @@ def add(
     """
     from tallydb.toolkit.counters import Counter
 
-    with database(data, endpoint) as db:
-        plays = Counter(db.table(table), parse_json_object(key, "KEY"), attribute)
-        click.echo(plays.add(n, idempotency_key=idempotency_key))
+    parsed = parse_json_object(key, "KEY")
+    with database(data, endpoint, table) as db:
+        plays = Counter(db.table(table), parsed, attribute)
+        click.echo(value_line(plays.add(n, idempotency_key=idempotency_key), format))
 
 
 @counter.command("get")
 @click.argument("table")
 @click.argument("key")
 @click.argument("attribute")
+@value_format_option
 @store_options
-def get_(table: str, key: str, attribute: str, data: Path | None, endpoint: str | None) -> None:
-    """Print ATTRIBUTE of the item with KEY in TABLE (0 if never set); a
-    strongly consistent read.
+def get_(
+    table: str, key: str, attribute: str, format: str, data: Path | None, endpoint: str | None
+) -> None:
+    """Print ATTRIBUTE of the item with KEY in TABLE, as JSON (0 if never
+    set); a strongly consistent read.
 
     \b
     Example:
@@ -75,5 +80,6 @@ def get_(table: str, key: str, attribute: str, data: Path | None, endpoint: str 
     """
     from tallydb.toolkit.counters import Counter
 
-    with database(data, endpoint) as db:
-        click.echo(Counter(db.table(table), parse_json_object(key, "KEY"), attribute).value())
+    parsed = parse_json_object(key, "KEY")
+    with database(data, endpoint, table) as db:
+        click.echo(value_line(Counter(db.table(table), parsed, attribute).value(), format))

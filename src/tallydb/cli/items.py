@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from tallydb.cli._errors import fail
 from tallydb.cli._output import (
     echo_items,
     echo_table,
@@ -85,7 +86,7 @@ def describe(table: str, data: Path | None, endpoint: str | None) -> None:
     Example:
         tallydb describe videos
     """
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         answer = db.table(table).describe()
     click.echo(json.dumps(answer, indent=2, default=str))
 
@@ -105,7 +106,7 @@ def scan(
     Example:
         tallydb scan videos --filter "play_count > :n" --values '{":n": 100}' --limit 10
     """
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         items = db.table(table).scan(
             filter_, index=index, limit=limit, **_names_values(names, values))
         echo_items(items, format)
@@ -137,7 +138,7 @@ def query(
     from tallydb.toolkit.conditions import Path as AttributePath
 
     parsed = parse_json_object(key, "KEY")
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         target = db.table(table)
         condition = None
         for name, value in parsed.items():
@@ -164,17 +165,18 @@ def query(
 def get(
     table: str, key: str, consistent: bool, format: str, data: Path | None, endpoint: str | None
 ) -> None:
-    """Print the item of TABLE with KEY (a JSON object); exit 1 if there is none.
+    """Print the item of TABLE with KEY (a JSON object); if there is none,
+    print nothing on standard output and exit 1 (ItemNotFoundError).
 
     \b
     Example:
         tallydb get videos '{"PK": "VID#9f3a", "SK": "STATS#TOTAL"}'
     """
-    with database(data, endpoint) as db:
-        item = db.table(table).get(parse_json_object(key, "KEY"), consistent=consistent)
+    parsed = parse_json_object(key, "KEY")
+    with database(data, endpoint, table) as db:
+        item = db.table(table).get(parsed, consistent=consistent)
     if item is None:
-        click.echo("no item with that key", err=True)
-        sys.exit(1)
+        fail("ItemNotFoundError", f"table {table!r} has no item with key {key}")
     echo_items([item], format)
 
 
@@ -183,9 +185,13 @@ def _read_items(argument: str, dynamodb_json: bool) -> list[dict[str, Any]]:
 
     lines = sys.stdin.read().splitlines() if argument == "-" else [argument]
     items = [parse_json_object(line, "ITEM") for line in lines if line.strip()]
-    if dynamodb_json:
+    if not dynamodb_json:
+        return items
+    try:
         return [item_from_wire(python_shape(item)) for item in items]
-    return items
+    except (AttributeError, TypeError, ValueError, KeyError) as error:
+        raise click.BadParameter(
+            f'ITEM is not in DynamoDB JSON ({{"PK": {{"S": "a"}}}}): {error}') from None
 
 
 @click.command()
@@ -206,7 +212,7 @@ def put(
         tallydb put videos '{"PK": "VID#9f3a", "SK": "META", "title": "Cats"}'
     """
     items = _read_items(item, dynamodb_json)
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         target = db.table(table)
         for one in items:
             target.put(one)
@@ -226,8 +232,8 @@ def delete(
     Example:
         tallydb delete videos '{"PK": "VID#9f3a", "SK": "META"}'
     """
-    with database(data, endpoint) as db:
-        old = db.table(table).delete(parse_json_object(key, "KEY"),
-                                     return_values="ALL_OLD" if print_old else "NONE")
+    parsed = parse_json_object(key, "KEY")
+    with database(data, endpoint, table) as db:
+        old = db.table(table).delete(parsed, return_values="ALL_OLD" if print_old else "NONE")
     if print_old and old:
         click.echo(item_line(old, "json"))

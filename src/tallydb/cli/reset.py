@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from tallydb.cli._errors import EXIT_UNAVAILABLE, fail
 from tallydb.cli._store import in_use_message
 
 #: What a store keeps in its data directory: the database, its WAL, the item
@@ -36,7 +37,7 @@ def reset(data: Path, yes: bool) -> None:
     try:
         Store(str(data)).close()  # takes the directory's lock, so no server holds it
     except StoreInUseError:
-        raise click.ClickException(in_use_message(data)) from None
+        fail("StoreInUseError", in_use_message(data) + ": stop it first", EXIT_UNAVAILABLE)
     if not yes:
         click.confirm(f"Delete every table, item and backup in {data}?", abort=True)
     for path in sorted(data.glob(STORE_FILES)):

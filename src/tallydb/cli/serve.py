@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from tallydb.cli._errors import EXIT_UNAVAILABLE, fail
 
 
 def _credentials(
@@ -74,6 +77,12 @@ def _credentials(
               type=click.IntRange(min=1),
               help="Response bytes waiting for one client before the server stops reading its "
                    "requests (a client that does not read its answers).")
+@click.option("--max-body-memory", default=256 << 20, show_default=True,
+              type=click.IntRange(min=1),
+              help="Bytes of request bodies still arriving that all connections together may "
+                   "hold (each request's whole Content-Length, from the end of its headers); "
+                   "a request past it is answered 503 before its body is read. At least "
+                   "16777216 (one request of DynamoDB's largest).")
 @click.option("--log-requests", is_flag=True,
               help="Log one line per request to stderr: operation, table, status, duration "
                    "and request id (never a secret or an item value).")
@@ -89,6 +98,16 @@ def _credentials(
                    "DynamoDB does, or let every region see the same tables, as DynamoDB "
                    "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
                    "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--s3-endpoint", metavar="URL",
+              help="Write exports to and read imports from this S3-compatible endpoint "
+                   "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
+                   "$TALLYDB_S3_ACCESS_KEY_ID and $TALLYDB_S3_SECRET_ACCESS_KEY. Without it, "
+                   "each bucket is a directory under --s3-root.")
+@click.option("--s3-region", default="us-east-1", show_default=True,
+              help="The region of --s3-endpoint.")
+@click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
+              help="Without --s3-endpoint: the directory holding a directory per bucket, "
+                   "objects at their keys' paths.  [default: s3/ in the data directory]")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -110,10 +129,14 @@ def serve(
     idle_timeout: float,
     max_connections: int,
     max_output_bytes: int,
+    max_body_memory: int,
     log_requests: bool,
     commit_thread: bool | None,
     emulate_limits: bool,
     separate_regions: bool,
+    s3_endpoint: str | None,
+    s3_region: str,
+    s3_root: Path | None,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -123,6 +146,10 @@ def serve(
     "tallydb listening on http://HOST:PORT (data: DIR, sync: LEVEL)",
     then "console at http://HOST:PORT/console" (unless --no-console),
     then "Press Ctrl+C to stop.".
+
+    A port in use is refused before anything is created, naming the
+    process that holds it (PortInUseError, exit 3), as is a data directory
+    another server holds (StoreInUseError, exit 3).
     """
     from tallydb.engine.storage import StoreInUseError, Sync
     from tallydb.server import Config, ConfigError, run
@@ -147,10 +174,14 @@ def serve(
             idle_timeout=idle_timeout,
             max_connections=max_connections,
             max_output=max_output_bytes,
+            max_body_memory=max_body_memory,
         ),
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
+        s3_endpoint=s3_endpoint,
+        s3_region=s3_region,
+        s3_root=s3_root,
         console=not no_console,
     )
 
@@ -167,9 +198,20 @@ def serve(
 
     try:
         run(config, announce)
-    except OSError as error:
-        raise click.ClickException(str(error)) from None
     except StoreInUseError:
         from tallydb.cli._store import in_use_message
 
-        raise click.ClickException(in_use_message(data)) from None
+        fail("StoreInUseError", in_use_message(data), EXIT_UNAVAILABLE)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            fail("PortInUseError", _port_taken(host, port), EXIT_UNAVAILABLE)
+        fail(type(error).__name__, str(error), EXIT_UNAVAILABLE)
+
+
+def _port_taken(host: str, port: int) -> str:
+    """What says ``serve``'s port is taken, by whom, and what to do."""
+    from tallydb.cli._processes import port_holder
+
+    holder = port_holder(port) or "another process"
+    return (f"port {port} on {host} is in use by {holder}: stop it, or serve on another "
+            f"port (--port {port + 1}; --port 0 picks a free one)")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from tallydb.cli._errors import fail
 from tallydb.cli._store import database, store_options
 from tallydb.transfer import FORMATS, Format, TransferError, parse_key_spec
 
@@ -72,13 +73,13 @@ def export(
     """
     from tallydb.transfer import export_table
 
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         total = db.table(table).describe().get("ItemCount")
         try:
             with _progress(f"export {table}", total, quiet) as progress:
                 folder = export_table(db, table, directory, format=format, progress=progress)
         except TransferError as error:
-            raise click.ClickException(str(error)) from None
+            fail("TransferError", f"table {table!r}: {error}")
     if not quiet:
         click.echo(f"exported {table} to {folder}", err=True)
 
@@ -120,13 +121,13 @@ def import_(
         raise click.BadParameter(str(error)) from None
     if keys[1] is not None and keys[0] is None:
         raise click.UsageError("--range-key needs --hash-key")
-    with database(data, endpoint) as db:
+    with database(data, endpoint, table) as db:
         try:
             with _progress(f"import {table}", expected_items(directory), quiet) as progress:
                 count = import_table(db, directory, table, format=format, hash_key=keys[0],
                                      range_key=keys[1], progress=progress)
         except TransferError as error:
-            raise click.ClickException(str(error)) from None
+            fail("TransferError", f"table {table!r}: {error}")
     if not quiet:
         click.echo(f"imported {count} items into {table}", err=True)
     sys.stdout.flush()

@@ -202,3 +202,31 @@ class InternalServerError(DynamoDBError):
     """Our own fault, never a client's: the only 500 the server sends."""
 
     status = 500
+
+
+class PointInTimeRecoveryUnavailableException(DynamoDBError):
+    pass
+
+
+class InvalidExportTimeException(DynamoDBError):
+    pass
+
+
+class ExportConflictException(DynamoDBError):
+    pass
+
+
+class ExportNotFoundException(DynamoDBError):
+    pass
+
+
+class ImportConflictException(DynamoDBError):
+    pass
+
+
+class ImportNotFoundException(DynamoDBError):
+    pass
+
+
+class PolicyNotFoundException(DynamoDBError):
+    pass

@@ -17,15 +17,17 @@ from pathlib import Path
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
 from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
+from tallydb.server.bodies import BodyBudget
 from tallydb.server.console_http import verifier_for
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
-from tallydb.server.routing import Router
+from tallydb.server.routing import MAX_BODY, Router
 
 log = logging.getLogger("tallydb.server")
 
@@ -75,6 +77,21 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # exports and imports: an S3-compatible endpoint, else a directory per
+    # bucket under s3_root (default: s3/ in the data directory)
+    s3_endpoint: str | None = None
+    s3_region: str = "us-east-1"
+    s3_root: Path | None = None
+
+    def objects(self) -> ObjectStore | None:
+        """Where exports go and imports come from (None: the engine's default)."""
+        if self.s3_endpoint is not None:
+            from tallydb.server.connectors import S3Objects
+
+            return S3Objects(self.s3_endpoint, self.s3_region)
+        if self.s3_root is not None:
+            return Directory(self.s3_root)
+        return None
 
     def offloads(self) -> bool:
         if self.commit_thread is not None:
@@ -87,6 +104,9 @@ class Config:
             raise ConfigError(NO_AUTH_ELSEWHERE.format(host=self.host))
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ConfigError("TLS needs both --tls-cert and --tls-key")
+        if self.limits.max_body_memory < MAX_BODY:
+            raise ConfigError(f"--max-body-memory must hold one request of DynamoDB's largest "
+                              f"({MAX_BODY} bytes)")
         try:
             self.origin_policy()
         except ValueError as error:
@@ -129,6 +149,7 @@ class Server:
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
+        self.bodies = BodyBudget(self.limits.max_body_memory)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
@@ -143,15 +164,18 @@ class Server:
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
-        self._server = await self.loop.create_server(
-            lambda: Connection(self), host, port, reuse_address=True, backlog=1024,
-            ssl=self.tls,
-        )
+        return await self.accept(await bind(self.loop, host, port, self.tls))
+
+    async def accept(self, listener: Listener) -> int:
+        """Start accepting on ``listener`` (bound by :func:`bind`); the bound port."""
+        listener.server = self
+        self._server = listener.sockets
+        await listener.sockets.start_serving()
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        bound = int(self._server.sockets[0].getsockname()[1])
-        self.router.address = url_for(host, bound).split("://", 1)[1]
-        return bound
+        name = listener.sockets.sockets[0].getsockname()
+        self.router.address = url_for(name[0], name[1]).split("://", 1)[1]
+        return int(name[1])
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
@@ -191,6 +215,30 @@ class Server:
         self.engine.close()
 
 
+class Listener:
+    """Listening sockets bound before the server that will accept on them
+    exists, so that a taken port fails before a data directory is made."""
+
+    def __init__(self) -> None:
+        self.server: Server | None = None
+        self.sockets: asyncio.Server
+
+    def __call__(self) -> Connection:
+        assert self.server is not None, "no connection is accepted before Server.accept"
+        return Connection(self.server)
+
+
+async def bind(
+    loop: asyncio.AbstractEventLoop, host: str, port: int, tls: ssl.SSLContext | None
+) -> Listener:
+    """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
+    listener = Listener()
+    listener.sockets = await loop.create_server(
+        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+    )
+    return listener
+
+
 def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None
              ) -> Console:
     """The web console over ``engine``'s change feed (and its throttles)."""
@@ -211,9 +259,19 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     config.check()
     tls = config.tls()
     loop = asyncio.get_running_loop()
-    store = Store(config.data, config.sync)
-    engine = Engine(store, limits=Limits() if config.emulate_limits else None,
-                    separate_regions=config.separate_regions)
+    listener = await bind(loop, config.host, config.port, tls)  # before anything is made
+    try:
+        store = Store(config.data, config.sync)
+    except BaseException:
+        listener.sockets.close()
+        raise
+    try:
+        engine = Engine(store, limits=Limits() if config.emulate_limits else None,
+                        separate_regions=config.separate_regions, objects=config.objects())
+    except BaseException:
+        store.close()
+        listener.sockets.close()
+        raise
     allowed = raise_descriptor_limit(config.limits.max_connections)
     if allowed < config.limits.max_connections:
         log.warning("the file-descriptor limit allows %d connections, not %d",
@@ -225,8 +283,9 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     if config.log_requests:
         logging.getLogger("tallydb.access").setLevel(logging.INFO)
     try:
-        port = await server.listen(config.host, config.port)
+        port = await server.accept(listener)
     except BaseException:
+        listener.sockets.close()
         engine.close()
         raise
     stop = asyncio.Event()

@@ -17,6 +17,7 @@ import hmac
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from botocore.auth import SigV4Auth
@@ -85,19 +86,14 @@ class Verifier:
             name: key if isinstance(key, Key) else Key(key) for name, key in keys.items()
         }
 
-    def verify(
-        self,
-        method: str,
-        url: str,
-        headers: list[tuple[str, str]],
-        body: bytes,
-        now: datetime | None = None,
-    ) -> Access:
-        """What the signing key may do; DynamoDB's error if the request is
-        not signed by a known key."""
-        by_name: dict[str, list[str]] = {}
-        for name, value in headers:
-            by_name.setdefault(name.lower(), []).append(value)
+    def check_head(self, headers: list[tuple[str, str]], now: datetime | None = None) -> None:
+        """Raise DynamoDB's error for a request its headers alone condemn
+        (no signature, an unknown key, a stale date...): what ``verify``
+        would raise before it needs the body."""
+        self._head(_by_name(headers), now or datetime.now(UTC))
+
+    def _head(self, by_name: dict[str, list[str]], now: datetime) -> _Head:
+        """Every check that needs only the headers, in DynamoDB's order."""
         auth = ",".join(by_name.get("authorization", []))
         if not auth or auth.strip()[:5] != "AWS4-":
             raise MissingAuthenticationTokenException(MISSING_TOKEN)
@@ -149,7 +145,22 @@ class Verifier:
         key = self.keys.get(access_key)
         if key is None:
             raise UnrecognizedClientException(INVALID_TOKEN)
-        _check_time(timestamp, now or datetime.now(UTC))
+        _check_time(timestamp, now)
+        return _Head(params, access_key, key, region, signed, timestamp)
+
+    def verify(
+        self,
+        method: str,
+        url: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        now: datetime | None = None,
+    ) -> Access:
+        """What the signing key may do; DynamoDB's error if the request is
+        not signed by a known key."""
+        by_name = _by_name(headers)
+        params, access_key, key, region, signed, timestamp = self._head(
+            by_name, now or datetime.now(UTC))
         content_sha = _first(by_name, "x-amz-content-sha256")
         if content_sha is not None and content_sha != UNSIGNED_PAYLOAD and not hmac.compare_digest(
             content_sha, hashlib.sha256(body).hexdigest()
@@ -166,6 +177,24 @@ class Verifier:
         if not hmac.compare_digest(str(expected), params["Signature"]):
             raise InvalidSignatureException(SIGNATURE_MISMATCH)
         return Access(access_key, region, key.read_only, key.tables)
+
+
+class _Head(NamedTuple):
+    """What a request's headers say about its signature, once checked."""
+
+    params: dict[str, str]
+    access_key: str
+    key: Key
+    region: str
+    signed: list[str]
+    timestamp: str
+
+
+def _by_name(headers: list[tuple[str, str]]) -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = {}
+    for name, value in headers:
+        by_name.setdefault(name.lower(), []).append(value)
+    return by_name
 
 
 def _auth_params(auth: str) -> dict[str, str]:

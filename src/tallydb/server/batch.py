@@ -14,9 +14,7 @@ order its requests came.
 from __future__ import annotations
 
 import asyncio
-import errno
 import logging
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -24,6 +22,7 @@ import orjson
 
 from tallydb.engine.api import NO_OUTPUT, Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
+from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http
 from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
@@ -36,18 +35,6 @@ DISK_FULL = (
     "Internal server error: the server's disk is full, so this request changed nothing; "
     "reads are still served, and writes resume once space is freed"
 )
-
-
-def disk_full(error: BaseException) -> bool:
-    """Whether ``error`` (or what caused it) is the disk or SQLite's size limit being full."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        if isinstance(seen, sqlite3.Error) and getattr(seen, "sqlite_errorcode", None) == 13:
-            return True  # SQLITE_FULL
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def internal_error(error: BaseException) -> InternalServerError:
@@ -172,7 +159,8 @@ class Batcher:
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
                     except Exception as error:
-                        log.exception("%s failed; answering InternalServerError", ex.operation)
+                        log_failure(log, f"{ex.operation} failed; answering InternalServerError",
+                                    error)
                         ex.response = error_response(ex, internal_error(error))
         except Exception as error:
             # The batch did not commit (or could not start): nothing it did
@@ -185,7 +173,7 @@ class Batcher:
                 for ex in calls:
                     self._run([ex])
                 return
-            log.exception("a batch of %d requests failed to commit", len(calls))
+            log_failure(log, f"a batch of {len(calls)} requests failed to commit", error)
             failed = internal_error(error)
             for ex in calls:
                 ex.response = error_response(ex, failed)

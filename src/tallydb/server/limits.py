@@ -6,7 +6,8 @@ request's head and body must arrive in time, an idle keep-alive connection
 is closed, a connection past the cap is answered 503 and closed, and a
 client that does not read its responses stops being read (its responses
 waiting are bounded by ``max_output`` and ``max_pipeline``; its request
-bodies by DynamoDB's 16 MB). Deadlines are checked by one ``Watchdog``
+bodies by DynamoDB's 16 MB, and every connection's together by
+``max_body_memory``, ``bodies.py``). Deadlines are checked by one ``Watchdog``
 tick for every connection rather than a timer per request: the hot path
 only stores a timestamp.
 """
@@ -24,9 +25,13 @@ import orjson
 
 from tallydb.engine.errors import ThrottlingException
 from tallydb.server import http
+from tallydb.server.bodies import BodyBudget
 
 FD_RESERVE = 64  # descriptors kept for the store, logs and the listening sockets
 TOO_MANY_CONNECTIONS = "Too many open connections: the server holds {} (--max-connections)"
+BODY_MEMORY_FULL = (
+    "Too many request bytes arriving at once: the server holds at most {} bytes of unfinished "
+    "request bodies (--max-body-memory); retry")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class ConnectionLimits:
     max_connections: int = 4096  # open at once; more are answered 503 and closed
     max_output: int = 64 << 10  # response bytes waiting for a client before it stops being read
     max_pipeline: int = 8  # requests in progress per connection before it stops being read
+    # bytes of request bodies still arriving, all connections together (bodies.py)
+    max_body_memory: int = 256 << 20
 
     def tick(self) -> float:
         """How often the watchdog looks: a quarter of the shortest timeout, at most 1 s."""
@@ -47,6 +54,13 @@ def busy_response(limits: ConnectionLimits) -> bytes:
     """What a connection past the cap is told before it is closed (botocore
     retries a 503)."""
     error = ThrottlingException(TOO_MANY_CONNECTIONS.format(limits.max_connections))
+    return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, http.CLOSE)
+
+
+def body_memory_full(limits: ConnectionLimits) -> bytes:
+    """What a request is told, before its body is read, when the bodies
+    still arriving already hold the server's budget (botocore retries a 503)."""
+    error = ThrottlingException(BODY_MEMORY_FULL.format(limits.max_body_memory))
     return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, http.CLOSE)
 
 
@@ -79,6 +93,7 @@ class Watched(Protocol):
     limits: ConnectionLimits
     loop: asyncio.AbstractEventLoop
     clock: float
+    bodies: BodyBudget
 
     @property
     def connections(self) -> Set[Deadlines]:
@@ -100,3 +115,4 @@ class Watchdog:
             now = server.clock = server.loop.time()
             for conn in list(server.connections):
                 conn.check_deadlines(now)
+            server.bodies.trim()

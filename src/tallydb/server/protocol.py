@@ -19,21 +19,24 @@ from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.exchange import Exchange
-from tallydb.server.limits import busy_response
+from tallydb.server.limits import body_memory_full, busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
     from tallydb.server.batch import Batcher
+    from tallydb.server.bodies import BodyBudget
     from tallydb.server.limits import ConnectionLimits
     from tallydb.server.routing import Router
 
 log = logging.getLogger("tallydb.server")
 
-_MAX_BODY_DIGITS = len(str(MAX_BODY))  # a shorter Content-Length is within it
 MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
 SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
 PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
+#: A longer body is never read when the request's head already condemns it
+#: (``Router.refuse_head``); a shorter one is judged whole, in DynamoDB's order.
+JUDGED_ON_HEAD = 64 * 1024
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
  _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT, _AUTHORIZATION) = range(13)
@@ -78,6 +81,7 @@ class Host(Protocol):
     loop: asyncio.AbstractEventLoop
     clock: float  # coarse loop time, moved once a watchdog tick
     connections: set[Connection]
+    bodies: BodyBudget
 
 
 class Connection(asyncio.Protocol):
@@ -96,6 +100,11 @@ class Connection(asyncio.Protocol):
         self.ex: Exchange | None = None
         self.body: list[bytes] = []
         self.size = 0
+        self.length = -1  # the current request's Content-Length; -1: none given
+        #: bytes of the server's body budget the current request holds; with
+        #: no Content-Length (chunked) they are reserved as they arrive
+        self.reserved = 0
+        self.bodies = server.bodies
         self.head = -1  # bytes charged to the current request's head (_feed); -1 once complete
         self.expect_continue = False
         self.pending = 0  # requests handed to the batcher and not yet answered
@@ -126,7 +135,12 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.stopped = True
+        # What the connection held goes now, not when the collector next
+        # finds the connection (it and its parser refer to each other).
         self.unparsed = None
+        self.body = []
+        self.ex = None
+        self._release()
         self.server.connections.discard(self)
         if self.stream is not None:
             self.stream.stopped()
@@ -254,10 +268,15 @@ class Connection(asyncio.Protocol):
         self.keep_headers = self.signed
         self.ex = Exchange(self)
         self.head = 0  # (body and size are left empty by the message before)
+        self.length = -1
 
     def on_headers_complete(self) -> None:
         self.head = -1
         self.mark = self.server.clock
+        length = self.length
+        if length > 0 and not self._admit(length):
+            self.expect_continue = False
+            return
         if self.expect_continue:
             # curl sends "Expect: 100-continue" before bodies over 1 KB and
             # waits a second for this; it is only sent when no earlier
@@ -295,8 +314,10 @@ class Connection(asyncio.Protocol):
         elif which == _AUTHORIZATION:  # its credential scope names the request's region
             ex.authorization = value
         elif which == _CONTENT_LENGTH:
-            if len(value) >= _MAX_BODY_DIGITS and value.isdigit() and int(value) > MAX_BODY:
-                self._too_large()
+            if value.isdigit():  # (else llhttp refuses the request)
+                self.length = length = int(value)
+                if length > MAX_BODY:
+                    self._too_large()
         else:
             self._rare_header(ex, which, name, value)
 
@@ -319,6 +340,21 @@ class Connection(asyncio.Protocol):
                 ex.headers = []
             ex.headers.append((name, value))
 
+    def _admit(self, length: int) -> bool:
+        """Whether to read a body of ``length`` bytes: not when the head
+        already decides the answer, nor past the server's body budget
+        (then answer, and close without reading it)."""
+        if length > JUDGED_ON_HEAD and self.ex is not None:
+            refusal = self.router.refuse_head(self.ex, self.parser.get_method())
+            if refusal is not None:
+                self._stop(refusal)
+                return False
+        if not self.bodies.reserve(length):
+            self._stop(body_memory_full(self.limits))
+            return False
+        self.reserved = length
+        return True
+
     def on_body(self, body: bytes) -> None:
         if self.stopped:
             return
@@ -326,7 +362,18 @@ class Connection(asyncio.Protocol):
         if self.size > MAX_BODY:
             self._too_large()
             return
+        if self.length < 0:  # chunked: reserved as it comes
+            if not self.bodies.reserve(len(body)):
+                self._stop(body_memory_full(self.limits))
+                return
+            self.reserved += len(body)
         self.body.append(body)
+
+    def _release(self) -> None:
+        """Give back the current request's share of the body budget."""
+        if self.reserved:
+            self.bodies.release(self.reserved)
+            self.reserved = 0
 
     def on_message_complete(self) -> None:
         ex = self.ex
@@ -342,6 +389,8 @@ class Connection(asyncio.Protocol):
             ex.body = body[0] if len(body) == 1 else b"".join(body)
             self.body = []
             self.size = 0
+        if self.reserved:
+            self._release()
         if not parser.should_keep_alive():
             ex.extra = http.CLOSE
             ex.close = True
@@ -387,6 +436,8 @@ class Connection(asyncio.Protocol):
         if self.stopped:
             return
         self.stopped = True
+        self.body = []  # a body in progress is dropped
+        self._release()
         ex = Exchange(self)
         ex.method = b""
         ex.started = 0.0

@@ -93,9 +93,7 @@ class Router:
         if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
-        content_type = ex.content_type
-        if content_type is not None and content_type not in _ACCEPTED_TYPES:
-            content_type = content_type.split(b";", 1)[0].strip().lower()
+        content_type = _content_type(ex)
         if ex.body and content_type not in _ACCEPTED_TYPES:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
             return
@@ -119,11 +117,7 @@ class Router:
                 return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
-            body = _UNKNOWN_OPERATION
-            if ex.target is not None and ex.target.startswith(DYNAMODB_SERVICE.encode()):
-                name = ex.target[len(DYNAMODB_SERVICE):].decode("latin-1")
-                body = orjson.dumps(unknown_operation(name).to_wire())  # names DynamoDB's own
-            ex.response = http.render(400, body, ex.response_type, ex.extra)
+            ex.response = http.render(400, _unknown_target(ex.target), ex.response_type, ex.extra)
             return
         access: Access | None = None
         if self.verifier is not None:
@@ -157,6 +151,48 @@ class Router:
                                       ex.extra, ex.gzip)
             return
         ex.operation = operation
+
+    def refuse_head(self, ex: Exchange, method: bytes) -> bytes | None:
+        """For a request with a large body, once its head is complete: the
+        answer (closing the connection) that its head alone decides, so its
+        body is never read; None when the body may matter.
+
+        The checks are ``route``'s, in its order, short of the ones that
+        need the body; the one difference is that a body that is not JSON
+        would have been named first (SerializationException), which only
+        its bytes could tell."""
+        if method != b"POST" or ex.url.split(b"?", 1)[0] != b"/":
+            return None  # the console's, the health check's: judged whole
+        extra = ex.extra + http.CLOSE
+        if ex.origin is not None or ex.fetch_site is not None:
+            origins = self.origins
+            if origins.open:
+                return None  # (then every answer carries CORS headers: judged whole)
+            refusal = cross_origin_refusal(
+                origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host))
+            if refusal is None:
+                return None
+            return http.render(403, orjson.dumps(AccessDeniedException(refusal).to_wire()),
+                               http.JSON_1_0, http.CLOSE)
+        content_type = _content_type(ex)
+        if content_type not in _ACCEPTED_TYPES:
+            return http.render(404, http.UNKNOWN_OPERATION_XML, None, extra)
+        response_type = http.JSON_1_0 if content_type == http.JSON_1_0 else http.JSON
+        if ex.content_encoding is not None:
+            coding = ex.content_encoding.decode("latin-1").split(",")[-1].strip().lower()
+            if coding not in _DECODERS and coding not in ("identity", ""):  # undone first
+                error = SerializationException(UNKNOWN_ENCODING.format(coding))
+                return http.render(400, orjson.dumps(error.to_wire()), response_type, extra)
+        if ex.target is None or ex.target not in self.targets:
+            return http.render(400, _unknown_target(ex.target), response_type, extra)
+        if self.verifier is not None:
+            try:
+                self.verifier.check_head(
+                    [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()])
+            except DynamoDBError as error:
+                return http.render(error.status, orjson.dumps(error.to_wire()), response_type,
+                                   extra)
+        return None
 
     def cross_origin(self, ex: Exchange) -> None:
         """A browser's request: 403 for a page of another origin (unless
@@ -240,6 +276,22 @@ def _inflate(body: bytes, wbits: int, coding: str) -> bytes:
         if inflater.eof and not inflater.unused_data:
             return out
     raise SerializationException(UNDECODABLE.format(coding))
+
+
+def _content_type(ex: Exchange) -> bytes | None:
+    """The request's media type, without parameters (as sent when it is one we take)."""
+    content_type = ex.content_type
+    if content_type is not None and content_type not in _ACCEPTED_TYPES:
+        content_type = content_type.split(b";", 1)[0].strip().lower()
+    return content_type
+
+
+def _unknown_target(target: bytes | None) -> bytes:
+    """The body of the answer to a target no operation is served under."""
+    if target is not None and target.startswith(DYNAMODB_SERVICE.encode()):
+        name = target[len(DYNAMODB_SERVICE):].decode("latin-1")
+        return orjson.dumps(unknown_operation(name).to_wire())  # names DynamoDB's own
+    return _UNKNOWN_OPERATION
 
 
 def _text(value: bytes | None) -> str | None:

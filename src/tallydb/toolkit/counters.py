@@ -27,15 +27,17 @@ What each costs, and what it guarantees:
   dropped connection): a lost answer raises
   :class:`~tallydb.toolkit.exceptions.OutcomeUnknown`.
 * ``add(d, idempotency_key=k)``: exactly once per key. One TransactWriteItems
-  writes a *dedupe item* for ``k`` (only if none exists; under a partition
-  key of its own, which no query of the user's partitions meets, or in
-  ``dedupe_table=``) together with the ADD, so a retry with the same key
-  changes nothing; the counter's value is then recorded on the dedupe item,
-  so every retry returns the same value.
-  The dedupe item carries a TTL attribute (``expires_at``, epoch seconds)
-  ``retention`` in the future; a key is remembered for that long (turn TTL on
-  for the table so old dedupe items are swept: ``table.enable_ttl("expires_at")``).
-  Three requests (transaction, read, record) instead of one. The returned
+  writes a *dedupe item* for ``k`` (only if none exists) together with the
+  ADD, so a retry with the same key changes nothing; the counter's value is
+  then recorded on the dedupe item, so every retry returns the same value.
+  Dedupe items never sit among your own items: they go to a companion table,
+  ``tallydb-idempotency`` (hash key ``id``), which the toolkit creates with
+  TTL on ``expires_at`` the first time a connection needs it (or to the
+  ``dedupe_table=`` you give; it warns if that table's TTL is off). Each
+  expires ``retention`` (a day by default) after its add: a key is
+  remembered for that long. Three requests (transaction, read, record)
+  instead of one, and on a connection's first idempotent add, the
+  companion's check (DescribeTable, DescribeTimeToLive). The returned
   value is the counter as read just after the increment committed: with
   other writers at the same moment it may already include theirs
   (DynamoDB's transactions return no values).
@@ -62,6 +64,7 @@ import base64
 import json
 import random
 import time
+import warnings
 import zlib
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -93,6 +96,7 @@ from tallydb.toolkit.exceptions import (
 )
 from tallydb.toolkit.requests import KeySchema, build_request
 from tallydb.toolkit.table import TableBase
+from tallydb.toolkit.table_spec import p_create_table
 from tallydb.toolkit.transport import Call, Plan, Sleep, Transport
 from tallydb.toolkit.update import Update
 
@@ -102,6 +106,11 @@ __all__ = ["Counter", "CounterBase", "ShardedCounter", "ShardedCounterBase"]
 DELTA_ATTRIBUTE = "tallydb_delta"
 VALUE_ATTRIBUTE = "tallydb_value"
 DEDUPE_TAG = "tallydb#idempotency#"
+#: Where idempotent adds keep their dedupe items unless ``dedupe_table=`` is
+#: given: one table per store, made by the toolkit on first use, whose items
+#: expire by TTL on ``expires_at`` (``retention`` after their add).
+COMPANION_TABLE = "tallydb-idempotency"
+COMPANION_TTL = "expires_at"
 #: How many deltas' add requests a counter keeps rendered.
 ADD_REQUESTS_KEPT = 16
 #: The attributes of an answer that has none.
@@ -178,27 +187,32 @@ def _reason_code(reasons: list[dict[str, Any]], index: int) -> str:
 
 
 class _Idempotency:
-    """Exactly-once adds: a dedupe item written in the same transaction as the ADD."""
+    """Exactly-once adds: a dedupe item written in the same transaction as the
+    ADD, in the companion table (:data:`COMPANION_TABLE`, made on first use,
+    its items expired by TTL) or in the ``dedupe_table`` given."""
 
     def __init__(
         self,
         counter_table: TableBase,
-        dedupe_table: TableBase,
+        dedupe_table: TableBase | None,
         retention: timedelta | float,
         ttl_attribute: str,
     ) -> None:
         self.counter_table = counter_table
-        self.dedupe_table = dedupe_table
+        self.companion = dedupe_table is None
+        self.dedupe_table = (
+            type(counter_table)(counter_table.database, COMPANION_TABLE)
+            if dedupe_table is None else dedupe_table
+        )
         self.retention = _seconds(retention)
-        self.ttl_attribute = ttl_attribute
+        self.ttl_attribute = COMPANION_TTL if dedupe_table is None else ttl_attribute
 
     def dedupe_key(self, schema: KeySchema, scope: str, key: str) -> dict[str, Any]:
         """Where the dedupe item for ``key`` lives: under a string hash key of
-        its own (``<counter table>#tallydb#idempotency#...``), a partition
-        that no query of the user's partitions ever meets, in the dedupe
-        table (the counter's own table unless ``dedupe_table=`` was given).
-        A whole-table Scan does see them, there: give ``dedupe_table=`` to
-        keep them out of the counter's table altogether.
+        its own (``<counter table>#tallydb#idempotency#...``) in the dedupe
+        table, the companion unless ``dedupe_table=`` was given (there, a
+        partition that no query of the user's partitions meets; a whole-table
+        Scan of it does see them).
         """
         tag = f"{DEDUPE_TAG}{scope}#{key}"
         if schema.hash_type != "S":
@@ -211,6 +225,34 @@ class _Idempotency:
         if schema.range_key is not None:
             out[schema.range_key] = {"S": "-", "N": 0, "B": b"-"}[schema.range_type or "S"]
         return out
+
+    def _p_ready(self) -> Plan[None]:
+        """Once per connection: make the companion table (TTL on) if it is
+        missing; or warn if a given ``dedupe_table`` does not expire its
+        dedupe items."""
+        transport = self.dedupe_table.transport
+        name = self.dedupe_table.name
+        if name in transport.ready_tables:
+            return
+        if self.companion:
+            request = {
+                "TableName": name,
+                "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+            }
+            yield from p_create_table(request, COMPANION_TTL, True, 60.0, billing_given=False)
+        else:
+            answer = yield Call("DescribeTimeToLive", {"TableName": name})
+            ttl = answer.get("TimeToLiveDescription") or {}
+            if (ttl.get("TimeToLiveStatus") not in ("ENABLED", "ENABLING")
+                    or ttl.get("AttributeName") != self.ttl_attribute):
+                warnings.warn(
+                    f"table {name!r} keeps idempotency records, and TTL is not on for "
+                    f"{self.ttl_attribute!r} there: they are never deleted (turn it on: "
+                    f"table.enable_ttl({self.ttl_attribute!r}))",
+                    UserWarning, stacklevel=2)
+        transport.ready_tables.add(name)
 
     def plan(
         self,
@@ -227,8 +269,12 @@ class _Idempotency:
         change = Update().add(path, delta)
         if also is not None:
             change = change.merge(also)
+        if self.companion:  # made first, if it is missing
+            yield from self._p_ready()
         schema = yield from self.dedupe_table._p_schema()
         dedupe_key = self.dedupe_key(schema, scope, key)
+        if not self.companion:  # checked once its key is known to do
+            yield from self._p_ready()
         stored_delta = from_wire(to_wire(delta))
         for attempt in range(TRANSACTION_ATTEMPTS):
             now = int(time.time())
@@ -362,9 +408,10 @@ class CounterBase:
         with ``key`` in ``table``.
 
         ``minimum``/``maximum`` bound it (inclusive). ``retention`` is how
-        long an idempotency key is remembered; ``ttl_attribute`` the dedupe
-        item's expiry attribute; ``dedupe_table`` where dedupe items go (by
-        default the counter's own table).
+        long an idempotency key is remembered; ``dedupe_table`` where dedupe
+        items go (by default the companion table ``tallydb-idempotency``,
+        made on first use with TTL on), and ``ttl_attribute`` their expiry
+        attribute there (the companion's is ``expires_at``).
         """
         if not isinstance(table, TableBase):
             raise TypeError(f"a counter's table is a tallydb Table, not {table!r}")
@@ -386,9 +433,7 @@ class CounterBase:
         self.attribute = str(self.path)
         self.minimum = minimum
         self.maximum = maximum
-        self._idempotency = _Idempotency(
-            table, dedupe_table if dedupe_table is not None else table, retention, ttl_attribute
-        )
+        self._idempotency = _Idempotency(table, dedupe_table, retention, ttl_attribute)
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
@@ -700,9 +745,7 @@ class ShardedCounterBase:
         self.path = Path.of(attribute)
         self.sort_key = sort_key
         self.shards = shards
-        self._idempotency = _Idempotency(
-            table, dedupe_table if dedupe_table is not None else table, retention, ttl_attribute
-        )
+        self._idempotency = _Idempotency(table, dedupe_table, retention, ttl_attribute)
 
     @property
     def shards(self) -> int:

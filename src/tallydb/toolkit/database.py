@@ -30,17 +30,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from tallydb.engine.errors import ResourceInUseException
 from tallydb.toolkit import sessions
 from tallydb.toolkit.conditions import Path as PathArg
 from tallydb.toolkit.convert import Item
 from tallydb.toolkit.driver import Blocking, operation
-from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.table_spec import create_table_request, p_create_table
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
-from tallydb.toolkit.transport import Call, ClientTransport, Plan, Sleep, Transport
+from tallydb.toolkit.transport import Call, ClientTransport, Plan, Transport
 
 __all__ = [
     "DEFAULT_PATH",
@@ -62,6 +61,8 @@ DEFAULT_TIMEOUT = 5.0
 DEFAULT_RETRIES = 2
 
 KeySpec = tuple[str, str]
+BILLING_MODES = ("PAY_PER_REQUEST", "PROVISIONED")
+STREAM_VIEWS = ("NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY")
 
 
 def _http_client(endpoint: str, region: str | None, timeout: float, retries: int) -> Any:
@@ -133,10 +134,16 @@ def new_table_request(
     billing_mode: str,
     indexes: Sequence[Index] = (),
     types: dict[str, str] | None = None,
+    *,
+    stream: str | None = None,
 ) -> dict[str, Any]:
     """CreateTable's request; the keys checked (``(name, type)``) first."""
     if not isinstance(name, str):
         raise TypeError(f"a table name is a str, not {name!r}")
+    if billing_mode not in BILLING_MODES:
+        raise ValueError(f"billing_mode is one of {', '.join(BILLING_MODES)}, not {billing_mode!r}")
+    if stream is not None and stream not in STREAM_VIEWS:
+        raise ValueError(f"stream is one of {', '.join(STREAM_VIEWS)}, not {stream!r}")
     hash_key = key_spec("hash_key", hash_key)
     range_key = None if range_key is None else key_spec("range_key", range_key)
     request: dict[str, Any] = {
@@ -168,27 +175,9 @@ def new_table_request(
     request["AttributeDefinitions"] = [
         {"AttributeName": n, "AttributeType": t} for n, t in definitions.items()
     ]
+    if stream is not None:
+        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream}
     return request
-
-
-def _same_keys(request: dict[str, Any], table: dict[str, Any]) -> bool:
-    def keys(description: dict[str, Any]) -> list[tuple[str, str, str]]:
-        types = {
-            d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]
-        }
-        return sorted(
-            (k["KeyType"], k["AttributeName"], types.get(k["AttributeName"], "?"))
-            for k in description["KeySchema"]
-        )
-
-    return keys(request) == keys(table)
-
-
-def _show(schema: KeySchema) -> str:
-    shown = f"{schema.hash_key} ({schema.hash_type})"
-    if schema.range_key is not None:
-        shown += f", {schema.range_key} ({schema.range_type})"
-    return shown
 
 
 TableT = TypeVar("TableT", bound=TableBase)
@@ -219,8 +208,9 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         *,
         hash_key: KeySpec,
         range_key: KeySpec | None = None,
-        billing_mode: str = "PAY_PER_REQUEST",
+        billing_mode: str | None = None,
         ttl_attribute: str | None = None,
+        stream: str | None = None,
         exist_ok: bool = False,
         timeout: float = 60.0,
         indexes: Sequence[Index] = (),
@@ -229,14 +219,53 @@ class DatabaseBase(Generic[TableT, TransactionT]):
 
         ``hash_key``/``range_key`` are ``(name, type)`` with type ``"S"``,
         ``"N"`` or ``"B"``. ``indexes`` are :class:`~tallydb.toolkit.indexes.GlobalIndex`
-        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``ttl_attribute`` turns on
-        TTL expiry on that attribute. With ``exist_ok=True`` an existing table
-        with the same keys is fine (one with other keys raises
-        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError`).
+        and :class:`~tallydb.toolkit.indexes.LocalIndex`. ``billing_mode`` is
+        ``"PAY_PER_REQUEST"`` (the default for a new table) or ``"PROVISIONED"``
+        (5 read and 5 write units). ``ttl_attribute`` turns on TTL expiry on
+        that attribute; ``stream`` turns on a DynamoDB stream showing
+        ``"NEW_AND_OLD_IMAGES"``, ``"NEW_IMAGE"``, ``"OLD_IMAGE"`` or ``"KEYS_ONLY"``.
+
+        With ``exist_ok=True`` an existing table is made what is asked for if
+        it is not so already: a missing global index is created, the billing
+        mode switched (when given), a stream or TTL turned on. What cannot be
+        changed in place (the keys, a local index, an index's keys or
+        projection, TTL on another attribute, another stream view) raises
+        :class:`~tallydb.toolkit.exceptions.SchemaMismatchError` naming each
+        difference. Nothing the call does not ask for is removed.
         """
-        request = new_table_request(name, hash_key, range_key, billing_mode, indexes)
-        yield from self._p_create_table(request, ttl_attribute, exist_ok, timeout)
+        request = new_table_request(
+            name, hash_key, range_key, billing_mode or "PAY_PER_REQUEST", indexes, stream=stream
+        )
+        yield from p_create_table(
+            request, ttl_attribute, exist_ok, timeout, billing_given=billing_mode is not None
+        )
         return self._table_class(self, name, KeySchema.from_description(request))
+
+    @operation
+    def create_table_from(
+        self,
+        description: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        ttl_attribute: str | None = None,
+        exist_ok: bool = False,
+        timeout: float = 60.0,
+    ) -> Plan[TableT]:
+        """CreateTable from a request in DynamoDB's own JSON shape, or like a
+        table a description shows (DescribeTable's answer, as ``aws dynamodb
+        describe-table`` prints it), then wait until it is ACTIVE.
+
+        Kept: the keys, the billing mode and throughput, the indexes and the
+        stream; a description's ARNs, counts and dates are ignored. ``name``
+        gives the table another name than the description's.
+        ``ttl_attribute`` and ``exist_ok`` are as for :meth:`create_table`
+        (the billing mode counts as given)."""
+        request = create_table_request(description)
+        if name is not None:
+            request["TableName"] = name
+        yield from p_create_table(request, ttl_attribute, exist_ok, timeout)
+        return self._table_class(
+            self, request["TableName"], KeySchema.from_description(request))
 
     def table(self, name: str) -> TableT:
         """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""
@@ -282,51 +311,6 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         return f"<{api}Database {self.transport.endpoint}>"
 
     # -- plans -------------------------------------------------------------------
-
-    def _p_create_table(
-        self,
-        request: dict[str, Any],
-        ttl_attribute: str | None,
-        exist_ok: bool,
-        timeout: float,
-    ) -> Plan[None]:
-        """CreateTable (``request`` from :func:`new_table_request`), wait
-        until ACTIVE, turn TTL on. With ``exist_ok`` an existing table with
-        the same keys is fine; one with other keys raises."""
-        name = request["TableName"]
-        try:
-            yield Call("CreateTable", request)
-        except ResourceInUseException:
-            if not exist_ok:
-                raise
-            response = yield Call("DescribeTable", {"TableName": name})
-            if not _same_keys(request, response["Table"]):
-                found = KeySchema.from_description(response["Table"])
-                raise SchemaMismatchError(
-                    f"table {name!r} exists with key {_show(found)}, not the "
-                    f"{_show(KeySchema.from_description(request))} asked for"
-                ) from None
-        yield from self._p_wait_active(name, timeout)
-        if ttl_attribute is not None:
-            yield Call(
-                "UpdateTimeToLive",
-                {
-                    "TableName": name,
-                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
-                },
-            )
-
-    def _p_wait_active(self, name: str, timeout: float) -> Plan[None]:
-        delay, waited = 0.02, 0.0
-        while True:
-            response = yield Call("DescribeTable", {"TableName": name})
-            if response["Table"].get("TableStatus", "ACTIVE") == "ACTIVE":
-                return
-            if waited >= timeout:
-                raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
-            yield Sleep(delay)
-            waited += delay
-            delay = min(delay * 2, 1.0)
 
     def _p_delete_table(self, name: str) -> Plan[None]:
         yield Call("DeleteTable", {"TableName": name})

@@ -147,8 +147,11 @@ def tables_of(request: dict[str, Any]) -> list[str]:
 
 
 class SchemaMismatchError(TallyError, ValueError):
-    """``create_table(..., exist_ok=True)`` found the table with another key
-    schema than the one asked for: it is not the table the code expects."""
+    """``create_table(..., exist_ok=True)`` found the table different from
+    what was asked for in a way no request can change (its keys, a local
+    index, an index's keys or projection, TTL on another attribute, another
+    stream view): it is not the table the code expects. The message names
+    each difference."""
 
 
 class BatchIncompleteError(TallyError):

@@ -69,6 +69,7 @@ from tallydb.toolkit.extensions import Extension, Operation
 from tallydb.toolkit.indexes import Index, LocalIndex
 from tallydb.toolkit.requests import ConditionArg, KeySchema
 from tallydb.toolkit.table import Table, TableBase
+from tallydb.toolkit.table_spec import p_create_table
 from tallydb.toolkit.transport import Plan, Stream, Transport
 from tallydb.toolkit.update import Update, if_not_exists
 
@@ -316,10 +317,21 @@ class ModelBase(Generic[DatabaseT, TableT]):
     @class_operation
     @staticmethod
     def create_table(
-        cls: ModelClass[TableT], *, exist_ok: bool = True, ttl_attribute: str | None = None
+        cls: ModelClass[TableT],
+        *,
+        exist_ok: bool = True,
+        ttl_attribute: str | None = None,
+        stream: str | None = None,
     ) -> Plan[TableT]:
-        """CreateTable from the declared keys, wait until ACTIVE (fine if it exists)."""
-        yield from cls._p_create_table(exist_ok, ttl_attribute)
+        """CreateTable from the declared keys and indexes, wait until ACTIVE,
+        turn TTL on for the :class:`~tallydb.toolkit.attributes.TTLAttribute`
+        (or ``ttl_attribute``) and a ``stream`` if one is asked for.
+
+        An existing table is fine (``exist_ok``, by default): it is made what
+        the model declares if it is not so already (a missing global index
+        created, TTL turned on), as :meth:`tallydb.Database.create_table`
+        does, so a service may call this on every start."""
+        yield from cls._p_create_table(exist_ok, ttl_attribute, stream)
         return cls.table()
 
     @class_lookup
@@ -599,7 +611,9 @@ class ModelBase(Generic[DatabaseT, TableT]):
         return types
 
     @classmethod
-    def _p_create_table(cls, exist_ok: bool, ttl_attribute: str | None) -> Plan[None]:
+    def _p_create_table(
+        cls, exist_ok: bool, ttl_attribute: str | None, stream: str | None
+    ) -> Plan[None]:
         schema = cls.schema()
         request = new_table_request(
             cls.table_name(),
@@ -608,10 +622,11 @@ class ModelBase(Generic[DatabaseT, TableT]):
             "PAY_PER_REQUEST",
             tuple(cls._indexes.values()),
             cls._key_types(),
+            stream=stream,
         )
         if ttl_attribute is None and cls._ttl is not None:
             ttl_attribute = cls._ttl.name
-        yield from cls._db()._p_create_table(request, ttl_attribute, exist_ok, 60.0)
+        yield from p_create_table(request, ttl_attribute, exist_ok, 60.0, billing_given=False)
 
     @classmethod
     def _index(cls, index: str | Index | None) -> Index | None:

@@ -233,6 +233,9 @@ class Transport:
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self.closed = False
+        #: Tables the toolkit made sure of on this connection (a counter's
+        #: companion table for idempotency records), so it asks once.
+        self.ready_tables: set[str] = set()
 
     @property
     def client(self) -> Any:

@@ -52,9 +52,10 @@ def jsonable(value: Any) -> Any:
     docstring for what does not come back)."""
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | set | frozenset):
-        items = [jsonable(v) for v in value]
-        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+    if isinstance(value, set | frozenset):  # one type: strings, numbers or bytes
+        return [jsonable(v) for v in sorted(value)]
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, Decimal):

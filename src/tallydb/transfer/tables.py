@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tallydb.toolkit import table_spec
 from tallydb.transfer.errors import TransferError
 
 if TYPE_CHECKING:
@@ -34,35 +35,12 @@ DESCRIPTION_FILE = "table-description.json"
 #: Beside it: ``aws dynamodb import-table --table-creation-parameters file://...``.
 PARAMETERS_FILE = "table-creation-parameters.json"
 
-_INDEX_KEEP = ("IndexName", "KeySchema", "Projection")
-
 
 def create_table_request(description: dict[str, Any]) -> dict[str, Any]:
     """CreateTable's request for a table like the one ``description``
-    (DescribeTable's ``Table``) describes: keys, indexes, billing mode."""
-    request: dict[str, Any] = {
-        "TableName": description["TableName"],
-        "KeySchema": description["KeySchema"],
-        "AttributeDefinitions": description["AttributeDefinitions"],
-    }
-    mode = description.get("BillingModeSummary", {}).get("BillingMode")
-    throughput = description.get("ProvisionedThroughput") or {}
-    provisioned = mode == "PROVISIONED" or (mode is None and throughput.get("ReadCapacityUnits"))
-    if provisioned:
-        request["BillingMode"] = "PROVISIONED"
-        request["ProvisionedThroughput"] = _throughput(throughput)
-    else:
-        request["BillingMode"] = "PAY_PER_REQUEST"
-    for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
-        indexes = []
-        for index in description.get(kind) or []:
-            kept = {k: index[k] for k in _INDEX_KEEP if k in index}
-            if provisioned and kind == "GlobalSecondaryIndexes":
-                kept["ProvisionedThroughput"] = _throughput(index.get("ProvisionedThroughput", {}))
-            indexes.append(kept)
-        if indexes:
-            request[kind] = indexes
-    return request
+    (DescribeTable's ``Table``) describes: keys, indexes, billing mode (its
+    stream is the source table's own, not the copy's)."""
+    return table_spec.create_table_request(description, keep_stream=False)
 
 
 def table_creation_parameters(description: dict[str, Any]) -> dict[str, Any]:
@@ -78,13 +56,6 @@ def table_creation_parameters(description: dict[str, Any]) -> dict[str, Any]:
         a for a in request["AttributeDefinitions"] if a["AttributeName"] in used
     ]
     return request
-
-
-def _throughput(given: dict[str, Any]) -> dict[str, int]:
-    return {
-        "ReadCapacityUnits": int(given.get("ReadCapacityUnits") or 5),
-        "WriteCapacityUnits": int(given.get("WriteCapacityUnits") or 5),
-    }
 
 
 def parse_key_spec(spec: str) -> tuple[str, str]:

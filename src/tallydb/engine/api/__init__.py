@@ -14,9 +14,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._exports import EXPORT, run_export
+from tallydb.engine.api._imports import IMPORT, run_import
+from tallydb.engine.api._jobs import Integrations, Jobs
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
@@ -25,6 +29,7 @@ from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
+from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
@@ -82,7 +87,11 @@ READ_ONLY = frozenset({
     "DescribeTable", "ListTables", "DescribeTimeToLive", "DescribeBackup", "ListBackups",
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
+    "DescribeExport", "ListExports", "DescribeImport", "ListImports",
 })
+
+#: Each kind of background job: its runner, and its description's status member.
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
@@ -113,12 +122,30 @@ class Engine:
     (``tallydb.engine.feed``); the store records changes only while it has some.
     A request runs in a region (``_regions``): its ARNs name it, and with
     ``separate_regions`` each region has its own tables.
+    Exports go to and imports come from ``objects`` (by default a directory
+    per bucket: ``s3/`` in the data directory, or a temporary one for an
+    in-memory store), on background jobs (``_jobs``).
     """
 
     def __init__(
-        self, store: Store, limits: Limits | None = None, separate_regions: bool = False
+        self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
+        objects: ObjectStore | None = None,
     ) -> None:
         self.store = store
+        self._scratch: str | None = None
+        if store.location == ":memory:":
+            import tempfile
+
+            self._scratch = tempfile.mkdtemp(prefix="tallydb-")
+            home = Path(self._scratch)
+        else:
+            home = Path(store.location).parent
+        if objects is None:
+            objects = Directory(home / "s3")
+        self.jobs = Jobs(store, {kind: runner for kind, (runner, _) in JOB_KINDS.items()})
+        self.integrations = Integrations(objects, self.jobs, home / "logs", run)
+        self.jobs.integrations = self.integrations
+        store.context = self.integrations
         self.limits = limits
         self.regions = Regions(separate_regions)
         #: Whether every operation depends on its request's region (its
@@ -132,6 +159,7 @@ class Engine:
         with store.transaction() as txn:
             streams.recover(txn)
         self._key_names: dict[int, tuple[str, ...]] = {}
+        self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
@@ -144,6 +172,7 @@ class Engine:
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
         txn.region = region
+        self.integrations.region = region  # (what a job it starts shows its ARNs in)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
         try:
@@ -220,7 +249,12 @@ class Engine:
         return max(deleted, trimmed)
 
     def close(self) -> None:
+        self.jobs.close()
         self.store.close()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
 
 #: tallydb's answer to an operation of DynamoDB's API that it does not serve

@@ -39,7 +39,7 @@ NAMES_NO_ARN = frozenset({
 #: The request members that may name a table, stream or backup by its ARN.
 _ARN_MEMBERS = (
     "TableName", "ResourceArn", "StreamArn", "ExclusiveStartStreamArn", "BackupArn",
-    "ExclusiveStartBackupArn",
+    "ExclusiveStartBackupArn", "TableArn", "ExportArn", "ImportArn", "BulkOperationArn",
 )
 
 

@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import IO, Any, NamedTuple, cast
 import orjson
 
 from tallydb.engine.storage.checkpoint import Checkpointer
+from tallydb.engine.storage.full import SQLITE_IOERR_SHMSIZE, log_failure
 from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
 
 Item = dict[str, Any]
@@ -126,6 +128,12 @@ CREATE TABLE IF NOT EXISTS retired_catalog (
     name TEXT NOT NULL,
     description BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS documents (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (kind, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     name TEXT PRIMARY KEY,
     id INTEGER NOT NULL UNIQUE,
@@ -217,22 +225,23 @@ class Store:
             self.location = str(directory / "tallydb.sqlite3")
         self._owner = None if path is None else _own(directory)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            self.location, isolation_level=None, check_same_thread=False, cached_statements=512
-        )
+        self._conn = self._connect()
         # 1 KB pages for a new database (an existing one keeps its own): a
         # commit appends every page it changed to the WAL, and a counter's
         # change is a few bytes on one page.
         self._conn.execute("PRAGMA page_size=1024")
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        #: The WAL index is in this process's memory, not a shared file
+        #: (``_open_wal``): no second connection, so no checkpointer thread.
+        self.exclusive = self._open_wal(directory if path is not None else None)
         self._conn.execute(f"PRAGMA synchronous={self.sync.value.upper()}")
         self._conn.execute("PRAGMA temp_store=MEMORY")
         # 32 MB of page cache (SQLite's default is 2 MB): random updates over
         # a million items read fewer pages back from the OS (about 10% less
         # CPU per update, bench/growth.py); it fills only as pages are read.
         self._conn.execute("PRAGMA cache_size=-32768")
-        # WAL checkpoints run on the checkpointer's thread, not in our commits.
-        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        if not self.exclusive:
+            # WAL checkpoints run on the checkpointer's thread, not in our commits.
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")
         self._conn.executescript(_SCHEMA)
         indexes: dict[int, dict[str, int]] = {}
         for table_id, index_name, index_id in self._conn.execute(
@@ -266,6 +275,9 @@ class Store:
         #: The open transaction has begun SQLite's; the overlay is written into it.
         self._in_sqlite = False
         self._overlay_written = False
+        #: SQLite's open transaction holds writes of its own (the open
+        #: transaction's), not only the overlay a read needed there.
+        self._own_sqlite = False
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
         self.writes = 0
@@ -285,7 +297,39 @@ class Store:
         #: transaction recorded in ``Transaction.journal``; while it is None
         #: nothing is recorded (see ``tallydb.engine.feed``).
         self.on_commit: Callable[[list[Any]], None] | None = None
-        self._checkpointer = None if path is None else Checkpointer(self.location)
+        self._checkpointer = (
+            None if path is None or self.exclusive else Checkpointer(self.location))
+        #: What the engine above keeps with its store (``Transaction.context``).
+        self.context: Any = None
+        #: Read views open on their own connections (``reader.read_view``):
+        #: while any is, the WAL is not started again (that would wait for them).
+        self.readers = 0
+
+    def _open_wal(self, directory: Path | None) -> bool:
+        """Put the database in WAL mode; whether it had to keep the WAL
+        index in memory. That index is a file beside the database, which a
+        full disk may leave no room to create: the store then opens with
+        exclusive locking, which keeps it in memory, so reads are served
+        and writes resume once space returns (checkpoints then run in the
+        commits, until the next start)."""
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            return False
+        except sqlite3.OperationalError as error:
+            if getattr(error, "sqlite_errorcode", None) != SQLITE_IOERR_SHMSIZE:
+                raise
+            log_errors.warning(
+                "no room for the WAL index beside the database in %s (%s): keeping it in "
+                "memory until the next start", directory, error)
+        self._conn.close()  # (the failed attempt stays with the connection)
+        self._conn = self._connect()
+        self._conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        return True
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(
+            self.location, isolation_level=None, check_same_thread=False, cached_statements=512)
 
     def _catalog(self, name: str | int, record: TableRecord | None) -> None:
         """Put (or, given None, remove) a table in the cached catalog. The
@@ -340,12 +384,11 @@ class Store:
             _write_rows(conn, latest)
             conn.execute("UPDATE item_log_applied SET lsn = ?", (lsn,))
             conn.execute("COMMIT")
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError) as error:
             if conn.in_transaction:  # (SQLite may have rolled back already)
                 conn.execute("ROLLBACK")
-            log_errors.exception(
-                "replaying the item log into SQLite failed; its %d rows stay in the log",
-                len(latest))
+            log_failure(log_errors, f"replaying the item log into SQLite failed; its "
+                        f"{len(latest)} rows stay in the log", error)
             self._overlay = latest
             self._flush_after = time.monotonic() + FLUSH_RETRY
             return applied, lsn
@@ -373,17 +416,21 @@ class Store:
                 self._overlay_written = True
             pending = self._pending
             if pending:
+                self._own_sqlite = True
                 _write_rows(self._conn, pending)
                 pending.clear()
         elif self._overlay or self._pending:
-            self._begin_sqlite()
+            self._begin_sqlite(own=bool(self._pending))
         else:
             self._begin_reading()
 
-    def _begin_sqlite(self) -> None:
+    def _begin_sqlite(self, own: bool = True) -> None:
         """Before anything that writes SQLite itself (a catalog change, a
         client token, a savepoint): the open transaction commits to SQLite,
-        with every item write so far."""
+        with every item write so far. (``own=False``: only so that a read
+        of many rows sees the overlay there.)"""
+        if own:
+            self._own_sqlite = True
         if not self._in_sqlite:
             if not self._conn.in_transaction:  # else its reads' becomes one by writing
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -409,7 +456,10 @@ class Store:
             self._run_deferred()
         if self._in_sqlite:
             self._sync_items()
-            self._commit_sqlite()
+            if self._own_sqlite:
+                self._commit_sqlite()
+            else:
+                self._commit_overlay()
             return
         pending, self._pending = self._pending, None
         # Before the overlay is written: its write transaction then reads the
@@ -430,10 +480,23 @@ class Store:
             try:
                 self._begin_sqlite()
                 self._commit_sqlite()
-            except Exception:
-                log_errors.exception("writing the item overlay into SQLite failed")
+            except Exception as error:
+                log_failure(log_errors, "writing the item overlay into SQLite failed", error)
                 self._rollback()
                 self._flush_after = time.monotonic() + FLUSH_RETRY
+
+    def _commit_overlay(self) -> None:
+        """Commit a transaction that wrote nothing but put the overlay into
+        SQLite for its reads. The overlay is committed already (in the item
+        log): a failure to write it (a full disk) leaves it where it is, and
+        the reads stand."""
+        try:
+            self._commit_sqlite()
+        except (sqlite3.Error, OSError) as error:
+            log_failure(log_errors, "writing the item overlay into SQLite failed; it stays in "
+                        "the item log", error)
+            self._rollback()
+            self._flush_after = time.monotonic() + FLUSH_RETRY
 
     def _commit_sqlite(self) -> None:
         """COMMIT SQLite's transaction (which holds the overlay); the overlay
@@ -441,13 +504,13 @@ class Store:
         if self._lsn != self._applied:
             self._conn.execute("UPDATE item_log_applied SET lsn = ?", (self._lsn,))
         self._conn.execute("COMMIT")
-        self._in_sqlite = False
+        self._in_sqlite = self._own_sqlite = False
         self._overlay_written = False
         self._overlay = {}
         self._applied = self._lsn
         checkpointer = self._checkpointer
         if checkpointer is not None:
-            if checkpointer.restart_due:
+            if checkpointer.restart_due and not self.readers:
                 checkpointer.restart(self._conn)
             else:
                 checkpointer.wake()
@@ -463,9 +526,23 @@ class Store:
         """Undo the open transaction; the overlay (committed) stays."""
         self._pending = None
         self._deferred.clear()
-        self._in_sqlite = self._overlay_written = False
+        self._in_sqlite = self._overlay_written = self._own_sqlite = False
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
+
+    @contextmanager
+    def settled(self) -> Iterator[None]:
+        """Hold the writer, with every committed write in SQLite itself (none
+        only in the overlay): a second connection opened inside sees them all."""
+        with self._lock:
+            with self.transaction():
+                self._begin_sqlite()
+            yield
+
+    def database_bytes(self) -> bytes:
+        """The whole database, as SQLite serializes it (an in-memory store's copy)."""
+        with self.settled():
+            return self._conn.serialize()
 
     def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
@@ -490,9 +567,10 @@ class Store:
                     try:
                         with self.transaction():
                             self._begin_sqlite()
-                    except (sqlite3.Error, OSError):
+                    except (sqlite3.Error, OSError) as error:
                         # a full disk: the item log keeps it, for the next open
-                        log_errors.exception("writing the item overlay into SQLite failed")
+                        log_failure(log_errors, "writing the item overlay into SQLite failed",
+                                    error)
                 self._closed = True
                 if self._checkpointer is not None:
                     self._checkpointer.close()
@@ -656,6 +734,11 @@ class Transaction:
         self.journal: list[Any] | None = None
         self.catalog = ""
         self.region = ""
+
+    @property
+    def context(self) -> Any:
+        """What the engine above keeps with the store (its integrations)."""
+        return self._store.context
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,
@@ -907,6 +990,33 @@ class Transaction:
         sql += f" ORDER BY hk {order}, rk {order}"
         for row_hk, row_rk, blob in self._conn.execute(sql, args):
             yield row_hk, row_rk, orjson.loads(blob)
+
+    # -- documents: small records of the engine's own (jobs, settings) -------
+
+    def document(self, kind: str, name: str) -> Any:
+        """The document ``name`` of ``kind`` (as JSON gave it), or None."""
+        self._store._begin_reading()
+        row = self._conn.execute(
+            "SELECT body FROM documents WHERE kind = ? AND name = ?", (kind, name)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def documents(self, kind: str) -> list[tuple[str, Any]]:
+        """(name, document) of every document of ``kind``, by name."""
+        self._store._begin_reading()
+        rows = self._conn.execute(
+            "SELECT name, body FROM documents WHERE kind = ? ORDER BY name", (kind,)).fetchall()
+        return [(name, orjson.loads(body)) for name, body in rows]
+
+    def put_document(self, kind: str, name: str, body: Any) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute(
+            "INSERT INTO documents(kind, name, body) VALUES (?, ?, ?) "
+            "ON CONFLICT(kind, name) DO UPDATE SET body = excluded.body",
+            (kind, name, orjson.dumps(body)))
+
+    def delete_document(self, kind: str, name: str) -> None:
+        self._store._begin_sqlite()
+        self._conn.execute("DELETE FROM documents WHERE kind = ? AND name = ?", (kind, name))
 
     # -- TransactWriteItems' client tokens -----------------------------------
 

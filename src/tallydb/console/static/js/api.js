@@ -21,6 +21,15 @@ export class DynamoError extends Error {
   }
 }
 
+/** The server did not answer at all (stopped, restarting, network gone). */
+export class Unreachable extends Error {
+  constructor() {
+    super(`The server at ${location.origin} is not answering: is tallydb serve running? Nothing was sent.`);
+    this.offline = true;
+    this.type = "Unreachable";
+  }
+}
+
 let signer = null;
 const listeners = new Set();
 
@@ -55,9 +64,14 @@ export function onKeyChange(listener) {
 
 setKey(storedKey());
 
-/** fetch, signed when the user gave a key. */
-export function send(url, init = {}) {
-  return signer ? signer.fetch(url, init) : fetch(url, init);
+/** fetch, signed when the user gave a key; Unreachable when no answer came. */
+export async function send(url, init = {}) {
+  try {
+    return await (signer ? signer.fetch(url, init) : fetch(url, init));
+  } catch (error) {
+    if (error instanceof TypeError || (error && error.name === "TypeError")) throw new Unreachable();
+    throw error;
+  }
 }
 
 async function answer(response) {
@@ -115,7 +129,8 @@ export async function parse(fields) {
 
 /** {version, auth, emulateLimits}: unsigned, so the page knows whether to ask for a key. */
 export async function info() {
-  const response = await fetch(new URL("/console/api/info", location.href).href);
+  const response = await fetch(new URL("/console/api/info", location.href).href).catch(() => null);
+  if (!response) return { version: "", auth: false, emulateLimits: false, offline: true };
   if (!response.ok) return { version: "", auth: false, emulateLimits: false };
   return response.json();
 }

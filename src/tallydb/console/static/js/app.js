@@ -1,6 +1,7 @@
 // The console's shell: hash routes, navigation, the access key prompt, live status.
 import { render, useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
 import { info, onKeyChange, setKey, storedKey } from "./api.js";
+import { setServerInfo } from "./codegen.js";
 import * as live from "./live.js";
 import { html } from "./ui.js";
 import { TablesPage, TablePage } from "./tables.js";
@@ -71,7 +72,7 @@ function App() {
   useEffect(() => {
     const onHash = () => setWhere(route());
     addEventListener("hashchange", onHash);
-    info().then(setServer).catch(() => setServer({ auth: false }));
+    info().then((answer) => { setServerInfo(answer); setServer(answer); }).catch(() => setServer({ auth: false }));
     const offKey = onKeyChange((k) => { setKeyState(k); live.connect(); });
     const onAuth = (event) => setAuthProblem(event.detail);
     addEventListener("tally-auth-error", onAuth);

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { DynamoError, call, parse } from "./api.js";
 import { CodeTabs, ErrorBox, Json, html } from "./ui.js";
+import { readItem, show } from "./values.js";
 
 const CLAUSES = ["SET", "REMOVE", "ADD", "DELETE"];
 const CHECK_DELAY_MS = 250;
@@ -29,12 +30,18 @@ function compose(form) {
   }
   if (update) fields.UpdateExpression = update;
   if (form.condition.trim()) fields.ConditionExpression = form.condition.trim();
-  for (const [field, text] of [["ExpressionAttributeNames", form.names], ["ExpressionAttributeValues", form.values]]) {
-    if (!text.trim()) continue;
+  if (form.names.trim()) {
     try {
-      fields[field] = JSON.parse(text);
+      fields.ExpressionAttributeNames = JSON.parse(form.names);
     } catch (error) {
-      return { fields, spans, problem: `${field} is not valid JSON: ${error.message}` };
+      return { fields, spans, problem: `ExpressionAttributeNames is not valid JSON: ${error.message}` };
+    }
+  }
+  if (form.values.trim()) {
+    try {
+      fields.ExpressionAttributeValues = readItem(form.values).item;
+    } catch (error) {
+      return { fields, spans, problem: `ExpressionAttributeValues is ${error.message}` };
     }
   }
   return { fields, spans, problem: update ? null : "Write at least one clause" };
@@ -77,7 +84,7 @@ export function BuilderPage() {
   const set = (patch) => { setForm({ ...form, ...patch }); setSent(null); };
   let key = null;
   try {
-    key = form.key.trim() ? JSON.parse(form.key) : null;
+    key = form.key.trim() ? readItem(form.key).item : null;
   } catch { /* the Send button stays off */ }
   const request = { TableName: form.table || "TABLE", Key: key || {}, ...fields, ReturnValues: "UPDATED_NEW" };
   const canSend = check.state === "valid" && form.table && key;
@@ -109,15 +116,21 @@ export function BuilderPage() {
         <label>ExpressionAttributeNames
           <textarea name="ExpressionAttributeNames" rows="3" spellcheck="false" value=${form.names}
             onInput=${(e) => set({ names: e.target.value })}></textarea></label>
-        <label>ExpressionAttributeValues (DynamoDB JSON)
+        <label>ExpressionAttributeValues (plain or DynamoDB JSON)
           <textarea name="ExpressionAttributeValues" rows="3" spellcheck="false" value=${form.values}
             onInput=${(e) => set({ values: e.target.value })}></textarea></label>
         <div class="row wrap">
           <label>Table <input name="table" value=${form.table} onInput=${(e) => set({ table: e.target.value })} /></label>
-          <label class="grow">Key (DynamoDB JSON) <input name="key" spellcheck="false" value=${form.key}
+          <label class="grow">Key (plain or DynamoDB JSON) <input name="key" spellcheck="false" value=${form.key}
             onInput=${(e) => set({ key: e.target.value })} /></label>
           <button type="button" class="primary" disabled=${!canSend} onClick=${send}>Send</button>
         </div>
+        <div class="sendresult" aria-live="polite">${sent && (sent.error ? html`<${ErrorBox} error=${sent.error} />`
+          : html`<div class="outcome ok" role="status"><p>Sent. The server answered${
+            sent.response.Attributes ? " with the new values (UPDATED_NEW):" : "."}</p>
+            ${sent.response.Attributes && html`<dl class="newvalues">${Object.entries(sent.response.Attributes)
+              .map(([name, value]) => html`<div><dt>${name}</dt><dd class="num" data-attribute=${name}>${show(value)}</dd></div>`)}</dl>`}
+            <details><summary>The whole answer</summary><${Json} value=${sent.response} /></details></div>`)}</div>
       </form>
       <div class="card checkresult" aria-live="polite">
         <h2>Check</h2>
@@ -135,8 +148,6 @@ export function BuilderPage() {
         </dl>
         <h2>As code</h2>
         <${CodeTabs} operation="UpdateItem" request=${request} />
-        ${sent && (sent.error ? html`<${ErrorBox} error=${sent.error} />`
-          : html`<p>Sent. The server answered:</p><${Json} value=${sent.response} />`)}
       </div>
     </div>
   </section>`;

@@ -3,7 +3,8 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import * as live from "./live.js";
-import { CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
+import { Breakable, CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
+import { Editor, changes } from "./item_editor.js";
 import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
 
@@ -222,7 +223,7 @@ export function ItemsPage({ table }) {
           return html`<tr key=${keyId(table, key)} class=${result.removed.has(keyId(table, key)) ? "removed" : ""}>
             ${cols.map((c, i) => {
               const value = item[c];
-              const cell = html`<${Val} text=${show(value)} />`;
+              const cell = html`<${Val} text=${show(value)} title=${show(value)} />`;
               return html`<td class=${value && typeOf(value) === "N" ? "num" : ""} data-attribute=${c}>
                 ${i === 0 && linkable ? html`<a href=${itemHref(table, key)}>${cell}</a>` : cell}</td>`;
             })}
@@ -235,94 +236,10 @@ export function ItemsPage({ table }) {
   </section>`;
 }
 
-/** PutItem of `draft` that succeeds only if the item is as it was when read. */
-function saveRequest(table, t, base, draft) {
-  const names = {};
-  const values = {};
-  const parts = [];
-  const keyNames = t.KeySchema.map((k) => k.AttributeName);
-  names["#k"] = keyNames[0];
-  if (base) {
-    parts.push("attribute_exists(#k)");
-    Object.entries(base).filter(([name]) => !keyNames.includes(name)).forEach(([name, value], i) => {
-      names[`#a${i}`] = name;
-      values[`:a${i}`] = value;
-      parts.push(`#a${i} = :a${i}`);
-    });
-  } else {
-    parts.push("attribute_not_exists(#k)");
-  }
-  const request = {
-    TableName: table,
-    Item: draft,
-    ConditionExpression: parts.join(" AND "),
-    ExpressionAttributeNames: names,
-  };
-  if (Object.keys(values).length) request.ExpressionAttributeValues = values;
-  request.ReturnValuesOnConditionCheckFailure = "ALL_OLD";
-  request.ReturnConsumedCapacity = "TOTAL";
-  return request;
-}
-
-/** ": play_count 5 → 6, title removed": how `now` differs from `base`. */
-function changes(base, now) {
-  if (!now) return ": it was deleted";
-  const names = [...new Set([...Object.keys(base), ...Object.keys(now)])];
-  const differ = names.filter((name) => JSON.stringify(base[name]) !== JSON.stringify(now[name]))
-    .map((name) => (!(name in now) ? `${name} removed`
-      : !(name in base) ? `${name} added (${show(now[name])})`
-      : `${name} ${show(base[name])} → ${show(now[name])}`));
-  return differ.length ? `: ${differ.slice(0, 5).join(", ")}${differ.length > 5 ? ", …" : ""}` : "";
-}
-
-function Editor({ table, t, base, current, onSaved, onConflict, onCancel, onRestart }) {
-  const [text, setText] = useState(JSON.stringify(base || Object.fromEntries(
-    t.KeySchema.map((k) => [k.AttributeName, { [attributeType(t, k.AttributeName)]: "" }])), null, 2));
-  const [message, setMessage] = useState(null);
-  const { busy, error, run } = useAction();
-  const save = (event) => {
-    event.preventDefault();
-    let draft;
-    try {
-      draft = JSON.parse(text);
-    } catch (err) {
-      setMessage(`Not saved: the item is not valid JSON (${err.message}).`);
-      return;
-    }
-    if (base && keyId(table, keyOf(draft, t.KeySchema)) !== keyId(table, keyOf(base, t.KeySchema))) {
-      setMessage("Not saved: the key cannot change; create a new item instead.");
-      return;
-    }
-    setMessage(null);
-    run(async () => {
-      try {
-        await call("PutItem", saveRequest(table, t, base, draft));
-        onSaved(draft);
-      } catch (err) {
-        if (err.type !== "ConditionalCheckFailedException") throw err;
-        const now = err.body.Item || null;
-        setMessage(base
-          ? `Not saved: this item changed since you opened it for editing (another client wrote to it${changes(base, now)}). Nothing was overwritten; the current item is shown. Your edit is still here to apply again.`
-          : "Not saved: an item with this key already exists.");
-        onConflict(now);
-      }
-    });
-  };
-  return html`<form class="card editor" onSubmit=${save} aria-label="Edit item">
-    <label>Item (DynamoDB JSON)
-      <textarea name="item" spellcheck="false" rows=${Math.min(24, text.split("\n").length + 1)}
-        value=${text} onInput=${(e) => setText(e.target.value)}></textarea></label>
-    <p class="hint">${base ? "Saved as a PutItem that only succeeds if the item is unchanged since you opened it, so no increment by anyone else is overwritten."
-      : "Saved as a PutItem that only succeeds if no item has this key yet."}</p>
-    ${message && html`<p class="error conflict" role="alert">${message}</p>`}
-    ${base && current && !message && JSON.stringify(current) !== JSON.stringify(base) && html`<p class="notice stale" role="status">
-      Changed since you started editing${changes(base, current)}. Saving now would be refused.</p>`}
-    ${base && current && JSON.stringify(current) !== JSON.stringify(base) && html`<p>
-      <button type="button" onClick=${onRestart}>Start again from the current item</button></p>`}
-    <${ErrorBox} error=${error} />
-    <div class="row"><button type="submit" class="primary" disabled=${busy}>Save</button>
-      <button type="button" onClick=${onCancel}>Cancel</button></div>
-  </form>`;
+/** "created with play_count 0, title …": what an INSERT wrote. */
+function created(item) {
+  const shown = Object.entries(item).slice(0, 5).map(([name, value]) => `${name} ${show(value)}`);
+  return `created with ${shown.join(", ")}${Object.keys(item).length > 5 ? ", …" : ""}`;
 }
 
 /** The latest commits to this item, as the live stream reported them. */
@@ -333,7 +250,7 @@ function ChangeLog({ log }) {
       : html`<ol>${log.map((entry) => html`<li>
         <time>${entry.at.toLocaleTimeString()}</time>
         <span class="event">${entry.event}</span>
-        <span class="diff">${entry.diff || (entry.event === "REMOVE" ? "deleted" : "no change")}</span>
+        <span class="diff">${entry.diff || (entry.event === "REMOVE" ? "deleted" : "no net change")}</span>
         ${entry.count > 1 && html`<span class="badge">${entry.count} commits</span>`}
       </li>`)}</ol>`}
   </section>`;
@@ -369,8 +286,10 @@ export function ItemPage({ table, keyText: keyJson }) {
     const offItem = live.onItem(table, itemKey, (change) => {
       const before = liveBase.current;
       liveBase.current = change.new || null;
-      setLog((log) => [{ at: new Date(), event: change.event, count: change.count || 1,
-        diff: change.new ? changes(before || {}, change.new).replace(/^: /, "") : "" }, ...log].slice(0, LOG_SIZE));
+      const diff = !change.new ? ""
+        : change.event === "INSERT" ? created(change.new)
+        : changes(before || {}, change.new).replace(/^: /, "");
+      setLog((log) => [{ at: new Date(), event: change.event, count: change.count || 1, diff }, ...log].slice(0, LOG_SIZE));
       setItem(change.new || null);
     });
     const offResync = live.on("resync", load);
@@ -414,9 +333,9 @@ export function ItemPage({ table, keyText: keyJson }) {
   const title = isNew ? "New item" : keyText(itemKey, t.KeySchema);
   const keyNames = t.KeySchema.map((k) => k.AttributeName);
   return html`<section aria-labelledby="item-title">
-    <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <a href=${href("tables", table)}>${table}</a> / <a href=${href("tables", table, "items")}>items</a> / <span>${title}</span></nav>
+    <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <a href=${href("tables", table)}>${table}</a> / <a href=${href("tables", table, "items")}>items</a> / <span><${Breakable} text=${title} /></span></nav>
     <div class="heading">
-      <h1 id="item-title" class="wrapanywhere">${title}</h1>
+      <h1 id="item-title"><${Breakable} text=${title} /></h1>
       ${!isNew && item && !editing && html`<button type="button" onClick=${() => setEditing({ base: item, since: Date.now() })}>Edit</button>`}
       ${!isNew && item && (confirmDelete
         ? html`<span class="confirm">Delete this item?
@@ -440,13 +359,14 @@ export function ItemPage({ table, keyText: keyJson }) {
         <${Tabs} label="Show item as" value=${view} onChange=${setView}
           tabs=${[["attributes", "Attributes"], ["typed", "DynamoDB JSON"], ["plain", "Plain JSON"]]} />
         ${view === "attributes" && html`<table class="grid attrs" aria-label="Attributes">
-          <thead><tr><th>Attribute</th><th>Type</th><th class="num">Value</th><th><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th>Attribute</th><th class="typecol">Type</th><th class="num">Value</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${Object.entries(item).map(([name, value]) => {
             const type = typeOf(value);
             const isKey = keyNames.includes(name);
             return html`<tr data-attribute=${name}>
-              <th scope="row" class=${isKey ? "keycol" : ""}>${name}</th><td>${type}</td>
-              <td class=${type === "N" ? "num value" : "value"}><${Val} text=${show(value)} /></td>
+              <th scope="row" class=${isKey ? "keycol" : ""}>${name}</th><td class="typecol">${type}</td>
+              <td class=${type === "N" ? "num value" : "value"}><${Val} text=${show(value)}
+                className=${/\s/.test(show(value)) ? "" : "fit"} title=${/\s/.test(show(value)) ? undefined : show(value)} /></td>
               <td class="actions">
                 ${type === "N" && !isKey && html`<button type="button" class="small plusone" aria-label=${`+1 ${name}`}
                   onClick=${() => plusOne(name)}>+1</button>`}

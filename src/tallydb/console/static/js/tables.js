@@ -2,7 +2,7 @@
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call, listTables } from "./api.js";
 import * as live from "./live.js";
-import { CodeTabs, ErrorBox, Val, html, href, useAction } from "./ui.js";
+import { Breakable, CodeTabs, ErrorBox, Fit, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
 
 const KEY_TYPES = ["S", "N", "B"];
@@ -230,14 +230,14 @@ export function TablePage({ table }) {
     </div>
     <${ErrorBox} error=${error} />
     ${t && html`<dl class="facts">
-      <div><dt>Status</dt><dd>${t.TableStatus}</dd></div>
+      <div><dt>Status</dt><dd><${Fit} text=${t.TableStatus} /></dd></div>
       <div><dt>Items</dt><dd class="num"><${Val} text=${count(t.ItemCount)} /></dd></div>
       <div><dt>Size</dt><dd class="num"><${Val} text=${bytes(t.TableSizeBytes)} /></dd></div>
-      <div><dt>Billing</dt><dd>${billing(t)}</dd></div>
+      <div><dt>Billing</dt><dd><${Fit} text=${billing(t)} /></dd></div>
       <div><dt>Throughput</dt><dd>${throughputText(t.ProvisionedThroughput)}</dd></div>
-      <div><dt>TTL</dt><dd>${ttl && ttl.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"}</dd></div>
+      <div><dt>TTL</dt><dd><${Fit} text=${ttl && ttl.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"} /></dd></div>
       <div><dt>Created</dt><dd>${t.CreationDateTime ? new Date(t.CreationDateTime * 1000).toLocaleString() : ""}</dd></div>
-      <div class="wide"><dt>ARN</dt><dd class="wrapanywhere">${t.TableArn}</dd></div>
+      <div class="wide"><dt>ARN</dt><dd><${Breakable} text=${t.TableArn} /></dd></div>
     </dl>
     <h2>Keys</h2>
     <${KeyTable} schema=${t.KeySchema} definitions=${t.AttributeDefinitions} />

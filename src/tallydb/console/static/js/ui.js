@@ -7,8 +7,20 @@ export { html };
 
 export const href = (...parts) => `#/${parts.map(encodeURIComponent).join("/")}`;
 
+/** Text that may wrap only after a space, "#", "/", ":", "," or "-" (a <wbr>
+ * after each of the last five), never inside a token such as "PAY_PER_REQUEST". */
+export function Breakable({ text }) {
+  const parts = String(text ?? "").split(/(?<=[#/:,-])/);
+  return html`${parts.map((part, i) => (i ? html`<wbr />${part}` : part))}`;
+}
+
+/** One line that ends in "…" when it does not fit; the whole value is its tooltip. */
+export function Fit({ text, className = "" }) {
+  return html`<span class=${`fit ${className}`} title=${text}>${text}</span>`;
+}
+
 /** A value that flashes when it changes after the first render. */
-export function Val({ text, className = "" }) {
+export function Val({ text, className = "", title }) {
   const ref = useRef(null);
   const previous = useRef(text);
   useEffect(() => {
@@ -19,7 +31,7 @@ export function Val({ text, className = "" }) {
     void el.offsetWidth; // restart the animation
     el.classList.add("flash");
   }, [text]);
-  return html`<span ref=${ref} class=${`val ${className}`}>${text}</span>`;
+  return html`<span ref=${ref} class=${`val ${className}`} title=${title}>${text}</span>`;
 }
 
 /** A row of tabs: arrow keys, Home and End move between them (WAI-ARIA tabs). */
@@ -56,9 +68,13 @@ export function CodeTabs({ operation, request, label = "Request" }) {
   </div>`;
 }
 
-/** A DynamoDB error as the server sent it: type and message. */
+/** A DynamoDB error as the server sent it: type and message; an unreachable
+ * server is one line that says so. */
 export function ErrorBox({ error }) {
   if (!error) return null;
+  if (error.offline) {
+    return html`<div class="error offline" role="alert"><span class="error-message">${error.message}</span></div>`;
+  }
   const type = error.type || error.name || "Error";
   return html`<div class="error" role="alert">
     <strong class="error-type">${type}</strong>

@@ -68,8 +68,9 @@ const units = (capacity) => {
   return n == null ? "" : `${n} write ${n === 1 ? "unit" : "units"}`;
 };
 
-/** What the last Send came back with. */
-function Outcome({ outcome }) {
+/** What the last Send came back with: the values this request returned
+ * (UPDATED_NEW), labelled as such, beside the item's live value now. */
+function Outcome({ outcome, item }) {
   if (!outcome) return null;
   const { request, response, error } = outcome;
   const sent = html`<p class="sent">Sent <code class="expr" data-field="UpdateExpression">${request.UpdateExpression}</code>
@@ -85,9 +86,11 @@ function Outcome({ outcome }) {
   const attributes = response.Attributes || {};
   return html`<div class="outcome ok" role="status">${sent}
     <dl class="newvalues">
-      ${Object.entries(attributes).map(([name, v]) => html`<div><dt>${name}</dt>
-        <dd class="num" data-attribute=${name}>${show(v)}</dd></div>`)}
-      ${!Object.keys(attributes).length && html`<div><dt>New value</dt><dd>(none: removed)</dd></div>`}
+      ${Object.entries(attributes).map(([name, v]) => html`<div><dt>${name} returned by this request</dt>
+        <dd class="num" data-attribute=${name}>${show(v)}</dd></div>
+        ${item && item[name] && show(item[name]) !== show(v) && html`<div><dt>${name} now (live)</dt>
+          <dd class="num live" data-live=${name}>${show(item[name])}</dd></div>`}`)}
+      ${!Object.keys(attributes).length && html`<div><dt>Returned</dt><dd>(nothing: removed)</dd></div>`}
       <div><dt>Consumed</dt><dd class="consumed">${units(response.ConsumedCapacity)}</dd></div>
     </dl>
   </div>`;
@@ -141,7 +144,7 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
         <button type="submit" class="primary" disabled=${!request || busy}>Send</button>
       </div>
     </form>
-    <${Outcome} outcome=${outcome} />
+    <${Outcome} outcome=${outcome} item=${item} />
     ${problem && html`<p class="hint">${problem.message}</p>`}
     ${request && html`<div class="preview">
       <dl class="exprs">
@@ -150,7 +153,7 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
         <div><dt>ExpressionAttributeNames</dt><dd><code>${JSON.stringify(request.ExpressionAttributeNames)}</code></dd></div>
         ${request.ExpressionAttributeValues && html`<div><dt>ExpressionAttributeValues</dt><dd><code>${JSON.stringify(request.ExpressionAttributeValues)}</code></dd></div>`}
       </dl>
-      <details><summary>As code: JSON, boto3, AWS CLI, JavaScript</summary>
+      <details><summary>As code: JSON, boto3, AWS CLI, JavaScript, Java</summary>
         <${CodeTabs} operation="UpdateItem" request=${request} />
       </details>
     </div>`}

@@ -76,7 +76,7 @@ export function parseTyped(type, text) {
     case "NULL": return { NULL: true };
     case "SS": return { SS: splitList(text) };
     case "NS": return { NS: splitList(text).map((n) => parseTyped("N", n).N) };
-    case "JSON": return JSON.parse(text);
+    case "JSON": return readValue(text);
     default: throw new Error(`unknown type ${type}`);
   }
 }
@@ -93,3 +93,97 @@ export function bytes(n) {
 }
 
 export const count = (n) => (n == null ? "" : Number(n).toLocaleString("en-US"));
+
+// ---- items as people type them: plain JSON or DynamoDB JSON ----
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A number as it was written in the JSON text (JSON.parse would round 0.1000000000000000000001). */
+class Written {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+/** JSON.parse keeping each number's exact text (where the browser gives the source). */
+function parseExact(text) {
+  return JSON.parse(text, (_key, value, context) => (typeof value === "number"
+    ? new Written(context && context.source ? context.source : String(value)) : value));
+}
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value)
+  && !(value instanceof Written);
+const strings = (value) => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+/** Whether `value` (as parseExact gives it) is one AttributeValue in DynamoDB JSON. */
+function isAttributeValue(value) {
+  if (!isObject(value)) return false;
+  const entries = Object.entries(value);
+  if (entries.length !== 1) return false;
+  const [type, inner] = entries[0];
+  switch (type) {
+    case "S": case "B": return typeof inner === "string";
+    case "N": return typeof inner === "string" && NUMBER.test(inner.trim());
+    case "BOOL": return typeof inner === "boolean";
+    case "NULL": return inner === true;
+    case "SS": case "BS": return strings(inner) && inner.length > 0;
+    case "NS": return strings(inner) && inner.length > 0 && inner.every((n) => NUMBER.test(n.trim()));
+    case "L": return Array.isArray(inner) && inner.every(isAttributeValue);
+    case "M": return isObject(inner) && Object.values(inner).every(isAttributeValue);
+    default: return false;
+  }
+}
+
+/** A plain JSON value as the toolkit maps it (tallydb.toolkit.convert): string S,
+ * number N (its exact text), boolean BOOL, null NULL, array L, object M. */
+function typedExact(value) {
+  if (value === null) return { NULL: true };
+  if (value instanceof Written) return { N: value.text };
+  if (typeof value === "boolean") return { BOOL: value };
+  if (typeof value === "string") return { S: value };
+  if (Array.isArray(value)) return { L: value.map(typedExact) };
+  return { M: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typedExact(v)])) };
+}
+
+/** Undo parseExact's number markers (DynamoDB JSON holds numbers as strings). */
+function unmark(value) {
+  if (value instanceof Written) return Number(value.text);
+  if (Array.isArray(value)) return value.map(unmark);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmark(v)]));
+  return value;
+}
+
+export const DYNAMODB_JSON = "DynamoDB JSON";
+export const PLAIN_JSON = "plain JSON";
+
+/**
+ * An item typed as JSON, in either form: {format, item} with item in DynamoDB
+ * JSON. It is DynamoDB JSON when every attribute is an AttributeValue
+ * ({"S": "x"}, {"N": "1"}, ...); otherwise plain JSON, typed as the toolkit types it.
+ * Throws an Error that says what is wrong.
+ */
+export function readItem(text) {
+  let value;
+  try {
+    value = parseExact(text);
+  } catch (error) {
+    throw new Error(`not valid JSON (${error.message})`);
+  }
+  if (!isObject(value)) throw new Error("an item is a JSON object of attributes");
+  const attributes = Object.values(value);
+  if (attributes.length && attributes.every(isAttributeValue)) {
+    return { format: DYNAMODB_JSON, item: unmark(value) };
+  }
+  return { format: PLAIN_JSON, item: typedExact(value).M };
+}
+
+/** One value typed as JSON (plain or DynamoDB JSON), for a form's L or M row. */
+export function readValue(text) {
+  let value;
+  try {
+    value = parseExact(text);
+  } catch (error) {
+    throw new Error(`not valid JSON (${error.message})`);
+  }
+  return isAttributeValue(value) ? unmark(value) : typedExact(value);
+}
