@@ -155,7 +155,7 @@ class Batcher:
                             result = call(ex.operation, ex.request, ex.region)
                         body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
                         ex.response = http.render(200, body, ex.response_type, ex.extra,
-                                                  ex.gzip)
+                                                  ex.coding)
                     except DynamoDBError as error:
                         ex.response = error_response(ex, error)
                     except Exception as error:

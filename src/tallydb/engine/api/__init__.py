@@ -1,9 +1,14 @@
 """DynamoDB's operations: one module each, over plain request/response dicts.
 
-An operation module ``api/update_item.py`` defines ``update_item(txn, request)``;
-the registry below is built from the module names, so adding an operation adds
-a module and edits no switch. Modules whose names start with ``_`` are shared
-helpers, not operations.
+An operation module ``api/update_item.py`` defines ``update_item(txn, request)``,
+or, when it checks something without the table, ``validate(request)`` and
+``<operation>(txn, request, checked)``; the registry below is built from the
+module names, so adding an operation adds a module and edits no switch.
+Modules whose names start with ``_`` are shared helpers, not operations.
+
+Every request takes the same steps, in DynamoDB's order (``run``; the order
+and its table per operation: ``_pipeline``): the operation, its shape, its
+table-free checks, then the operation itself, which looks up what it names.
 """
 
 from __future__ import annotations

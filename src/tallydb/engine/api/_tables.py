@@ -10,7 +10,12 @@ from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item
-from tallydb.engine.values.attribute_value import plain_key, validate_item_key, validate_key
+from tallydb.engine.values.attribute_value import (
+    check_key_schema,
+    plain_key,
+    validate_item_key,
+    validate_key,
+)
 from tallydb.engine.values.key import encode_key_value
 
 REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
@@ -45,6 +50,11 @@ class KeySchema:
     def validate_key(self, key: Any) -> Item:
         """A request's ``Key``, checked against the schema (DynamoDB's messages)."""
         return validate_key(key, self.attributes)
+
+    def check_key(self, checked: Item) -> Item:
+        """A request's ``Key`` whose values were checked before the table
+        was known (``validate_key_values``), checked against the schema."""
+        return check_key_schema(checked, self.attributes)
 
     def check_item_key(self, item: Item) -> None:
         """An item about to be written carries the whole key (PutItem's checks)."""

@@ -11,22 +11,32 @@ from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values import validate_item
+from tallydb.engine.values import Item, validate_item
 from tallydb.engine.values.size import check_item_fits, item_size
 
+Checked = tuple[str, Item, bytes, BoundCondition | None]
 
-def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+
+def validate(request: dict[str, Any]) -> Checked:
+    """ReturnValues, the item's values and size, then the condition
+    (dynalite's validations/putItem.js)."""
     return_values = check_return_values("PutItem", request)
     item = validate_item(request["Item"])
+    encoded = orjson.dumps(item)
+    check_item_fits(item, encoded)
     bound = placeholders(request, ("ConditionExpression",), ("Expected",))
     condition = condition_of(request, bound)
     if bound is not None:
         bound.check_unused()
+    return return_values, item, encoded, condition
+
+
+def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    return_values, item, encoded, condition = checked
     table = get_table(txn, request["TableName"])
     table.keys.check_item_key(item)
-    encoded = orjson.dumps(item)
-    check_item_fits(item, encoded)
     indexes = table.indexes
     if indexes:
         check_index_keys(indexes, item)

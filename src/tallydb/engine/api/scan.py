@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from tallydb.engine.api._pages import row_item
-from tallydb.engine.api._read_exprs import check_key_paths, read_expressions
+from tallydb.engine.api._read_exprs import ReadExpressions, check_key_paths, read_expressions
 from tallydb.engine.api._segments import WRONG_SEGMENT, checked_segment, segment_of
-from tallydb.engine.api._select import plan_output
+from tallydb.engine.api._select import Output, plan_output
 from tallydb.engine.api._sources import Source, answer_page, check_index_key_paths, source_of
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.errors import ValidationException
@@ -67,12 +67,22 @@ def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
     return source.encode_start(start)
 
 
-def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+Checked = tuple[ReadExpressions, tuple[int, int] | None, Output]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """The expressions and legacy parameters, the start key's values, the
+    segment, and what is returned (``_read_exprs``' order)."""
     exprs = read_expressions(request, operation="Scan")
-    start = exprs.start
     segments = checked_segment(request.get("Segment"), request.get("TotalSegments"))
     output = plan_output(
         request, exprs.project, envelope=False, index=request.get("IndexName") is not None)
+    return exprs, segments, output
+
+
+def scan(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    exprs, segments, output = checked
+    start = exprs.start
     table = get_table(txn, request.get("TableName"))
     source = source_of(table, request)
 

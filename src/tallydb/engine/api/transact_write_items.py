@@ -141,11 +141,17 @@ def _evaluate(txn: Transaction, action: Action) -> dict[str, Any]:
     return none_reason()
 
 
-def transact_write_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def validate(request: dict[str, Any]) -> list[Action]:
+    """Each action's own checks, in order, then the payload's size."""
     actions = [_parse(entry) for entry in request.get("TransactItems") or ()]
     payload = sum(item_size(action.item_or_key) for action in actions)
     if payload > MAX_TRANSACTION_BYTES:
         raise ValidationException(TRANSACTION_TOO_BIG.format(payload))
+    return actions
+
+
+def transact_write_items(txn: Transaction, request: dict[str, Any], actions: list[Action]
+                         ) -> dict[str, Any]:
     for action in actions:
         action.table = get_table(txn, action.body.get("TableName"))
     for action in actions:

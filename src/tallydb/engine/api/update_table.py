@@ -100,6 +100,16 @@ def _check_request(request: dict[str, Any]) -> None:
         error = out_of_bounds(provisioned)
         if error is not None:
             raise error
+    mode = request.get("BillingMode")
+    if mode == "PAY_PER_REQUEST" and provisioned is not None:
+        raise invalid(
+            "ProvisionedThroughput cannot be specified when BillingMode is PAY_PER_REQUEST")
+    if mode == "PROVISIONED" and provisioned is None:
+        raise invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+    specification = request.get("StreamSpecification")
+    if specification is not None and specification.get("StreamEnabled") and (
+            specification.get("StreamViewType") is None):
+        raise ValidationException(streams.VIEW_TYPE_REQUIRED)
     for member, words in _ALONE.items():
         if member in changes and len(changes) > 1:
             raise invalid(f"{words} must be the only operation in the request")
@@ -223,8 +233,12 @@ def _change_on_demand(description: dict[str, Any], on_demand: dict[str, Any]) ->
         description.pop("OnDemandThroughput", None)
 
 
-def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def validate(request: dict[str, Any]) -> None:
+    """The checks DynamoDB makes before it looks the table up."""
     _check_request(request)
+
+
+def update_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
     before = record.description
     description = {

@@ -10,10 +10,12 @@ from tallydb.engine.values.attribute_value import (
     MAX_NESTING_LEVEL,
     MAX_RANGE_KEY_BYTES,
     base64_length,
+    check_key_schema,
     set_in_order,
     validate_item,
     validate_item_key,
     validate_key,
+    validate_key_values,
     validate_value,
 )
 from tallydb.engine.values.compare import compare_values, values_equal
@@ -55,6 +57,7 @@ __all__ = [
     "base64_length",
     "check_item_fits",
     "check_item_size",
+    "check_key_schema",
     "compare_numbers",
     "compare_values",
     "decode_key_value",
@@ -71,6 +74,7 @@ __all__ = [
     "validate_item",
     "validate_item_key",
     "validate_key",
+    "validate_key_values",
     "validate_value",
     "values_equal",
 ]
