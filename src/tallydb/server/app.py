@@ -16,7 +16,14 @@ from pathlib import Path
 
 from tallydb.console.live import LiveHub
 from tallydb.console.routes import Console
-from tallydb.engine.api import OPERATIONS, SWEEP_BATCH, SWEEP_INTERVAL, Engine, Limits
+from tallydb.engine.api import (
+    OPERATIONS,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    Engine,
+    Limits,
+    TableDelays,
+)
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
 from tallydb.server.access import Key
@@ -77,6 +84,8 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
+    table_delays: TableDelays | None = None
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -267,7 +276,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         raise
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
-                        separate_regions=config.separate_regions, objects=config.objects())
+                        separate_regions=config.separate_regions, objects=config.objects(),
+                        table_delays=config.table_delays)
     except BaseException:
         store.close()
         listener.sockets.close()

@@ -26,6 +26,7 @@ from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._imports import IMPORT, run_import
 from tallydb.engine.api._jobs import Integrations, Jobs
+from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
@@ -40,7 +41,7 @@ from tallydb.engine.storage import Store, Transaction
 __all__ = [
     "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "NO_OUTPUT", "OPERATIONS",
     "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
-    "check_expressions", "run", "target_of", "unknown_operation",
+    "TableDelays", "check_expressions", "run", "target_of", "unknown_operation",
 ]
 
 Request = dict[str, Any]
@@ -134,9 +135,12 @@ class Engine:
 
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
-        objects: ObjectStore | None = None,
+        objects: ObjectStore | None = None, table_delays: TableDelays | None = None,
     ) -> None:
         self.store = store
+        #: How long tables stay CREATING, DELETING, UPDATING (``_lifecycle``;
+        #: None, the default: they change state at once).
+        store.table_delays = table_delays
         self._scratch: str | None = None
         if store.location == ":memory:":
             import tempfile
@@ -156,7 +160,7 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run)
+        self._run: Runner = run if limits is None else limits.wrap(run, validate)
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -244,13 +248,17 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``); the answer is the
-        larger of the two counts, so a backlog of either brings the next call.
+        records past their 24 hours (``_streams.trim``), and, with table
+        lifecycle delays, deletes for good the tables whose DELETING is over
+        (``_streams.settle``); the answer is the larger of the counts, so a
+        backlog of either brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
+            if self.store.table_delays is not None:
+                streams.settle(txn, when)
         return max(deleted, trimmed)
 
     def close(self) -> None:
@@ -274,6 +282,18 @@ def unknown_operation(operation: str) -> UnknownOperationException:
     if operation in model_operations():
         return UnknownOperationException(NOT_SERVED.format(operation=operation))
     return UnknownOperationException()
+
+
+def validate(operation: str, request: Request) -> None:
+    """The pipeline's checks that need no table, alone: the request's shape
+    and the operation's ``validate`` (what a throttle checks before it
+    refuses a request)."""
+    steps = STEPS.get(operation)
+    if steps is None:
+        raise unknown_operation(operation)
+    check_request(operation, request)
+    if steps.validate is not None:
+        steps.validate(request)
 
 
 def run(txn: Transaction, operation: str, request: Request) -> Response:

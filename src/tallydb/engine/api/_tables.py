@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes
+from tallydb.engine.api._lifecycle import CREATING, DELETING, PENDING, gone, status_of
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item
@@ -101,6 +102,11 @@ class Table:
         return self.record.name
 
     @cached_property
+    def pending(self) -> bool:
+        """Whether the table has a state with a deadline (``_lifecycle``)."""
+        return PENDING in self.record.description
+
+    @cached_property
     def keys(self) -> KeySchema:
         return KeySchema(self.record.description)
 
@@ -128,4 +134,12 @@ def get_table(txn: Transaction, name: Any) -> Table:
     table = _cache.get(record.key)
     if table is None or table.record is not record:
         table = _cache[record.key] = Table(record)
+    if table.pending and _unreachable(record.description):
+        raise ResourceNotFoundException(REQUESTED_RESOURCE_NOT_FOUND)
     return table
+
+
+def _unreachable(description: dict[str, Any]) -> bool:
+    """CREATING or DELETING, or deleted: no item operation reaches the table
+    (``_lifecycle``)."""
+    return status_of(description) in (CREATING, DELETING) or gone(description)

@@ -23,6 +23,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
@@ -458,9 +459,14 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("Tags"):
         check_tags(request["Tags"])
         check_count(request["Tags"])
-    if txn.table(name) is not None:
-        raise ResourceInUseException(f"Table already exists: {name}")
-    description = _describe(request, mode, time.time())
+    existing = txn.table(name)
+    if existing is not None:
+        if not lifecycle.gone(existing.description):
+            raise ResourceInUseException(f"Table already exists: {name}")
+        streams.retire(txn, existing)  # DELETING, and its time is up: gone for good now
+    now = time.time()
+    description = _describe(request, mode, now)
+    lifecycle.begin(txn, description, lifecycle.CREATING, now)
     record = txn.create_table(name, description)
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         for index in description.get(member, ()):

@@ -6,12 +6,19 @@ DescribeTable answers ResourceNotFoundException and botocore's
 ``table_not_exists`` waiter succeeds on its first look. DynamoDB's answer
 leaves out the key schema, attribute definitions, creation time and indexes.
 The table's streams stay readable, disabled, for 24 hours (``_streams.retire``).
+
+With table lifecycle delays (``_lifecycle``) the table is DELETING until its
+deadline instead: DescribeTable shows it, its items are out of reach, and
+DeleteTable of it answers again; a table still CREATING or UPDATING is
+ResourceInUseException.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api._streams import retire
 from tallydb.engine.api.describe_table import find_table, index_counts, public_description
 from tallydb.engine.errors import ValidationException
@@ -32,7 +39,9 @@ _LEFT_OUT = ("CreationDateTime", "KeySchema", "AttributeDefinitions",
 
 def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
-    if record.description.get("DeletionProtectionEnabled"):
+    lifecycle.check_changeable(record)
+    deleting = lifecycle.status_of(record.description) == lifecycle.DELETING
+    if not deleting and record.description.get("DeletionProtectionEnabled"):
         raise ValidationException(DELETION_PROTECTED)
     deleted = public_description(
         record.description, status="DELETING", counts=txn.count_items(record),
@@ -40,5 +49,11 @@ def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     )
     for member in _LEFT_OUT:
         deleted.pop(member, None)
-    retire(txn, record)
+    if deleting:
+        return {"TableDescription": deleted}  # DeleteTable again: no error (API reference)
+    description = dict(record.description)
+    if lifecycle.begin(txn, description, lifecycle.DELETING, time.time()):
+        txn.update_table(record.with_description(description))
+    else:
+        retire(txn, record)
     return {"TableDescription": deleted}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
@@ -240,6 +241,7 @@ def validate(request: dict[str, Any]) -> None:
 
 def update_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
+    lifecycle.check_changeable(record, deleting_too=True)
     before = record.description
     description = {
         k: (dict(v) if isinstance(v, dict) else v) for k, v in before.items()
@@ -264,6 +266,7 @@ def update_table(txn: Transaction, request: dict[str, Any], checked: None) -> di
     if request.get("StreamSpecification") is not None:
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
+    lifecycle.begin(txn, description, lifecycle.UPDATING, now)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
     updated = record.with_description(description)

@@ -1,6 +1,6 @@
 // Tables: the list (item count, size), create, delete, and one table's page.
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
-import { call, listTables } from "./api.js";
+import { STATUS_POLL_MS, call, changing, listTables } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Fit, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
@@ -37,6 +37,12 @@ export function TablesPage() {
     setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
+  // A table CREATING, UPDATING or DELETING is looked at again until it is not.
+  useEffect(() => {
+    if (!tables || !tables.some(changing)) return undefined;
+    const timer = setTimeout(load, STATUS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [tables]);
   // Re-describe only the tables a commit touched.
   useEffect(() => {
     const due = new Set();
@@ -212,6 +218,11 @@ export function TablePage({ table }) {
   });
   useEffect(() => { load(); }, [table]);
   useLiveReload(load, [table]);
+  useEffect(() => {  // CREATING or UPDATING: looked at again until it is ACTIVE
+    if (!changing(description)) return undefined;
+    const timer = setTimeout(load, STATUS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [description]);
   const remove = () => run(async () => {
     await call("DeleteTable", { TableName: table });
     location.hash = "#/tables";
