@@ -608,3 +608,23 @@ def assert_error(
     assert (got_code, got_status) == (code, status), got_message
     if message is not None:
         assert same_message(got_message, message), (got_message, message)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The documentation's blocks: how many ran, and which are marked as not
+    runnable, and why (tests/test_docs_examples.py records them)."""
+    documents = [
+        value
+        for report in terminalreporter.stats.get("passed", [])
+        for name, value in getattr(report, "user_properties", ())
+        if name == "docs_blocks"
+    ]
+    if not documents:
+        return
+    ran = sum(d["ran"] for d in documents)
+    skipped = [line for d in documents for line in d["skipped"]]
+    terminalreporter.section("documentation blocks")
+    terminalreporter.line(f"{ran} blocks run in {len(documents)} documents, "
+                          f"{len(skipped)} marked not runnable:")
+    for line in skipped:
+        terminalreporter.line(f"  {line}")

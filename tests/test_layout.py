@@ -80,6 +80,7 @@ TWINS = [
     (tallydb.Model, tallydb.aio.Model),
     (tallydb.Counter, tallydb.aio.Counter),
     (tallydb.ShardedCounter, tallydb.aio.ShardedCounter),
+    (tallydb.RegionalCounter, tallydb.aio.RegionalCounter),
 ]
 
 

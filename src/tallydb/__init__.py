@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from tallydb.toolkit.extensions import Extension, WriteModification
     from tallydb.toolkit.indexes import GlobalIndex, LocalIndex
     from tallydb.toolkit.model import Model
+    from tallydb.toolkit.regional import RegionalCounter
     from tallydb.toolkit.table import Table
     from tallydb.toolkit.update import Update, if_not_exists, list_append
 
@@ -82,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "Condition": "tallydb.toolkit.conditions",
     "Counter": "tallydb.toolkit.counters",
     "ShardedCounter": "tallydb.toolkit.counters",
+    "RegionalCounter": "tallydb.toolkit.regional",
     "Model": "tallydb.toolkit.model",
     "Attribute": "tallydb.toolkit.attributes",
     "HashKey": "tallydb.toolkit.attributes",
@@ -136,6 +138,7 @@ __all__ = [
     "OutcomeUnknown",
     "Path",
     "RangeKey",
+    "RegionalCounter",
     "ResourceInUseException",
     "ResourceNotFoundException",
     "SchemaMismatchError",

@@ -23,6 +23,8 @@ M = "no-such-table"
 ARN = f"arn:aws:dynamodb:us-east-1:000000000000:table/{M}"
 STREAM = f"{ARN}/stream/2026-01-01T00:00:00.000"
 BACKUP = f"{ARN}/backup/01700000000000-abcdefgh"
+SQS = "arn:aws:sqs:us-east-1:000000000000:queue-abc"
+KINESIS = "arn:aws:kinesis:us-east-1:000000000000:stream/abcdefghijkl"
 BOTH_TYPES = {"pk": {"S": "a", "N": "1"}}
 INVALID = "One or more parameter values were invalid: "
 ONE = "1 validation error detected: "
@@ -169,6 +171,64 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
                    "value less than or equal to 1000"),
     "ListStreams": ({"TableName": M, "Limit": 101},
                     INVALID + "Limit cannot be greater than the maximum allowed size: 100"),
+    # the model's constraints, worded as DynamoDB words them (botocore's model)
+    "CancelBulkOperation": ({"BulkOperationArn": "arn:x"},
+                            ONE + "Value 'arn:x' at 'bulkOperationArn' failed to satisfy "
+                            "constraint: Member must have length greater than or equal to 37"),
+    "DescribeBulkOperation": ({"BulkOperationArn": "arn:x"},
+                              ONE + "Value 'arn:x' at 'bulkOperationArn' failed to satisfy "
+                              "constraint: Member must have length greater than or equal to 37"),
+    "ListBulkOperations": ({"MaxResults": 0},
+                           ONE + "Value '0' at 'maxResults' failed to satisfy constraint: Member "
+                           "must have value greater than or equal to 1"),
+    "StartBulkPutItems": (
+        {"TableName": M, "MaxWriteRequestUnits": 1,
+         "InputS3Configuration": {"S3Bucket": "bucket", "InputFormat": "DYNAMODB_JSON"},
+         "OutputS3Configuration": {"OutputType": []}},
+        ONE + "Value '1' at 'maxWriteRequestUnits' failed to satisfy constraint: Member must "
+        "have value greater than or equal to 1024"),
+    "DescribeContributorInsights": (
+        {"TableName": M, "IndexName": "x"},
+        ONE + "Value 'x' at 'indexName' failed to satisfy constraint: Member must have length "
+        "greater than or equal to 3"),
+    "UpdateContributorInsights": (
+        {"TableName": M, "ContributorInsightsAction": "MAYBE"},
+        ONE + "Value 'MAYBE' at 'contributorInsightsAction' failed to satisfy constraint: "
+        "Member must satisfy enum value set: [ENABLE, DISABLE]"),
+    "ListContributorInsights": (
+        {"TableName": M, "MaxResults": 101},
+        ONE + "Value '101' at 'maxResults' failed to satisfy constraint: Member must have value "
+        "less than or equal to 100"),
+    "DescribeKinesisStreamingDestination": (
+        {"TableName": "x" * 256},
+        ONE + f"Value '{'x' * 256}' at 'tableName' failed to satisfy constraint: Member must "
+        "have length less than or equal to 255"),
+    # a stream ARN that is not Kinesis's, before the table: not on record, tallydb's text
+    # (api/_kinesis_destinations.py)
+    "EnableKinesisStreamingDestination": (
+        {"TableName": M, "StreamArn": SQS},
+        f"StreamArn must be the ARN of a Kinesis data stream: {SQS}"),
+    "DisableKinesisStreamingDestination": (
+        {"TableName": M, "StreamArn": SQS},
+        f"StreamArn must be the ARN of a Kinesis data stream: {SQS}"),
+    # nothing to update: not on record, tallydb's text
+    "UpdateKinesisStreamingDestination": (
+        {"TableName": M, "StreamArn": KINESIS},
+        "UpdateKinesisStreamingConfiguration must name an ApproximateCreationDateTimePrecision"),
+    # DynamoDB's invalid-policy-document error (its wording: api/_policies.py)
+    "PutResourcePolicy": ({"ResourceArn": ARN, "Policy": "{not json"},
+                          INVALID + "Invalid policy document: The policy is not valid JSON"),
+    # an index's ARN has no policy: not on record, tallydb's text (api/_policy_resources.py)
+    "GetResourcePolicy": ({"ResourceArn": f"{ARN}/index/x"},
+                          f"ResourceArn must be the ARN of a table or of a table's stream: "
+                          f"{ARN}/index/x"),
+    "DeleteResourcePolicy": ({"ResourceArn": f"{ARN}/index/x"},
+                             f"ResourceArn must be the ARN of a table or of a table's stream: "
+                             f"{ARN}/index/x"),
+    # no time given: not on record, tallydb's text (api/restore_table_to_point_in_time.py)
+    "RestoreTableToPointInTime": ({"SourceTableName": M, "TargetTableName": "target"},
+                                  "One of RestoreDateTime or UseLatestRestorableTime must be "
+                                  "specified"),
 }
 
 

@@ -61,7 +61,12 @@ def videos(console_server: Serve) -> str:
 #: Each page, and what shows it is drawn with its data.
 PAGES = {
     "#/tables": "tr[data-table]",
-    "#/tables/{table}": ".facts",
+    "#/tables/{table}/indexes": "form.create",
+    "#/tables/{table}/stream": ".card",
+    "#/tables/{table}/ttl": ".ttlstatus",
+    "#/tables/{table}/backups": "text=Point-in-time recovery",
+    "#/tables/{table}/tags": "form.card",
+    "#/tables/{table}/settings": ".ttlstatus",
     "#/tables/{table}/items": "table.items tbody tr",
     "{item}": 'tr[data-attribute="digits"]',
     "#/builder": '.verdict[data-state="valid"]',

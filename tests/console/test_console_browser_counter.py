@@ -122,6 +122,26 @@ def test_increments_from_another_process_appear_without_a_reload(console: Consol
     assert play_count(client, table) == "200"
 
 
+def test_a_large_item_changed_elsewhere_is_read_by_reference(console: Console) -> None:
+    # its image is over what the live feed sends inline: the page reads it (GetItem)
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "0"}})
+    page = console.open(item_fragment(table))
+    expect(value_cell(console, "play_count")).to_have_text("0")
+    expect(page.locator(".live.on")).to_be_visible()
+    run_elsewhere(console.server.url, f"""
+        client.update_item(TableName={table!r}, Key={KEY!r},
+                           UpdateExpression="SET play_count = :n, notes = :big",
+                           ExpressionAttributeValues={{":n": {{"N": "7"}},
+                                                       ":big": {{"S": "n" * 20000}}}})
+    """)
+    expect(value_cell(console, "play_count")).to_have_text("7")
+    expect(page.locator(".changelog li").first).to_contain_text("→ 7")
+    reads = [body for operation, body in console.sent if operation == "GetItem"]
+    assert len(reads) == 2 and reads[1]["ConsistentRead"] is True  # the open, the reference
+
+
 def test_an_edit_racing_an_increment_is_refused_and_loses_nothing(console: Console) -> None:
     client = console.server.client()
     table = make_videos(client)

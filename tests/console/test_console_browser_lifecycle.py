@@ -69,7 +69,9 @@ def test_a_table_creating_is_shown_and_looked_at_again(
     # its items page waits, reading nothing and showing no error
     console.sent.clear()
     console.open("#/tables/slow/items")
-    expect(page.get_by_text("Loading…")).to_be_visible()
+    expect(page.get_by_role("status")).to_have_text(
+        "The table is being created: its items can be read once it is ACTIVE.")
+    expect(page.locator("dl.summary")).to_contain_text("CREATING")
     described(console, page, 3)
     assert "Scan" not in console.operations()
     assert page.locator(".error").count() == 0

@@ -61,9 +61,10 @@ def test_create_a_table_with_indexes_billing_and_ttl(console: Any) -> None:
     page.get_by_role("button", name="Create", exact=True).click()
 
     expect(page.get_by_role("heading", level=1)).to_have_text(table)
-    facts = page.locator(".facts")
-    expect(facts).to_contain_text("expires_at")
-    expect(facts).to_contain_text("5 read / 5 write units")
+    page.get_by_role("link", name="Settings").click()
+    expect(page.locator(".facts:not(.summary)")).to_contain_text("5 read / 5 write units")
+    expect(page.locator(".ttlstatus")).to_contain_text("expires_at")
+    page.get_by_role("link", name="Indexes").click()
     indexes = page.get_by_role("table", name="Indexes")
     expect(indexes).to_contain_text("byStatus")
     expect(indexes).to_contain_text("byTotal")

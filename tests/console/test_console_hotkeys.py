@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tallydb.console.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
+from tallydb.engine.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
 from tallydb.engine.feed import Change
 from tallydb.engine.values import encode_key_value
 

@@ -117,30 +117,93 @@ def test_inserts_and_removes_are_named(server: TallyServer) -> None:
 
 def test_a_resumed_page_gets_what_it_missed(server: TallyServer) -> None:
     client = server.client()
+    other_tab = EventStream(server, "?tables=others")  # the ring lives while a page is open
     stream = EventStream(server, "?tables=videos")
-    last = stream.until("hello").data["seq"]
+    try:
+        other_tab.until("hello")
+        last = stream.until("hello").data["seq"]
+        add(client)
+        first = stream.until("changes")
+        stream.close()
+        assert first.id is not None
+        add(client, n=5)
+        time.sleep(0.3)  # framed while the page is away
+        resumed = EventStream(server, "?tables=videos", {"Last-Event-ID": first.id})
+        try:
+            resumed.until("hello")
+            replayed = resumed.next()
+            assert replayed.name == "changes"
+            assert int(replayed.id or 0) > int(first.id) > last
+            assert value_of(replayed.data["changes"][-1]) == value_of(
+                first.data["changes"][-1]) + 5
+        finally:
+            resumed.close()
+        gone = EventStream(server, "", {"Last-Event-ID": "0"})
+        try:
+            gone.until("hello")
+            assert gone.next().name == "resync"  # changes from before the feed had listeners
+        finally:
+            gone.close()
+    finally:
+        other_tab.close()
+
+
+def test_the_ring_is_dropped_when_the_last_page_leaves(server: TallyServer) -> None:
+    client = server.client()
+    stream = EventStream(server, "?tables=videos")
+    stream.until("hello")
     add(client)
     first = stream.until("changes")
-    stream.close()
-    assert first.id is not None
+    stream.close()  # the only page: what it could replay is forgotten
+    time.sleep(0.5)  # (the server sees the close in its own time)
     add(client, n=5)
-    time.sleep(0.3)  # framed while the page is away
-    resumed = EventStream(server, "?tables=videos", {"Last-Event-ID": first.id})
+    time.sleep(0.3)  # framed while no page is open
+    resumed = EventStream(server, "?tables=videos", {"Last-Event-ID": first.id or ""})
     try:
         resumed.until("hello")
-        replayed = resumed.next()
-        assert replayed.name == "changes"
-        assert int(replayed.id or 0) > int(first.id) > last
-        assert value_of(replayed.data["changes"][-1]) == value_of(
-            first.data["changes"][-1]) + 5
+        assert resumed.next().name == "resync"
     finally:
         resumed.close()
-    gone = EventStream(server, "", {"Last-Event-ID": "0"})
+
+
+def test_large_images_come_as_references_and_the_ring_holds_few_bytes(
+    server: TallyServer
+) -> None:
+    client = server.client()
+    big = {"PK": {"S": "ref"}, "SK": {"S": "1"}}
+    holder = EventStream(server, "?tables=others")  # keeps the ring
+    stream = EventStream(server, "?tables=videos")
     try:
-        gone.until("hello")
-        assert gone.next().name == "resync"  # changes from before the feed had listeners
+        holder.until("hello")
+        last = stream.until("hello").data["seq"]
+        for i in range(300):  # 300 commits of a 100 KB item: 30 MB of images
+            client.put_item(TableName="videos", Item={**big, "n": {"N": str(i)},
+                                                     "blob": {"S": "x" * 100_000}})
+        marker = {"PK": {"S": "ref"}, "SK": {"S": "marker"}}
+        client.put_item(TableName="videos", Item=marker)
+        refs = 0
+        while True:
+            changes = stream.until("changes").data["changes"]
+            for change in changes:
+                if change["keys"] == big:
+                    assert change.get("ref") is True and "new" not in change
+                    refs += 1
+            if any(change["keys"] == marker for change in changes):
+                break
+        assert refs > 0
+        # a page resuming from before them all: the ring (2 MB) no longer has them
+        resumed = EventStream(server, "?tables=videos", {"Last-Event-ID": str(last)})
+        try:
+            resumed.until("hello")
+            first = resumed.next()
+            assert first.name in ("resync", "changes")
+            if first.name == "changes":  # what the ring kept: references, small
+                assert all(c.get("ref") for c in first.data["changes"])
+        finally:
+            resumed.close()
     finally:
-        gone.close()
+        stream.close()
+        holder.close()
 
 
 def test_a_page_that_does_not_read_never_slows_the_writers(server: TallyServer) -> None:
@@ -164,7 +227,8 @@ def test_a_page_that_does_not_read_never_slows_the_writers(server: TallyServer) 
         reader.until("hello")
         client.update_item(TableName="videos", Key=big, UpdateExpression="SET n = :n",
                            ExpressionAttributeValues={":n": {"N": "100"}})
-        assert reader.until("changes").data["changes"][0]["new"]["n"] == {"N": "100"}
+        change = reader.until("changes").data["changes"][0]
+        assert change["keys"] == big and change["ref"] is True  # (300 KB: read by the page)
     finally:
         reader.close()
 
@@ -189,3 +253,52 @@ def test_hot_keys_arrive_every_second(server: TallyServer) -> None:
         raise AssertionError("the hammered item never reached the hot keys")
     finally:
         stream.close()
+
+
+def rss(server: TallyServer) -> int:
+    assert server.proc is not None
+    with open(f"/proc/{server.proc.pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_one_open_page_holds_little_memory_however_large_the_items() -> None:
+    # 25 items of 20 KB rewritten 200 times while a page watches: its frames
+    # (and the ring a resuming page would be replayed from) hold references,
+    # not 100 MB of images
+    with serving() as server:
+        client = server.client()
+        client.create_table(
+            TableName="wide", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+        stream = EventStream(server)
+        stream.until("hello")
+        stop = threading.Event()
+
+        def read() -> None:  # the page reads what it is sent
+            stream.sock.settimeout(0.5)
+            while not stop.is_set():
+                try:
+                    if not stream.sock.recv(1 << 20):
+                        return
+                except TimeoutError:
+                    pass
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            before = rss(server)
+            for round_ in range(200):
+                client.batch_write_item(RequestItems={"wide": [
+                    {"PutRequest": {"Item": {"id": {"S": f"i{n}"}, "round": {"N": str(round_)},
+                                             "blob": {"S": "b" * 20_000}}}}
+                    for n in range(25)]})
+            grown = rss(server) - before
+            assert grown < 40 << 20, grown
+        finally:
+            stop.set()
+            reader.join(5)
+            stream.close()

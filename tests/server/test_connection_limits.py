@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -165,3 +166,28 @@ def test_a_large_body_with_an_unknown_target_is_answered_from_its_head(
     assert answer.error_type == "com.amazon.coral.service#UnknownOperationException"
     assert pipe.closed_by_server()
     assert stub.engine.batches == []
+
+
+def test_a_client_that_never_reads_is_closed_after_the_idle_timeout(
+    stub_factory: Callable[..., StubServer], pipe_factory: Callable[[str], Pipe]
+) -> None:
+    # answers waiting that never drain, even with a request half read when
+    # the server stopped reading: closed (reset) after the idle timeout,
+    # however long a request may take to arrive
+    quick = stub_factory(limits=ConnectionLimits(
+        header_timeout=600, body_timeout=600, idle_timeout=0.8, max_connections=8))
+    held = [pipe_factory(quick.url) for _ in range(8)]
+    for pipe in held:
+        pipe.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        pipe.sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            pipe.sock.send(request_bytes("Big", {}) * 300)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if post(quick.url, "Echo", {}).status == 200:
+                break
+        except OSError:
+            pass  # (answered 503 and closed while sending)
+        assert time.monotonic() < deadline, "the slots of clients that never read stayed taken"
+        time.sleep(0.1)

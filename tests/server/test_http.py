@@ -4,6 +4,7 @@ browsers read, TLS (compressed bodies: test_encoding.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import resource
 import socket
 import ssl
 import time
@@ -133,3 +134,68 @@ def test_a_client_that_half_closes_gets_every_answer(
         assert pipe.closed_by_server()
     finally:
         pipe.close()
+
+
+def _open_raw(port: int, count: int) -> list[socket.socket]:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < count + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, count + 256), hard))
+    return [socket.create_connection(("127.0.0.1", port)) for _ in range(count)]
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True  # reset
+
+
+def _wait_until(condition: Callable[[], bool], what: str, timeout: float = 45.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+def test_half_open_tls_handshakes_count_against_the_connection_cap(
+    serve: Callable[..., Serve], tmp_path: Path
+) -> None:
+    pytest.importorskip("cryptography", reason="cryptography makes the test certificate")
+    cert, key = _self_signed(tmp_path)
+    server = serve("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key),
+                   "--max-connections", "50", "--header-timeout", "600")
+    port = int(server.url.rsplit(":", 1)[1])
+    socks = _open_raw(port, 300)  # TCP connections that never begin their handshake
+    try:
+        _wait_until(lambda: sum(_closed_by_server(s) for s in socks) >= 250,
+                    "handshakes past --max-connections were held open")
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_a_tls_handshake_must_end_within_the_header_timeout(
+    serve: Callable[..., Serve], tmp_path: Path
+) -> None:
+    pytest.importorskip("cryptography", reason="cryptography makes the test certificate")
+    cert, key = _self_signed(tmp_path)
+    server = serve("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key),
+                   "--header-timeout", "1")
+    port = int(server.url.rsplit(":", 1)[1])
+    socks = _open_raw(port, 300)
+    socks[0].sendall(b"\x16\x03\x01")  # and one that stops three bytes into it
+    try:
+        _wait_until(lambda: all(_closed_by_server(s) for s in socks),
+                    "half-open handshakes outlived --header-timeout")
+    finally:
+        for sock in socks:
+            sock.close()
+    ddb = boto3.session.Session().client(  # and a whole handshake is served as before
+        "dynamodb", endpoint_url=f"https://localhost:{port}", region_name="us-east-1",
+        aws_access_key_id="x", aws_secret_access_key="y", verify=str(cert),
+        config=Config(retries={"total_max_attempts": 1}),
+    )
+    assert ddb.list_tables()["TableNames"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -187,3 +188,13 @@ def test_raw_strings_accepted(videos: tallydb.Table) -> None:
     assert items == [ITEM]
     with pytest.raises(tallydb.ConditionalCheckFailedException):
         videos.delete(KEY, condition="attribute_not_exists(PK)")
+
+
+def test_a_comparison_without_parentheses_says_how_to_write_it(videos: tallydb.Table) -> None:
+    # As reported: docs/toolkit.md's query raised a bare TypeError (& binds before ==).
+    with pytest.raises(TypeError, match=re.escape(
+            "put each comparison in parentheses: (Path('PK') == 'VID#9f3a') & ...")):
+        Path("PK") == "VID#9f3a" & Path("SK").begins_with("STATS#")  # noqa: B015
+    videos.put({"PK": "VID#9f3a", "SK": "STATS#TOTAL"})
+    found = videos.query((Path("PK") == "VID#9f3a") & Path("SK").begins_with("STATS#"))
+    assert [item["SK"] for item in found] == ["STATS#TOTAL"]

@@ -116,6 +116,82 @@ def test_plugin_against_a_given_endpoint(tmp_path: Path, moto_server: Any) -> No
     assert "8 passed" in result.stdout
 
 
+def test_an_endpoint_with_tables_is_refused_before_any_test_runs(tmp_path: Path) -> None:
+    # As reported: a dev server's own "users" table met the tests' (assert 3 == 0).
+    with serve(in_memory=True) as server:
+        with tallydb.connect(client=server.client()) as db:
+            users = db.create_table("users", hash_key=("id", "S"))
+            for name in ("ada", "bob", "cy"):
+                users.put({"id": name})
+        result = run_pytest(tmp_path, "--tallydb-endpoint", str(server.url))
+        assert result.returncode == 4, result.stdout + result.stderr  # a usage error
+        assert (f"--tallydb-endpoint {server.url} already has 1 table(s) (users): the tests "
+                "could see or change them") in result.stderr
+        assert "--tallydb-allow-existing-tables" in result.stderr
+        assert "passed" not in result.stdout
+        with tallydb.connect(client=server.client()) as db:
+            assert db.list_tables() == ["users"]
+            assert db.table("users").count() == 3
+
+
+ALONGSIDE = """
+def _create(client, name):
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+def test_creates_one(tallydb_client):
+    _create(tallydb_client, "run-made")
+    tallydb_client.put_item(TableName="run-made", Item={"id": {"S": "x"}})
+
+def test_its_table_is_gone_and_the_users_is_not(tallydb_client):
+    names = tallydb_client.list_tables()["TableNames"]
+    assert "run-made" not in names and "users" in names
+"""
+
+
+def test_allowed_existing_tables_are_left_alone(tmp_path: Path) -> None:
+    with serve(in_memory=True) as server:
+        with tallydb.connect(client=server.client()) as db:
+            db.create_table("users", hash_key=("id", "S")).put({"id": "ada"})
+        (tmp_path / "test_alongside.py").write_text(textwrap.dedent(ALONGSIDE))
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             "test_alongside.py", "--tallydb-endpoint", str(server.url),
+             "--tallydb-allow-existing-tables"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "2 passed" in result.stdout
+        with tallydb.connect(client=server.client()) as db:
+            assert db.list_tables() == ["users"]
+            assert db.table("users").count() == 1
+
+
+def test_only_tables_this_process_made_are_deleted(tmp_path: Path) -> None:
+    # Someone else's table, made on the endpoint during a test, is not the run's.
+    with serve(in_memory=True) as server:
+        (tmp_path / "test_other.py").write_text(textwrap.dedent(f"""
+            import subprocess, sys
+
+            def test_another_process_makes_a_table(tallydb_endpoint):
+                code = ("import tallydb; db = tallydb.connect('{server.url}');"
+                        " db.create_table('theirs', hash_key=('id', 'S'))")
+                subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+        """))
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             "test_other.py", "--tallydb-endpoint", str(server.url)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        with tallydb.connect(client=server.client()) as db:
+            assert db.list_tables() == ["theirs"]
+
+
 def test_serve_context_manager() -> None:
     with serve(in_memory=True) as server:
         assert server.url is not None and server.url.startswith("http://127.0.0.1:")

@@ -13,6 +13,7 @@ from tallydb.cli._errors import Group
 from tallydb.cli.counter import counter
 from tallydb.cli.items import delete, describe, get, put, query, scan, tables
 from tallydb.cli.reset import reset
+from tallydb.cli.restore import restore
 from tallydb.cli.serve import serve
 from tallydb.cli.table_lifecycle import create_table, delete_table
 from tallydb.cli.transfer import export, import_
@@ -33,5 +34,5 @@ def main() -> None:
 
 
 for _command in (serve, tables, create_table, delete_table, describe, scan, query, get, put,
-                 delete, counter, export, import_, reset):
+                 delete, counter, export, import_, restore, reset):
     main.add_command(_command)

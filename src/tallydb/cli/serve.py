@@ -75,13 +75,15 @@ def _table_delays(_ctx: click.Context, _param: click.Parameter, value: str | Non
               help="The private key of --tls-cert (PEM).")
 @click.option("--header-timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from a request's first byte to the end of its "
-                   "headers (then 408 and close).")
+                   "headers (then 408 and close), and from connecting to the end of its TLS "
+                   "handshake (then close).")
 @click.option("--body-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
               help="Seconds a client has from the end of a request's headers to the end of "
                    "its body (then 408 and close).")
 @click.option("--idle-timeout", default=60.0, show_default=True, type=click.FloatRange(min=0.1),
-              help="Seconds a keep-alive connection may sit idle, or leave its responses "
-                   "unread, before it is closed.")
+              help="Seconds a keep-alive connection may sit idle before it is closed; also "
+                   "how long a client's answers (the console's live feed included) may wait "
+                   "without draining before its connection is reset.")
 @click.option("--max-connections", default=4096, show_default=True, type=click.IntRange(min=1),
               help="Connections open at once (capped by the file-descriptor limit); more are "
                    "answered 503 and closed.")
@@ -110,6 +112,12 @@ def _table_delays(_ctx: click.Context, _param: click.Parameter, value: str | Non
                    "DynamoDB does, or let every region see the same tables, as DynamoDB "
                    "Local with -sharedDb does. Unsigned requests are in us-east-1, whose "
                    "tables are the shared ones. ARNs always name the request's region.")
+@click.option("--replication-delay", default=1.0, show_default=True, metavar="SECONDS",
+              type=click.FloatRange(min=0),
+              help="With --separate-regions: how long a global table's change takes to reach "
+                   "its other replicas (multi-Region eventual consistency), and the window in "
+                   "which a strongly consistent one refuses another region's write to the same "
+                   "item (ReplicatedWriteConflictException). 0 for tests.")
 @click.option("--table-delays", metavar="CREATE,DELETE,UPDATE", callback=_table_delays,
               help="Keep tables CREATING, DELETING and UPDATING for these many "
                    "milliseconds, as DynamoDB does (its item operations answer "
@@ -125,6 +133,13 @@ def _table_delays(_ctx: click.Context, _param: click.Parameter, value: str | Non
 @click.option("--s3-root", type=click.Path(file_okay=False, path_type=Path),
               help="Without --s3-endpoint: the directory holding a directory per bucket, "
                    "objects at their keys' paths.  [default: s3/ in the data directory]")
+@click.option("--kinesis-endpoint", metavar="URL",
+              help="Send Kinesis streaming destinations' records to this Kinesis-compatible "
+                   "endpoint (AWS, kinesalite, LocalStack), with boto3's credentials, or "
+                   "$TALLYDB_KINESIS_ACCESS_KEY_ID and $TALLYDB_KINESIS_SECRET_ACCESS_KEY. "
+                   "Without it, records wait in the data directory.")
+@click.option("--kinesis-region", default="us-east-1", show_default=True,
+              help="The region of --kinesis-endpoint.")
 @click.option("--no-console", "no_console", is_flag=True,
               help="Do not serve the web console at /console.")
 @click.option("--log-level", default="warning", show_default=True,
@@ -151,10 +166,13 @@ def serve(
     commit_thread: bool | None,
     emulate_limits: bool,
     separate_regions: bool,
+    replication_delay: float,
     table_delays: Any,
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
+    kinesis_endpoint: str | None,
+    kinesis_region: str,
     no_console: bool,
     log_level: str,
 ) -> None:
@@ -197,10 +215,13 @@ def serve(
         commit_thread=commit_thread,
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
+        replication_delay=replication_delay,
         table_delays=table_delays,
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,
+        kinesis_endpoint=kinesis_endpoint,
+        kinesis_region=kinesis_region,
         console=not no_console,
     )
 

@@ -16,9 +16,17 @@ on the event loop every ``FRAME`` seconds:
 A page that does not read its stream is never waited for: while the
 socket's write buffer holds more than ``MAX_BUFFERED`` bytes its frames are
 dropped, and once it drains it gets a ``resync`` event (re-read what you
-show). A reconnecting page's ``Last-Event-ID`` replays the frames it missed
+show); a stream that does not drain for the server's idle timeout is reset
+(``server/protocol.py``). A reconnecting page's ``Last-Event-ID`` replays the frames it missed
 from a small ring, or gets ``resync`` when they are gone. A stream lasts at
 most ``LIFETIME`` seconds; the page reconnects (and resumes) by itself.
+
+What a stream can make the server hold is bounded in bytes: an item image
+whose JSON is over ``INLINE_IMAGE`` bytes is sent as a reference (the
+change without ``new``, with ``"ref": true``; the page reads the item
+with GetItem), a frame over ``MAX_FRAME`` bytes is sent as ``resync``
+instead, the ring keeps at most ``RING_BYTES`` (and ``RING`` frames), and it
+is dropped when the last page leaves.
 """
 
 from __future__ import annotations
@@ -32,8 +40,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from tallydb.console.hotkeys import HotKeys
 from tallydb.engine.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
+from tallydb.engine.hotkeys import HotKeys
 
 FRAME = 0.1
 HOTKEYS_EVERY = 1.0
@@ -41,7 +49,10 @@ HEARTBEAT = 15.0
 LIFETIME = 30 * 60.0
 LINGER = 120.0
 MAX_BUFFERED = 256 * 1024
-RING = 256  # frames kept for Last-Event-ID
+RING = 256  # frames kept for Last-Event-ID, at most
+RING_BYTES = 2 << 20  # and at most this many bytes of them
+INLINE_IMAGE = 4096  # an item image's JSON over this is sent as a reference
+MAX_FRAME = 256 * 1024  # a changes event over this is sent as resync
 
 
 class Sink(Protocol):
@@ -66,15 +77,38 @@ def event(name: str, data: Any, seq: int | None = None) -> bytes:
     return head + b"data: " + orjson.dumps(data) + b"\n\n"
 
 
+def changes_event(seq: int, entries: Sequence[bytes]) -> bytes:
+    """A ``changes`` event of entries already in JSON (``entry``)."""
+    return (b"event: changes\nid: %d\ndata: {\"seq\":%d,\"changes\":[%s]}\n\n"
+            % (seq, seq, b",".join(entries)))
+
+
+def entry(change: Change, absent_before: bool, count: int) -> bytes:
+    """One item's changes of a frame, in JSON: its image inline, or a
+    reference to it when the image is large."""
+    new = change.new
+    fields: dict[str, Any] = {"table": change.table, "keys": change.keys,
+                              "event": _event(absent_before, new), "count": count}
+    if new is not None:
+        image = orjson.dumps(new)
+        if len(image) > INLINE_IMAGE:
+            fields["ref"] = True
+            return orjson.dumps(fields)
+        return orjson.dumps(fields)[:-1] + b',"new":' + image + b"}"
+    fields["new"] = None
+    return orjson.dumps(fields)
+
+
 class _Frame(NamedTuple):
     """A ``changes`` event: the changes of seq ``first`` to ``last``,
-    coalesced per item, by table; ``data`` as pages that watch every table
-    get it."""
+    coalesced per item, each in JSON, by table; ``data`` as pages that watch
+    every table get it (``resync`` when it is over ``MAX_FRAME``)."""
 
     first: int
     last: int
-    by_table: dict[str, list[dict[str, Any]]]
+    by_table: dict[str, list[bytes]]
     data: bytes
+    size: int  # bytes held: data and the entries
 
 
 class LiveStream:
@@ -122,7 +156,9 @@ class LiveStream:
             return
         entries = [e for table in tables & frame.by_table.keys() for e in frame.by_table[table]]
         if entries:
-            self.send(event("changes", {"seq": frame.last, "changes": entries}, frame.last))
+            data = changes_event(frame.last, entries)
+            self.send(data if len(data) <= MAX_FRAME
+                      else event("resync", {"seq": frame.last}))
 
     def hotkeys_frame(self, top: list[dict[str, Any]]) -> bytes:
         """The hot-keys event, of the tables this page watches only."""
@@ -151,10 +187,10 @@ class LiveHub:
         self._frame_first = self._frame_last = 0
         self._lock = threading.Lock()  # the writer's thread fills _latest, the loop empties it
         self._throttles: list[tuple[str, bytes]] = []
-        self._ring: deque[_Frame] = deque(maxlen=RING)
-        #: the feed's sequence number when listening began: every change
-        #: after it is in a frame or pending
-        self._framed_from = 0
+        self._ring: deque[_Frame] = deque()
+        self._ring_size = 0  # bytes the ring's frames hold
+        #: every change after this sequence number is in the ring or pending
+        self._kept_from = 0
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._idle_since: float | None = None
@@ -194,9 +230,8 @@ class LiveHub:
         seen changes up to ``last_seen`` (its Last-Event-ID)."""
         if self._unsubscribe is None:
             self._latest = {}
-            self._ring.clear()
             self._unsubscribe = self.feed.subscribe(self._listen)
-            self._framed_from = self.feed.seq
+            self._drop_ring(self.feed.seq)
         return LiveStream(self, tables, last_seen)
 
     def attach(self, stream: LiveStream) -> None:
@@ -213,16 +248,33 @@ class LiveHub:
         self.streams.discard(stream)
         if not self.streams:
             self._idle_since = time.monotonic()
+            self._drop_ring(self._ring[-1].last if self._ring else self._kept_from)
+
+    def _drop_ring(self, seq: int) -> None:
+        """Forget the ring: pages resuming from before ``seq`` get ``resync``."""
+        self._ring.clear()
+        self._ring_size = 0
+        self._kept_from = seq
+
+    def _keep(self, frame: _Frame) -> None:
+        """Put ``frame`` in the ring, dropping the oldest past its bounds."""
+        ring = self._ring
+        ring.append(frame)
+        self._ring_size += frame.size
+        while len(ring) > RING or self._ring_size > RING_BYTES:
+            oldest = ring.popleft()
+            self._ring_size -= oldest.size
+            self._kept_from = oldest.last
 
     def _replay(self, stream: LiveStream, last_seen: int) -> None:
         """Send the frames after ``last_seen``, or ``resync`` when some of
         the changes after it are no longer in the ring."""
-        frames = [f for f in self._ring if f.last > last_seen]
-        if last_seen < self._framed_from or (frames and frames[0].first > last_seen + 1):
+        if last_seen < self._kept_from:
             stream.send(event("resync", {"seq": self.feed.seq}))
             return
-        for frame in frames:
-            stream.send_changes(frame)
+        for frame in self._ring:
+            if frame.last > last_seen:
+                stream.send_changes(frame)
 
     async def _run(self) -> None:
         last_hotkeys = last_beat = time.monotonic()
@@ -271,15 +323,20 @@ class LiveHub:
             return
         entries = list(latest.values())
         self.hotkeys.record((change, count) for _, change, count in entries)
-        by_table: dict[str, list[dict[str, Any]]] = {}
+        if not self.streams:  # (hot keys only, while the last page's may come back)
+            self._kept_from = seq
+            return
+        by_table: dict[str, list[bytes]] = {}
+        size = 0
         for absent, change, count in entries:
-            by_table.setdefault(change.table, []).append({
-                "table": change.table, "keys": change.keys,
-                "event": _event(absent, change.new),
-                "new": change.new, "count": count})
-        frame = _Frame(first, seq, by_table, event("changes", {"seq": seq, "changes": [
-            entry for entries in by_table.values() for entry in entries]}, seq))
-        self._ring.append(frame)
+            encoded = entry(change, absent, count)
+            size += len(encoded)
+            by_table.setdefault(change.table, []).append(encoded)
+        data = changes_event(seq, [e for table in by_table.values() for e in table])
+        if len(data) > MAX_FRAME:
+            data = event("resync", {"seq": seq})
+        frame = _Frame(first, seq, by_table, data, size + len(data))
+        self._keep(frame)
         for stream in list(self.streams):
             stream.send_changes(frame)
 

@@ -10,7 +10,16 @@ any SDK. Only what the API cannot give has a route here:
 ``GET /console/api/info``             version, whether keys are required, limits
 ``GET /console/events``               the live feed (server-sent events)
 ``POST /console/api/parse``           expressions checked, not run
+``GET /console/api/contributor-insights``  a table's (or index's) busiest keys
 ====================================  ==========================================
+
+``/console/api/contributor-insights?TableName=T[&IndexName=I][&Limit=N]``
+answers, for a table (or index) with contributor insights enabled, its
+busiest keys of the last minute, busiest first, as JSON: ``{"TableName",
+"IndexName", "ContributorInsightsStatus", "ContributorInsightsMode",
+"TopKeys": [{"keys", "accesses", "rate", "spark", "throttled"}]}`` (the
+same sketch the console's panel shows); DynamoDB's ResourceNotFoundException
+for a table or index there is not.
 
 With credentials, the two endpoints that carry data or run the parser
 need a SigV4-signed request, as ``POST /`` does (``verify``). Without
@@ -65,6 +74,8 @@ class ConsoleResponse:
 
 #: Checks a signed request; returns the tables its key may see (None: all).
 Verify = Callable[[ConsoleRequest], frozenset[str] | None]
+#: A table's (or index's) contributor insights and busiest keys: (table, index, limit).
+TopKeys = Callable[[str, str | None, int], dict[str, Any]]
 
 
 def _json(status: int, body: Any) -> ConsoleResponse:
@@ -83,8 +94,9 @@ class Console:
     """The console's routes over one engine's change feed."""
 
     def __init__(self, hub: LiveHub, *, verify: Verify | None = None,
-                 emulate_limits: bool = False) -> None:
+                 emulate_limits: bool = False, top_keys: TopKeys | None = None) -> None:
         self.hub = hub
+        self.top_keys = top_keys
         self.verify = verify
         self.emulate_limits = emulate_limits
         self.files: dict[str, StaticFile] = load_static()
@@ -121,7 +133,27 @@ class Console:
             except orjson.JSONDecodeError:
                 return _json(400, {"__type": "com.amazon.coral.service#SerializationException"})
             return _json(*parse(body))
+        if rest == "/api/contributor-insights" and self.top_keys is not None:
+            if request.method != "GET":
+                return NOT_ALLOWED
+            return self._insights(request)
         return NOT_FOUND
+
+    def _insights(self, request: ConsoleRequest) -> ConsoleResponse:
+        assert self.top_keys is not None
+        query = parse_qs(request.query)
+        table = "".join(query.get("TableName", ()))
+        index = "".join(query.get("IndexName", ())) or None
+        limit = "".join(query.get("Limit", ()))
+        try:
+            visible = self._visible(request)
+            if visible is not None and table not in visible:
+                from tallydb.engine.api.describe_table import table_not_found
+
+                raise table_not_found(table)
+            return _json(200, self.top_keys(table, index, int(limit) if limit.isdigit() else 10))
+        except DynamoDBError as error:
+            return _error(error)
 
     def _visible(self, request: ConsoleRequest) -> frozenset[str] | None:
         """The tables the request's key may see (None: all); DynamoDB's

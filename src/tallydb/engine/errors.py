@@ -111,6 +111,37 @@ class BackupNotFoundException(DynamoDBError):
     pass
 
 
+class InvalidRestoreTimeException(DynamoDBError):
+    """A point-in-time restore to a time outside the recovery window."""
+
+
+class ReplicatedWriteConflictException(DynamoDBError):
+    """A write to an item of a strongly consistent global table that another
+    region is writing (HTTP 409, which SDKs retry)."""
+
+    status = 409
+
+
+class GlobalTableAlreadyExistsException(DynamoDBError):
+    pass
+
+
+class GlobalTableNotFoundException(DynamoDBError):
+    pass
+
+
+class ReplicaAlreadyExistsException(DynamoDBError):
+    pass
+
+
+class ReplicaNotFoundException(DynamoDBError):
+    pass
+
+
+class IndexNotFoundException(DynamoDBError):
+    pass
+
+
 class ExpiredIteratorException(DynamoDBError):
     """A DynamoDB Streams shard iterator older than 15 minutes."""
 

@@ -21,6 +21,7 @@ from tallydb.engine.api import (
     SWEEP_BATCH,
     SWEEP_INTERVAL,
     Engine,
+    KinesisSender,
     Limits,
     TableDelays,
 )
@@ -84,6 +85,8 @@ class Config:
     console: bool = True
     # each region its own tables (DynamoDB's behaviour); shared by default
     separate_regions: bool = False
+    # seconds before a global table's change reaches its other replicas
+    replication_delay: float = 1.0
     # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
     table_delays: TableDelays | None = None
     # exports and imports: an S3-compatible endpoint, else a directory per
@@ -91,6 +94,17 @@ class Config:
     s3_endpoint: str | None = None
     s3_region: str = "us-east-1"
     s3_root: Path | None = None
+    # Kinesis destinations' records: a Kinesis-compatible endpoint
+    kinesis_endpoint: str | None = None
+    kinesis_region: str = "us-east-1"
+
+    def kinesis(self) -> KinesisSender | None:
+        """Where Kinesis destinations' records go (None: nowhere; they wait)."""
+        if self.kinesis_endpoint is None:
+            return None
+        from tallydb.server.connectors import KinesisStreams
+
+        return KinesisStreams(self.kinesis_endpoint, self.kinesis_region)
 
     def objects(self) -> ObjectStore | None:
         """Where exports go and imports come from (None: the engine's default)."""
@@ -242,8 +256,10 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
+    # TLS is begun by each connection (protocol.py), so that a handshake
+    # counts against --max-connections and --header-timeout like a request.
     listener.sockets = await loop.create_server(
-        listener, host, port, reuse_address=True, backlog=1024, ssl=tls, start_serving=False,
+        listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
@@ -253,9 +269,16 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
     """The web console over ``engine``'s change feed (and its throttles)."""
     hub = LiveHub(engine.feed, loop)
     if engine.limits is not None:
-        engine.limits.on_throttle = hub.throttled
+        insights = engine.limits.on_throttle
+
+        def throttled(table: str, hk: bytes) -> None:
+            if insights is not None:
+                insights(table, hk)
+            hub.throttled(table, hk)
+
+        engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -277,6 +300,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
     try:
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
+                        kinesis=config.kinesis(),
+                        replication_delay=config.replication_delay,
                         table_delays=config.table_delays)
     except BaseException:
         store.close()

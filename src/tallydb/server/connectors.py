@@ -1,11 +1,13 @@
 """The outside services ``tallydb serve`` can be pointed at: any
 S3-compatible endpoint (AWS S3, MinIO, LocalStack, moto) for exports and
-imports, spoken to by boto3's own S3 client.
+imports, and any Kinesis-compatible one (AWS, kinesalite, LocalStack) for
+Kinesis destinations, each spoken to by boto3's own client.
 
 Credentials are boto3's usual chain (``AWS_ACCESS_KEY_ID``, profiles, ...),
-unless ``TALLYDB_S3_ACCESS_KEY_ID`` and ``TALLYDB_S3_SECRET_ACCESS_KEY`` give
-the endpoint keys of its own (a local S3 wants other keys than the clients
-of tallydb use).
+unless ``TALLYDB_S3_ACCESS_KEY_ID`` and ``TALLYDB_S3_SECRET_ACCESS_KEY`` (or
+the ``KINESIS`` pair) give the endpoint keys of its own (a local S3 wants
+other keys than the clients of tallydb use); with none at all, placeholder
+keys, which local implementations accept.
 """
 
 from __future__ import annotations
@@ -14,12 +16,23 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from tallydb.engine.api import KinesisError
 from tallydb.engine.objects import ObjectStoreError
 
-__all__ = ["S3Objects"]
+__all__ = ["KinesisStreams", "S3Objects"]
 
-ACCESS_KEY = "TALLYDB_S3_ACCESS_KEY_ID"
-SECRET_KEY = "TALLYDB_S3_SECRET_ACCESS_KEY"
+def _keys(service: str) -> dict[str, Any]:
+    """The client's keys: ``TALLYDB_<SERVICE>_ACCESS_KEY_ID``/``..._SECRET_ACCESS_KEY``,
+    else boto3's chain, else placeholders."""
+    import boto3
+
+    access = os.environ.get(f"TALLYDB_{service}_ACCESS_KEY_ID")
+    secret = os.environ.get(f"TALLYDB_{service}_SECRET_ACCESS_KEY")
+    if access and secret:
+        return {"aws_access_key_id": access, "aws_secret_access_key": secret}
+    if boto3.session.Session().get_credentials() is None:
+        return {"aws_access_key_id": "tallydb", "aws_secret_access_key": "tallydb"}
+    return {}
 
 
 class S3Objects:
@@ -29,10 +42,7 @@ class S3Objects:
         import boto3
         from botocore.config import Config
 
-        keys: dict[str, Any] = {}
-        if os.environ.get(ACCESS_KEY) and os.environ.get(SECRET_KEY):
-            keys = {"aws_access_key_id": os.environ[ACCESS_KEY],
-                    "aws_secret_access_key": os.environ[SECRET_KEY]}
+        keys = _keys("S3")
         self.endpoint = endpoint
         self._client = boto3.session.Session().client(
             "s3", endpoint_url=endpoint, region_name=region,
@@ -73,3 +83,53 @@ class S3Objects:
             token = page.get("NextContinuationToken")
             if not page.get("IsTruncated") or not token:
                 return
+
+
+class KinesisStreams:
+    """Kinesis data streams of one endpoint, named by their ARNs.
+
+    Credentials are boto3's usual chain, or ``TALLYDB_KINESIS_ACCESS_KEY_ID``
+    and ``TALLYDB_KINESIS_SECRET_ACCESS_KEY``."""
+
+    def __init__(self, endpoint: str, region: str = "us-east-1") -> None:
+        import boto3
+        from botocore.config import Config
+
+        keys = _keys("KINESIS")
+        self.endpoint = endpoint
+        self._client = boto3.session.Session().client(
+            "kinesis", endpoint_url=endpoint, region_name=region,
+            config=Config(retries={"total_max_attempts": 1}, connect_timeout=2,
+                          read_timeout=10), **keys)
+
+    def describe(self) -> str:
+        return self.endpoint
+
+    @staticmethod
+    def _name(arn: str) -> str:
+        return arn.rpartition(":stream/")[2]
+
+    def _call(self, method: str, **arguments: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self._client, method)(**arguments)
+        except ClientError as error:
+            details = error.response.get("Error", {})
+            code = str(details.get("Code", "Unknown"))
+            raise KinesisError(f"{code}: {details.get('Message', error)}",
+                               missing=code == "ResourceNotFoundException") from None
+        except BotoCoreError as error:
+            raise KinesisError(f"the Kinesis endpoint {self.endpoint} is unreachable: {error}"
+                               ) from None
+
+    def check_stream(self, stream_arn: str) -> None:
+        summary = self._call("describe_stream_summary", StreamName=self._name(stream_arn))
+        status = summary["StreamDescriptionSummary"]["StreamStatus"]
+        if status not in ("ACTIVE", "UPDATING"):
+            raise KinesisError(f"the Kinesis stream {stream_arn} is {status}")
+
+    def put_records(self, stream_arn: str, records: list[tuple[str, bytes]]) -> list[bool]:
+        answer = self._call("put_records", StreamName=self._name(stream_arn), Records=[
+            {"PartitionKey": key, "Data": data} for key, data in records])
+        return ["ErrorCode" not in entry for entry in answer["Records"]]

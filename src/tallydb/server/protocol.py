@@ -10,7 +10,11 @@ order the requests arrived (pipelining included).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import socket
+import ssl
+import struct
 from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
@@ -70,6 +74,7 @@ def _kind(name: bytes) -> int:
     return kind
 
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, drops what is unsent
 
 
 class Host(Protocol):
@@ -83,6 +88,7 @@ class Host(Protocol):
     clock: float  # coarse loop time, moved once a watchdog tick
     connections: set[Connection]
     bodies: BodyBudget
+    tls: ssl.SSLContext | None  # HTTPS: each connection begins TLS
 
 
 class Connection(asyncio.Protocol):
@@ -120,18 +126,51 @@ class Connection(asyncio.Protocol):
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
         self.eof = False  # the client half-closed: close once every answer is written
+        self.handshaking = False  # TLS begun and not finished
+        # the answers waiting in the transport at the last tick, and when
+        # they last drained (or shrank): the client is reading them
+        self.buffered = 0
+        self.drained = self.mark
 
     # -- asyncio -----------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         connections = self.server.connections
+        tls = self.server.tls
         if len(connections) >= self.limits.max_connections:
             self.closed = self.stopped = True
-            self.transport.write(busy_response(self.limits))
+            if tls is None:  # (a TLS client could not read it before a handshake)
+                self.transport.write(busy_response(self.limits))
             self.transport.close()
             return
         connections.add(self)
+        if tls is not None:
+            self.handshaking = True
+            self.transport.pause_reading()  # the handshake's bytes are for TLS, not HTTP
+            self.server.loop.create_task(self._handshake(tls))
+
+    async def _handshake(self, tls: ssl.SSLContext) -> None:
+        """TLS over the accepted connection, within the header timeout (the
+        watchdog's, and asyncio's own); a connection that does not finish it
+        is closed and freed."""
+        raw = self.transport
+        assert raw is not None
+        try:
+            secure = await self.server.loop.start_tls(
+                raw, self, tls, server_side=True,
+                ssl_handshake_timeout=self.limits.header_timeout)
+        except Exception as error:  # a bad handshake, a timeout, a reset: never kept
+            raw.abort()
+            self.connection_lost(error)  # (never told: the handshake had the connection)
+            return
+        if self.closed or secure is None:
+            if secure is not None:
+                secure.abort()
+            return
+        self.transport = secure
+        self.handshaking = False
+        self.mark = self.server.clock
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -208,22 +247,46 @@ class Connection(asyncio.Protocol):
             self.transport.resume_reading()
 
     def check_deadlines(self, now: float) -> None:
-        """The watchdog's tick: time out a slow request, close an idle or stuck connection."""
+        """The watchdog's tick: close a connection whose answers have not
+        drained for the idle timeout (a client that does not read, the live
+        feed's included), time out a slow request, close an idle connection."""
         transport = self.transport
-        if self.closed or transport is None or self.stream is not None:
-            return  # (the live feed deals with a browser that falls behind)
+        if self.closed or transport is None:
+            return
         limits = self.limits
+        buffered = transport.get_write_buffer_size()
+        if not buffered or buffered < self.buffered:
+            self.drained = now  # empty, or the client is reading
+        self.buffered = buffered
+        if buffered and now - self.drained > limits.idle_timeout:
+            self._abandon(transport)
+            return
+        if self.stream is not None or self.unparsed is not None:
+            return  # the live feed's, or not read until the client reads its answers
         waited = now - self.mark
+        if self.handshaking:
+            if waited > limits.header_timeout:
+                self._abandon(transport)
+                if self.handshaking:  # the handshake's end frees it
+                    self.connection_lost(None)
+            return
         if self.ex is not None and not self.stopped:
             if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
                 self._stop(http.REQUEST_TIMEOUT)
-        elif self.unparsed is not None or transport.get_write_buffer_size():
-            if waited > limits.idle_timeout:  # responses the client has not read for so long
-                self.closed = self.stopped = True
-                transport.abort()
-        elif not self.pending and waited > limits.idle_timeout:
+        elif not self.pending and not buffered and waited > limits.idle_timeout:
             self.closed = self.stopped = True
             transport.close()
+
+    def _abandon(self, transport: asyncio.Transport) -> None:
+        """Close at once, dropping what the client has not read: a reset,
+        so that neither this process nor the kernel keeps it (a plain close
+        would leave the kernel holding it, waiting for a reader)."""
+        self.closed = self.stopped = True
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+        transport.abort()
 
     def _feed(self, data: bytes | memoryview) -> None:
         """Parse; and bound a request's head, which httptools buffers without

@@ -35,7 +35,12 @@ included); ``tallydb_server.url`` is the endpoint without that clean-up.
 
 ``pytest --tallydb-endpoint http://127.0.0.1:8000`` (or the environment
 variable ``TALLYDB_ENDPOINT``) runs the same fixtures against an endpoint you
-started yourself (``tallydb serve``, DynamoDB Local, moto) instead.
+started yourself (``tallydb serve``, DynamoDB Local, moto) instead. A test run
+must not see or change anyone's tables, so an endpoint that already has
+tables is refused before any test runs, unless
+``--tallydb-allow-existing-tables`` says so; either way, the tables deleted
+after each test are only those this process's boto3 clients created in it
+(other xdist workers, and people, may use the endpoint at the same time).
 
 Outside pytest, :func:`serve` is the same throwaway server as a context
 manager::
@@ -54,6 +59,7 @@ and :func:`mock_dynamodb` a drop-in for moto's
 from tallydb.testing.mock import MockDynamoDB, mock_dynamodb
 from tallydb.testing.plugin import (
     pytest_addoption,
+    pytest_configure,
     tallydb_aio_db,
     tallydb_client,
     tallydb_db,
@@ -72,6 +78,7 @@ __all__ = [
     "inprocess_client",
     "mock_dynamodb",
     "pytest_addoption",
+    "pytest_configure",
     "serve",
     "tallydb_aio_db",
     "tallydb_client",

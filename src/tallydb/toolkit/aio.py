@@ -38,6 +38,7 @@ from tallydb.toolkit.counters import CounterBase, ShardedCounterBase
 from tallydb.toolkit.database import DatabaseBase
 from tallydb.toolkit.driver import Awaiting
 from tallydb.toolkit.model import ModelBase
+from tallydb.toolkit.regional import RegionalCounterBase
 from tallydb.toolkit.requests import KeySchema
 from tallydb.toolkit.table import TableBase
 from tallydb.toolkit.transaction import TransactionBase
@@ -48,6 +49,7 @@ __all__ = [
     "Counter",
     "Database",
     "Model",
+    "RegionalCounter",
     "ShardedCounter",
     "Table",
     "Transaction",
@@ -135,3 +137,8 @@ class Counter(CounterBase, Awaiting):
 
 class ShardedCounter(ShardedCounterBase, Awaiting):
     """A counter spread over shards (async API); see :class:`tallydb.ShardedCounter`."""
+
+
+class RegionalCounter(RegionalCounterBase, Awaiting):
+    """A counter for global tables, one shard per region (async API); see
+    :class:`tallydb.RegionalCounter`."""

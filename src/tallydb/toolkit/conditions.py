@@ -28,7 +28,7 @@ and value as a placeholder.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from tallydb.toolkit import _expr as x
 from tallydb.toolkit.convert import Wire
@@ -290,6 +290,16 @@ class Arithmetic:
     __sub__ = __radd__ = __rsub__ = __add__
 
 
+def _precedence(op: str, other: object) -> str:
+    """What ``value & condition`` most likely means: a comparison written
+    without parentheses (Python binds ``&`` and ``|`` before ``==``)."""
+    return (
+        f"{other!r} {op} a Condition: Python applies {op} before ==, <, >, so "
+        f"Path('PK') == {other!r} {op} ... reads as Path('PK') == ({other!r} {op} ...); "
+        f"put each comparison in parentheses: (Path('PK') == {other!r}) {op} ..."
+    )
+
+
 class Condition:
     """A condition over an item, for ConditionExpression, FilterExpression
     or KeyConditionExpression. Combine with ``&`` (AND), ``|`` (OR), ``~`` (NOT).
@@ -310,6 +320,12 @@ class Condition:
 
     def __invert__(self) -> Condition:
         return Condition(x.NotNode(self.node))
+
+    def __rand__(self, other: object) -> NoReturn:
+        raise TypeError(_precedence("&", other))
+
+    def __ror__(self, other: object) -> NoReturn:
+        raise TypeError(_precedence("|", other))
 
     def __bool__(self) -> bool:
         raise TypeError(

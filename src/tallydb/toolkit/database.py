@@ -25,6 +25,7 @@ same results and the same exceptions as a boto3 client would give.
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -37,7 +38,7 @@ from tallydb.toolkit.driver import Blocking, operation
 from tallydb.toolkit.indexes import Index, LocalIndex, key_spec
 from tallydb.toolkit.requests import KeySchema, Named
 from tallydb.toolkit.table import Table, TableBase
-from tallydb.toolkit.table_spec import create_table_request, p_create_table
+from tallydb.toolkit.table_spec import create_table_request, p_create_table, p_wait_active
 from tallydb.toolkit.transaction import Transaction, TransactionBase, p_transact_get
 from tallydb.toolkit.transport import Call, ClientTransport, Plan, Transport
 
@@ -266,6 +267,34 @@ class DatabaseBase(Generic[TableT, TransactionT]):
         yield from p_create_table(request, ttl_attribute, exist_ok, timeout)
         return self._table_class(
             self, request["TableName"], KeySchema.from_description(request))
+
+    @operation
+    def restore_table(
+        self,
+        source: str,
+        target: str,
+        *,
+        at: datetime.datetime | float | None = None,
+        timeout: float = 60.0,
+    ) -> Plan[TableT]:
+        """RestoreTableToPointInTime, then wait until the new table is ACTIVE;
+        its :class:`~tallydb.toolkit.table.Table`.
+
+        ``target`` gets ``source``'s items (and indexes) as they were at
+        ``at``: a datetime (a naive one is local time) or epoch seconds,
+        counted to the second; None restores the latest restorable time.
+        ``source`` needs point-in-time recovery on
+        (``UpdateContinuousBackups``), and ``at`` must be within its window.
+        """
+        request: dict[str, Any] = {"SourceTableName": source, "TargetTableName": target}
+        if at is None:
+            request["UseLatestRestorableTime"] = True
+        else:
+            request["RestoreDateTime"] = (
+                at.timestamp() if isinstance(at, datetime.datetime) else float(at))
+        yield Call("RestoreTableToPointInTime", request)
+        yield from p_wait_active(target, timeout)
+        return self._table_class(self, target)
 
     def table(self, name: str) -> TableT:
         """The :class:`~tallydb.toolkit.table.Table` called ``name`` (no request is sent)."""

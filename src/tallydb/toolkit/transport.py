@@ -247,6 +247,12 @@ class Transport:
         """Where requests go, for people to read."""
         raise NotImplementedError
 
+    @property
+    def region(self) -> str:
+        """The region requests are sent to (the embedded engine's is
+        ``us-east-1``, where an unsigned request runs)."""
+        return "us-east-1"
+
     #: Whether :meth:`call_wire` answers in DynamoDB's JSON shape (the
     #: embedded engine), rather than boto3's.
     speaks_wire = False
@@ -449,6 +455,10 @@ class ClientTransport(Transport):
     @property
     def endpoint(self) -> str:
         return str(self._client.meta.endpoint_url)
+
+    @property
+    def region(self) -> str:
+        return str(self._client.meta.region_name or "us-east-1")
 
     def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         return client_call(self._client, operation, request)

@@ -22,26 +22,52 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
+from tallydb.engine.api._global import GLOBAL, Replication
 from tallydb.engine.api._imports import IMPORT, run_import
+from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
+from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
+from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
+from tallydb.engine.api._replicate import replicate
 from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.update_contributor_insights import indexed
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
 from tallydb.engine.feed import ChangeFeed
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
-    "DEFAULT_REGION", "DYNAMODB_SERVICE", "EXPRESSIONS", "NAMES_NO_ARN", "NO_OUTPUT", "OPERATIONS",
-    "SWEEP_BATCH", "SWEEP_INTERVAL", "TARGETS", "Engine", "Limits", "SpoiledBatchError",
-    "TableDelays", "check_expressions", "run", "target_of", "unknown_operation",
+    "DEFAULT_REGION",
+    "DYNAMODB_SERVICE",
+    "EXPRESSIONS",
+    "NAMES_NO_ARN",
+    "NO_OUTPUT",
+    "OPERATIONS",
+    "SWEEP_BATCH",
+    "SWEEP_INTERVAL",
+    "TARGETS",
+    "Engine",
+    "KinesisError",
+    "KinesisSender",
+    "Limits",
+    "SpoiledBatchError",
+    "TableDelays",
+    "check_expressions",
+    "run",
+    "target_of",
+    "unknown_operation",
 ]
 
 Request = dict[str, Any]
@@ -94,10 +120,14 @@ READ_ONLY = frozenset({
     "ListStreams", "DescribeStream", "GetShardIterator", "GetRecords",
     "ListTagsOfResource", "DescribeEndpoints", "DescribeLimits", "DescribeContinuousBackups",
     "DescribeExport", "ListExports", "DescribeImport", "ListImports",
+    "DescribeKinesisStreamingDestination", "DescribeContributorInsights",
+    "ListContributorInsights", "GetResourcePolicy", "DescribeBulkOperation",
+    "ListBulkOperations",
 })
 
 #: Each kind of background job: its runner, and its description's status member.
-JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus")}
+JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus"),
+             BULK: (run_bulk, "BulkOperationStatus")}
 
 #: Operations that raise every client error before their one write (of an
 #: item and its index entries): a batch runs them without a savepoint too.
@@ -128,6 +158,7 @@ class Engine:
     (``tallydb.engine.feed``); the store records changes only while it has some.
     A request runs in a region (``_regions``): its ARNs name it, and with
     ``separate_regions`` each region has its own tables.
+    Kinesis destinations' records go to ``kinesis`` (``_kinesis``).
     Exports go to and imports come from ``objects`` (by default a directory
     per bucket: ``s3/`` in the data directory, or a temporary one for an
     in-memory store), on background jobs (``_jobs``).
@@ -135,7 +166,8 @@ class Engine:
 
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
-        objects: ObjectStore | None = None, table_delays: TableDelays | None = None,
+        objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
+        replication_delay: float = 1.0, table_delays: TableDelays | None = None,
     ) -> None:
         self.store = store
         #: How long tables stay CREATING, DELETING, UPDATING (``_lifecycle``;
@@ -154,7 +186,16 @@ class Engine:
         self.jobs = Jobs(store, {kind: runner for kind, (runner, _) in JOB_KINDS.items()})
         self.integrations = Integrations(objects, self.jobs, home / "logs", run)
         self.jobs.integrations = self.integrations
+        self.forwarder = self.integrations.extras["kinesis"] = Forwarder(store, kinesis)
+        self.insights = self.integrations.extras["insights"] = Insights()
+        if limits is not None:
+            limits.on_throttle = self._throttled
         store.context = self.integrations
+        from tallydb.engine.api._replication_thread import Replicator
+
+        self.replicator = Replicator(self)
+        self.replication = Replication(replication_delay, self.replicator.wake)
+        self.integrations.extras["replication"] = self.replication
         self.limits = limits
         self.regions = Regions(separate_regions)
         #: Whether every operation depends on its request's region (its
@@ -167,8 +208,16 @@ class Engine:
         self.feed = ChangeFeed(self._listening)
         with store.transaction() as txn:
             streams.recover(txn)
+            history.recover(txn)
+            replicated = any(GLOBAL in t.description for t in txn.all_tables())
+        if replicated:  # changes may wait in outboxes since before a restart
+            self.replicator.wake()
         self._key_names: dict[int, tuple[str, ...]] = {}
         self.jobs.resume(lambda kind, document: document["description"][JOB_KINDS[kind][1]])
+        with store.transaction() as txn:
+            sending = any(KINESIS in t.description for t in txn.all_tables())
+        if sending:
+            self.forwarder.start()
 
     def _listening(self, on: bool) -> None:
         with self.store.transaction():  # between two transactions, never inside one
@@ -180,10 +229,10 @@ class Engine:
         self, txn: Transaction, operation: str, request: Request, *, region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
-        txn.region = region
-        self.integrations.region = region  # (what a job it starts shows its ARNs in)
+        self.integrations.region = region  # (what a job, a stream record shows)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
+            txn.region = region
         try:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request)
@@ -241,6 +290,33 @@ class Engine:
                     "an operation failed after writing; the batch is rolled back"
                 ) from spoiled[0]
 
+    def top_keys(self, table: str, index: str | None = None, limit: int = 10
+                 ) -> dict[str, Any]:
+        """A table's (or index's) contributor insights and its busiest keys
+        of the last minute, busiest first (the console's JSON endpoint)."""
+        with self.store.transaction() as txn:
+            record = find_table(txn, table)
+            indexed(record, index)
+        setting = setting_of(record, index) or {"ContributorInsightsStatus": "DISABLED"}
+        answer: dict[str, Any] = {"TableName": record.name}
+        if index is not None:
+            answer["IndexName"] = index
+        answer["ContributorInsightsStatus"] = setting["ContributorInsightsStatus"]
+        if "ContributorInsightsMode" in setting:
+            answer["ContributorInsightsMode"] = setting["ContributorInsightsMode"]
+        answer["TopKeys"] = [
+            {"keys": entry["keys"], "accesses": entry["writes"], "rate": entry["rate"],
+             "spark": entry["spark"], "throttled": entry["throttled"]}
+            for entry in self.insights.top(record, index, limit)]
+        return answer
+
+    def _throttled(self, table: str, hk: bytes) -> None:
+        """A request on ``table``'s partition ``hk`` was throttled."""
+        with self.store.transaction() as txn:
+            record = txn.table(table)
+        if record is not None and INSIGHTS in record.description:
+            self.insights.throttled(record, hk)
+
     def sweep_expired(self, now: float | None = None, limit: int = SWEEP_BATCH) -> int:
         """Delete up to ``limit`` items whose TTL attribute (epoch seconds) is
         before ``now`` (the wall clock by default), with their index entries,
@@ -248,20 +324,34 @@ class Engine:
 
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
-        records past their 24 hours (``_streams.trim``), and, with table
+        records past their 24 hours (``_streams.trim``) and point-in-time
+        history past its recovery period (``_history.trim``), and, with table
         lifecycle delays, deletes for good the tables whose DELETING is over
-        (``_streams.settle``); the answer is the larger of the counts, so a
-        backlog of either brings the next call.
+        (``_streams.settle``); the answer is the largest of the counts, so a
+        backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
+            forgotten = history.trim(txn, when, limit)
             if self.store.table_delays is not None:
                 streams.settle(txn, when)
-        return max(deleted, trimmed)
+        return max(deleted, trimmed, forgotten)
+
+    def replicate(self) -> float | None:
+        """One round of global tables' replication (``_replicate``); seconds
+        until the next change is due, or None when none waits (the next
+        change wakes the replication thread)."""
+        settings = self.replication
+        with self.store.transaction() as txn:
+            wait = replicate(txn, now_ns(), settings.delay_ns)
+            settings.idle = wait is None  # (inside: no writer can slip between)
+        return None if wait is None else wait / 1_000_000_000
 
     def close(self) -> None:
+        self.replicator.stop()
+        self.forwarder.close()
         self.jobs.close()
         self.store.close()
         if self._scratch is not None:

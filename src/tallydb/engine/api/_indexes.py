@@ -35,6 +35,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tallydb.engine.api import _history as history
+from tallydb.engine.api._global import GLOBAL as GLOBAL_TABLE
+from tallydb.engine.api._global import VERSIONS_SOURCE, local_write
+from tallydb.engine.api._history import PITR
+from tallydb.engine.api._insights import INSIGHTS
+from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
+from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
 from tallydb.engine.errors import ValidationException
@@ -295,6 +303,7 @@ def write_item(
     encoded: bytes | None = None,
     *,
     by_service: bool = False,
+    origin: bytes | None = None,
 ) -> IndexUnits | None:
     """Store ``new`` (or delete the item when it is None) under (hk, rk),
     and bring every index from ``old``'s entry to ``new``'s. Returns the
@@ -305,14 +314,41 @@ def write_item(
     change on the transaction: one entry per item write, none for a write
     that leaves the item as it was. While the table's stream is enabled,
     writes the change's stream record in the same transaction
-    (``_streams``); ``by_service``: the write is DynamoDB's own (TTL)."""
+    (``_streams``), and likewise for a Kinesis destination (``_kinesis``);
+    ``by_service``: the write is DynamoDB's own (TTL). While point-in-time
+    recovery is on, keeps what the item was (``_history``). On a replica of
+    a global table (``_global``), a write sent to it is versioned and joins
+    its outbox, or on a strongly consistent one is written to every replica
+    at once (or refused, in conflict); ``origin``: the version a replicated
+    write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
-    stream = record.description.get(CAPTURE)
-    if (journal is not None or stream is not None) and old != new:
+    description = record.description
+    group = description.get(GLOBAL_TABLE)
+    if group is not None:
+        if origin is None:
+            if old != new:
+                for peer in local_write(txn, record, group, hk, rk, old, new):
+                    write_item(txn, peer, indexes_of(peer), hk, rk, txn.get_item(peer, hk, rk),
+                               new, encoded, by_service=by_service, origin=b"")
+        elif origin:
+            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
+    stream = description.get(CAPTURE)
+    pitr = description.get(PITR)
+    kinesis = description.get(KINESIS_CAPTURE)
+    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
+            ) and old != new:
         if journal is not None:
             journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
         if stream is not None:
             capture(txn, record, stream, old, new, by_service, encoded)
+        if pitr is not None:
+            history.record(txn, record, pitr, hk, rk, old)
+        if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
+            capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
+    insights = description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(
+            record, insights, hk, rk, new if new is not None else old)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
@@ -340,6 +376,19 @@ def write_item(
         if index.kind != TTL:
             units[(index.kind, index.name)] = spent
     return units
+
+
+_indexes_of: dict[int, tuple[TableRecord, tuple[Index, ...]]] = {}
+
+
+def indexes_of(record: TableRecord) -> tuple[Index, ...]:
+    """``build_indexes(record)``, kept while the record is current."""
+    found = _indexes_of.get(id(record))
+    if found is None or found[0] is not record:
+        if len(_indexes_of) > 1024:
+            _indexes_of.clear()
+        found = _indexes_of[id(record)] = (record, build_indexes(record))
+    return found[1]
 
 
 def backfill(txn: Transaction, record: TableRecord, index: Index) -> None:

@@ -67,11 +67,27 @@ DescribeStream         the stream ARN's form; Limit at most 100      the stream
 GetShardIterator       the stream ARN's form; SequenceNumber         the stream; the shard; the
                        against the iterator type                     trim horizon
 ListStreams            Limit at most 100; the start ARN's form       (nothing to look up)
+PutResourcePolicy      the ARN's form (a table or its stream); the   the table, the stream; the
+                       policy document                               revision expected
+GetResourcePolicy,     the ARN's form                                the table, the stream; its
+DeleteResourcePolicy                                                 policy; the revision
+Enable/Disable-        the stream ARN's form                         the table; its destinations
+KinesisStreaming-
+Destination
+UpdateKinesis-         the stream ARN's form; a precision given      the table; the destination
+StreamingDestination
+ExportTableToPoint-    the export type against the members that go   the table; its recovery; the
+InTime                 with it                                       times; the ClientToken
+ImportTable            format options only for CSV; no vector        the ClientToken; then
+                       indexes                                       CreateTable's steps
+RestoreTableToPoint-   one time (or the latest); one source          the source; the target's name;
+InTime                                                               recovery; the window
 =====================  ============================================  ==============================
 
 The other operations have no step 3: their requests are malformed only in
-shape (DescribeTable, DeleteTable, DescribeTimeToLive, the backups' and
-exports' operations...), or they check their request themselves before
+shape (DescribeTable, DeleteTable, DescribeTimeToLive, the backups', the
+bulk operations', contributor insights' and the other describe and list
+operations), or they check their request themselves before
 any lookup, in the same order (CreateTable, which looks up only the name it
 would take; GetRecords, whose shard iterator names its stream; PartiQL's
 statements, parsed and counted before their table). Each operation's case

@@ -40,6 +40,7 @@ NAMES_NO_ARN = frozenset({
 _ARN_MEMBERS = (
     "TableName", "ResourceArn", "StreamArn", "ExclusiveStartStreamArn", "BackupArn",
     "ExclusiveStartBackupArn", "TableArn", "ExportArn", "ImportArn", "BulkOperationArn",
+    "SourceTableArn",
 )
 
 

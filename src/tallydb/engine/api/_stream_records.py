@@ -48,6 +48,16 @@ def next_sequence() -> int:
     return _last
 
 
+def now_ns() -> int:
+    """The clock in ns, never below a number handed out before (the same
+    clock as sequence numbers, without taking one)."""
+    global _last
+    now = time.time_ns()
+    if now > _last:
+        _last = now
+    return _last
+
+
 def last_sequence() -> int:
     return _last
 
@@ -137,18 +147,19 @@ class _Capture:
 _captures: dict[int, _Capture] = {}
 
 
-def _capture_of(record: TableRecord, stream: dict[str, str]) -> _Capture:
-    found = _captures.get(id(record))
+def _capture_of(record: TableRecord, stream: dict[str, str],
+                captures: dict[int, _Capture]) -> _Capture:
+    found = captures.get(id(record))
     if found is None or found.record is not record:
-        if len(_captures) > 1024:
-            _captures.clear()
-        found = _captures[id(record)] = _Capture(record, stream)
+        if len(captures) > 1024:
+            captures.clear()
+        found = captures[id(record)] = _Capture(record, stream)
     return found
 
 
 def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
             old: Item | None, new: Item | None, by_service: bool,
-            encoded: bytes | None = None) -> None:
+            encoded: bytes | None = None, captures: dict[int, _Capture] = _captures) -> None:
     """Record one item change (``old`` != ``new``); ``encoded``: ``new``'s
     JSON, when the writer has it.
 
@@ -157,14 +168,15 @@ def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
     sequence number, just before the transaction's writes leave memory
     (``Transaction.defer``): a hot counter's group costs one row and one
     encoding, not one per request. Records held in a savepoint that fails
-    are dropped with it.
+    are dropped with it. ``captures``: whose records these are (a Kinesis
+    destination's are held apart from the table's stream's).
     """
     global _last
     now = time.time_ns()
     seq = _last = now if now > _last else _last + 1
-    c = _captures.get(id(record))
+    c = captures.get(id(record))
     if c is None or c.record is not record:
-        c = _capture_of(record, stream)
+        c = _capture_of(record, stream, captures)
     segment = txn.segment
     if c.segment != segment:  # the first record of a new row
         c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn

@@ -7,7 +7,8 @@ DynamoDB's (sources beside each group):
 1. billing mode and throughput;
 2. the table's key schema against its attribute definitions;
 3. the secondary index declarations (LSIs, then GSIs);
-4. streams and server-side encryption.
+4. streams and server-side encryption;
+5. the resource policy (``_policies``), kept with the table.
 
 Each secondary index gets its own index table in storage, kept up to date by
 every write (``_indexes``).
@@ -24,19 +25,23 @@ from collections import Counter
 from typing import Any
 
 from tallydb.engine.api import _lifecycle as lifecycle
+from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
 from tallydb.engine.api._tags import check_count, check_tags
 from tallydb.engine.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.engine.errors import ResourceInUseException, ValidationException
-from tallydb.engine.storage import Transaction
+from tallydb.engine.storage import TableRecord, Transaction
 
 __all__ = [
     "MAX_CAPACITY_UNITS",
     "check_global_key",
+    "check_table",
     "create_table",
+    "describe_new",
     "invalid",
+    "new_table",
     "out_of_bounds",
     "projection_errors",
     "throughput",
@@ -439,13 +444,9 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
     return description
 
 
-def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    name = request["TableName"]
-    if name.startswith("arn:"):
-        raise _constraint_error([
-            violation("tableName", name,
-                      "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
-        ])
+def check_table(request: dict[str, Any]) -> str:
+    """CreateTable's checks of a request, before the catalog is looked at;
+    the billing mode."""
     mode = _check_billing(request)
     indexed = (
         request.get("LocalSecondaryIndexes") is not None
@@ -459,6 +460,34 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("Tags"):
         check_tags(request["Tags"])
         check_count(request["Tags"])
+    return mode
+
+
+def new_table(txn: Transaction, description: dict[str, Any]) -> TableRecord:
+    """Create the (empty) table a description describes, with its indexes."""
+    record = txn.create_table(description["TableName"], description)
+    for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+        for index in description.get(member, ()):
+            record = txn.create_index(record, index["IndexName"])
+    return record
+
+
+def describe_new(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
+    """The description of a new table made by a checked request."""
+    return _describe(request, mode, now)
+
+
+def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    name = request["TableName"]
+    if name.startswith("arn:"):
+        raise _constraint_error([
+            violation("tableName", name,
+                      "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+        ])
+    mode = check_table(request)
+    policy = request.get("ResourcePolicy")
+    if policy is not None:
+        policies.check(policy)
     existing = txn.table(name)
     if existing is not None:
         if not lifecycle.gone(existing.description):
@@ -467,10 +496,10 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     now = time.time()
     description = _describe(request, mode, now)
     lifecycle.begin(txn, description, lifecycle.CREATING, now)
-    record = txn.create_table(name, description)
-    for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
-        for index in description.get(member, ()):
-            record = txn.create_index(record, index["IndexName"])
+    if policy is not None:  # kept by its ARN, as PutResourcePolicy keeps it
+        description[policies.POLICIES] = {description["TableArn"]: {
+            "Policy": policy, "RevisionId": policies.new_revision()}}
+    record = new_table(txn, description)
     if streams.CAPTURE in description:
         record = streams.with_source(txn, record)
     created = public_description(description, status="CREATING", index_status="CREATING")

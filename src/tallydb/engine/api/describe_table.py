@@ -22,9 +22,11 @@ from tallydb.engine.storage import TableRecord, Transaction
 
 __all__ = [
     "ACCOUNT",
+    "GLOBAL",
     "REGION",
     "describe_table",
     "find_table",
+    "global_members",
     "index_counts",
     "public_description",
     "table_arn",
@@ -36,6 +38,16 @@ __all__ = [
 #: own (``_regions``).
 REGION = STORED_REGION
 ACCOUNT = "000000000000"
+
+#: In a global table's replica's description: its group ({"Consistency",
+#: "Replicas": [{"RegionName", "ReplicaStatus", overrides}], "Witness", "Region":
+#: the replica's own}), kept by ``_global`` and ``_replica_updates``.
+GLOBAL = "_Global"
+GLOBAL_TABLE_VERSION = "2019.11.21"
+#: The members of a replica's entry DescribeTable shows (the rest is tallydb's).
+_REPLICA_SHOWN = ("RegionName", "ReplicaStatus", "KMSMasterKeyId",
+                  "ProvisionedThroughputOverride", "OnDemandThroughputOverride",
+                  "GlobalSecondaryIndexes", "ReplicaTableClassSummary")
 
 #: DescribeTable/DeleteTable/UpdateTable of a missing table (dynalite,
 #: recorded against DynamoDB; conformance catalogue 2026).
@@ -109,7 +121,29 @@ def public_description(
             for index in shown.get(member, ()):
                 if index["IndexName"] in indexes:
                     index["ItemCount"], index["IndexSizeBytes"] = indexes[index["IndexName"]]
+    group = description.get(GLOBAL)
+    if group is not None:
+        global_members(group, shown)
     return shown
+
+
+def global_members(group: dict[str, Any], shown: dict[str, Any]) -> None:
+    """A replica's group as DynamoDB describes it: GlobalTableVersion, the
+    other replicas (never itself), the settings replication mode, and for a
+    STRONG group its consistency and witness (DynamoDB shows EVENTUAL by
+    saying nothing)."""
+    own = group["Region"]
+    shown["GlobalTableVersion"] = GLOBAL_TABLE_VERSION
+    shown["Replicas"] = [
+        {name: copy.deepcopy(replica[name]) for name in _REPLICA_SHOWN if name in replica}
+        for replica in group["Replicas"] if replica["RegionName"] != own]
+    shown["GlobalTableSettingsReplicationMode"] = "ENABLED_WITH_OVERRIDES"
+    if group["Consistency"] == "STRONG":
+        shown["MultiRegionConsistency"] = "STRONG"
+        witness = group.get("Witness")
+        if witness is not None:
+            shown["GlobalTableWitnesses"] = [
+                {"RegionName": witness["RegionName"], "WitnessStatus": witness["WitnessStatus"]}]
 
 
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

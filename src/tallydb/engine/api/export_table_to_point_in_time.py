@@ -1,12 +1,18 @@
-"""ExportTableToPointInTime: a table's items to an S3 bucket, in the
-background (``_exports``), as DynamoDB's export layout.
+"""ExportTableToPointInTime: a table's items (FULL_EXPORT, at ExportTime)
+or its changes between two times (INCREMENTAL_EXPORT) to an S3 bucket, in
+the background (``_exports``), as DynamoDB's export layout.
 
-DynamoDB's order: the table (TableNotFoundException, moto's wording "Table
+DynamoDB's order (``_pipeline``): the request's own consistency first
+(an incremental export's specification, and no ExportTime with it; a full
+export without one), then the table (TableNotFoundException, moto's wording "Table
 not found: ARN"), point-in-time recovery on (PointInTimeRecoveryUnavailableException,
-moto's wording), ExportTime within the recovery window
-(InvalidExportTimeException; not on record, ours), then a ClientToken seen
-before: the same request answers the same export, another is an
-ExportConflictException (not on record, ours).
+moto's wording), the times within the recovery window
+(InvalidExportTimeException) and an incremental window of at most 24 hours,
+then a ClientToken seen before: the same request answers the same export,
+another is an ExportConflictException. The texts of these refusals are not
+on record: ours. Times count to the second, the history's granularity.
+DynamoDB also refuses an incremental window under 15 minutes; tallydb
+takes any window of a second or more, so that a test can rehearse one.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api._exports import EXPORT, new_export
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api.describe_table import table_name_of
@@ -33,14 +40,29 @@ BAD_TIME = ("ExportTime must be within the point in time recovery window of tabl
             "(between {:.3f} and {:.3f})")
 #: A ClientToken reused with other parameters (not on record: ours).
 TOKEN_REUSED = "The ClientToken {} was used for another export request"
-#: The export's history reaches back no further than this many seconds
-#: (tallydb exports the table as it is: a time in the past is refused).
-NOW_SLACK = 5.0
-INCREMENTAL_NEEDS_SPEC = (
-    "IncrementalExportSpecification is required when ExportType is INCREMENTAL_EXPORT")
+INCREMENTAL_NEEDS_SPEC = ("IncrementalExportSpecification with an ExportFromTime is required "
+                          "when ExportType is INCREMENTAL_EXPORT")
+NO_EXPORT_TIME = "ExportTime cannot be given with ExportType INCREMENTAL_EXPORT"
+SPEC_FOR_INCREMENTAL = "IncrementalExportSpecification is only for ExportType INCREMENTAL_EXPORT"
+WINDOW = ("ExportFromTime must be at least a second before ExportToTime, and at most 24 hours "
+          "before it")
+DAY = 86_400
 
 
-def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
+def validate(request: dict[str, Any]) -> None:
+    """The checks before the table is looked up: the export type against
+    the members that go with it."""
+    spec = request.get("IncrementalExportSpecification")
+    if request.get("ExportType") == "INCREMENTAL_EXPORT":
+        if spec is None or "ExportFromTime" not in spec:
+            raise ValidationException(INCREMENTAL_NEEDS_SPEC)
+        if "ExportTime" in request:
+            raise ValidationException(NO_EXPORT_TIME)
+    elif spec is not None:
+        raise ValidationException(SPEC_FOR_INCREMENTAL)
+
+
+def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any], checked: None
                                   ) -> dict[str, Any]:
     arn = request["TableArn"]
     record = txn.table(table_name_of(arn))
@@ -50,13 +72,23 @@ def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
     if pitr is None:
         raise PointInTimeRecoveryUnavailableException(NO_RECOVERY.format(record.name))
     now = time.time()
-    export_time = float(request.get("ExportTime", now))
-    earliest = max(float(pitr["Enabled"]), now - NOW_SLACK)
-    if not earliest <= export_time <= now + 1.0:
-        raise InvalidExportTimeException(BAD_TIME.format(record.name, earliest, now))
-    export_time = min(export_time, now)
+    first = history.earliest(pitr, now) if "Since" in pitr else float(pitr["Enabled"])
     if request.get("ExportType") == "INCREMENTAL_EXPORT":
-        raise ValidationException(INCREMENTAL_NEEDS_SPEC)
+        spec = request["IncrementalExportSpecification"]  # (given: ``validate``)
+        start = float(spec["ExportFromTime"])
+        end = float(spec.get("ExportToTime", now))
+        for moment in (start, end):
+            if not first <= moment <= now + 1.0:
+                raise InvalidExportTimeException(BAD_TIME.format(record.name, first, now))
+        if not 1.0 <= end - start <= DAY:
+            raise ValidationException(WINDOW)
+        export_time = min(end, now)
+    else:
+        export_time = float(request.get("ExportTime", now))
+        enabled = min(first, float(pitr["Enabled"]))  # (now is exportable from the start)
+        if not enabled <= export_time <= now + 1.0:
+            raise InvalidExportTimeException(BAD_TIME.format(record.name, enabled, now))
+        export_time = min(export_time, now)
     token = request.get("ClientToken")
     if token is not None:
         for _, document in txn.documents(EXPORT):

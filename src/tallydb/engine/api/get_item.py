@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._insights import INSIGHTS
+from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._params import bind_placeholders, check_expression_params
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.api._units import consumed, read_units, wants_capacity
@@ -36,7 +38,11 @@ def get_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dic
     key, projection = checked
     table = get_table(txn, request["TableName"])
     key = table.keys.check_key(key)
-    item = txn.get_item(table.record, *table.keys.encode(key))
+    encoded = table.keys.encode(key)
+    item = txn.get_item(table.record, *encoded)
+    insights = table.record.description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(table.record, insights, *encoded, item)
     response: dict[str, Any] = {}
     if item is not None:
         response["Item"] = projection.apply(item) if projection is not None else item

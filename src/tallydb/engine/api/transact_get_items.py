@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._tables import Table, get_table
 from tallydb.engine.api._transact import (
@@ -58,6 +59,8 @@ def transact_get_items(txn: Transaction, request: dict[str, Any], checked: Check
                        ) -> dict[str, Any]:
     gets, projections, keys = checked
     tables: list[Table] = [get_table(txn, get.get("TableName")) for get in gets]
+    for table in tables:
+        refuse_strong(table.record, "TransactGetItems")
     targets: list[Target] = [target_of_key(t.keys, k) for t, k in zip(tables, keys, strict=True)]
     refuse_duplicates([(t.name, target) for t, target in zip(tables, targets, strict=True)])
     if any(target.reason is not None for target in targets):

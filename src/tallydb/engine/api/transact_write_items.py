@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tallydb.engine.api import _tokens
+from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._indexes import (
     IndexUnits,
     check_index_types,
@@ -154,6 +155,7 @@ def transact_write_items(txn: Transaction, request: dict[str, Any], actions: lis
                          ) -> dict[str, Any]:
     for action in actions:
         action.table = get_table(txn, action.body.get("TableName"))
+        refuse_strong(action.table.record, "TransactWriteItems")
     for action in actions:
         assert action.table is not None
         keys = action.table.keys

@@ -1,10 +1,15 @@
-"""UpdateContinuousBackups: switch point-in-time recovery on or off."""
+"""UpdateContinuousBackups: switch point-in-time recovery on or off, or
+change its recovery period.
+
+Switching it on starts the table's history (``_history``); switching it off
+deletes the history, as DynamoDB does.
+"""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from tallydb.engine.api import _history as history
 from tallydb.engine.api._continuous_backups import (
     DEFAULT_RECOVERY_DAYS,
     backed_up_table,
@@ -16,15 +21,11 @@ from tallydb.engine.storage import Transaction
 def update_continuous_backups(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = backed_up_table(txn, request["TableName"])
     spec = request["PointInTimeRecoverySpecification"]
-    stored = dict(record.description)
+    on = history.PITR in record.description
     if spec["PointInTimeRecoveryEnabled"]:
-        current = stored.get("_PointInTimeRecovery") or {"Enabled": time.time()}
-        stored["_PointInTimeRecovery"] = {
-            "Enabled": current["Enabled"],
-            "RecoveryPeriodInDays": spec.get("RecoveryPeriodInDays") or DEFAULT_RECOVERY_DAYS,
-        }
-    else:
-        stored.pop("_PointInTimeRecovery", None)
-    record = record.with_description(stored)
-    txn.update_table(record)
+        days = spec.get("RecoveryPeriodInDays") or DEFAULT_RECOVERY_DAYS
+        change = history.set_period if on else history.enable
+        record = change(txn, record, days)
+    elif on:
+        record = history.disable(txn, record)
     return {"ContinuousBackupsDescription": description(record)}

@@ -14,8 +14,11 @@ change synchronously in DynamoDB too and are answered with the new values.
 GlobalSecondaryIndexUpdates (create, delete, update a GSI) are
 ``_gsi_updates``' business.
 
-Not yet: streams, encryption changes, replicas. They are refused with a
-ValidationException that says so rather than silently ignored.
+ReplicaUpdates and GlobalTableWitnessUpdates (global tables) are
+``_replica_updates``' business: they are the only change of their request.
+
+Not yet: encryption changes, refused with a ValidationException that says
+so rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _lifecycle as lifecycle
+from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
@@ -34,9 +38,16 @@ from tallydb.engine.api._gsi_updates import (
     store_changes,
 )
 from tallydb.engine.api.create_table import invalid, out_of_bounds
-from tallydb.engine.api.describe_table import find_table, index_counts, public_description, utc_day
+from tallydb.engine.api.describe_table import (
+    GLOBAL,
+    find_table,
+    global_members,
+    index_counts,
+    public_description,
+    utc_day,
+)
 from tallydb.engine.errors import ValidationException
-from tallydb.engine.storage import Transaction
+from tallydb.engine.storage import TableRecord, Transaction
 
 #: The members DynamoDB's "At least one of ..." message names, in its order
 #: (conformance catalogue 2026). Members the request carries are left out.
@@ -47,12 +58,17 @@ CHANGE_MEMBERS = (
     "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
 )
 #: Request members that are a change on their own (MultiRegionConsistency
-#: alone is not, nor an empty GlobalSecondaryIndexUpdates).
+#: alone is not, nor GlobalTableWitnessUpdates alone, nor an empty
+#: GlobalSecondaryIndexUpdates).
 _CHANGING = (
     "ProvisionedThroughput", "BillingMode", "StreamSpecification", "GlobalSecondaryIndexUpdates",
-    "SSESpecification", "ReplicaUpdates", "GlobalTableWitnessUpdates",
-    "DeletionProtectionEnabled", "OnDemandThroughput", "WarmThroughput", "TableClass",
+    "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
+    "WarmThroughput", "TableClass",
 )
+#: A global table's stream cannot change (DynamoDB's text for disabling it, as users of
+#: terraform-aws-modules quote it; for other changes the text is ours).
+GLOBAL_STREAM = ("One or more parameter values were invalid: Disabling Stream is not allowed for a "
+                 "Global Table replica.")
 #: Changes DynamoDB takes only on their own, with its words for each.
 _ALONE = {
     "SSESpecification": "Server-Side Encryption modification",
@@ -60,10 +76,7 @@ _ALONE = {
     "DeletionProtectionEnabled": "DeletionProtection modification",
     "WarmThroughput": "WarmThroughput",
 }
-_UNSUPPORTED = (
-    "SSESpecification", "ReplicaUpdates",
-    "GlobalTableWitnessUpdates", "MultiRegionConsistency",
-)
+_UNSUPPORTED = ("SSESpecification",)
 
 WILL_NOT_CHANGE = (
     "The provisioned throughput for the table will not change. The requested value equals "
@@ -81,8 +94,8 @@ def _present(request: dict[str, Any], member: str) -> bool:
     return value is not None
 
 
-def _check_request(request: dict[str, Any]) -> None:
-    """The checks DynamoDB makes before it looks the table up."""
+def _check_request(request: dict[str, Any]) -> list[str]:
+    """The checks DynamoDB makes before it looks the table up; the changes asked."""
     changes = [m for m in _CHANGING if _present(request, m)]
     if not changes:
         shown = [
@@ -93,6 +106,9 @@ def _check_request(request: dict[str, Any]) -> None:
         raise ValidationException(
             f"At least one of {', '.join(shown[:-1])} or {shown[-1]} is required"
         )
+    if "ReplicaUpdates" in changes:
+        replica_updates.check(request, changes)
+        return changes
     if request.get("GlobalSecondaryIndexUpdates") == []:
         raise invalid("List of GlobalSecondaryIndexUpdates is empty")
     check_gsi_updates(request)
@@ -101,6 +117,14 @@ def _check_request(request: dict[str, Any]) -> None:
         error = out_of_bounds(provisioned)
         if error is not None:
             raise error
+    # a change that must come alone first (DynamoDB's, recorded: DeletionProtection
+    # with BillingMode PROVISIONED and no throughput is refused for coming with it)
+    for member, words in _ALONE.items():
+        if member in changes and len(changes) > 1:
+            raise invalid(f"{words} must be the only operation in the request")
+    if "OnDemandThroughput" in changes and set(changes) - {"OnDemandThroughput", "BillingMode"}:
+        raise invalid("OnDemandThroughput can only be combined with BillingMode in an "
+                      "UpdateTable request")
     mode = request.get("BillingMode")
     if mode == "PAY_PER_REQUEST" and provisioned is not None:
         raise invalid(
@@ -111,15 +135,10 @@ def _check_request(request: dict[str, Any]) -> None:
     if specification is not None and specification.get("StreamEnabled") and (
             specification.get("StreamViewType") is None):
         raise ValidationException(streams.VIEW_TYPE_REQUIRED)
-    for member, words in _ALONE.items():
-        if member in changes and len(changes) > 1:
-            raise invalid(f"{words} must be the only operation in the request")
-    if "OnDemandThroughput" in changes and set(changes) - {"OnDemandThroughput", "BillingMode"}:
-        raise invalid("OnDemandThroughput can only be combined with BillingMode in an "
-                      "UpdateTable request")
     for member in _UNSUPPORTED:
         if _present(request, member):
             raise ValidationException(f"tallydb does not support UpdateTable {member} yet")
+    return changes
 
 
 def _billing_mode(description: dict[str, Any]) -> str:
@@ -234,14 +253,32 @@ def _change_on_demand(description: dict[str, Any], on_demand: dict[str, Any]) ->
         description.pop("OnDemandThroughput", None)
 
 
-def validate(request: dict[str, Any]) -> None:
-    """The checks DynamoDB makes before it looks the table up."""
-    _check_request(request)
+def _replica_change(txn: Transaction, record: TableRecord, request: dict[str, Any]
+                    ) -> dict[str, Any]:
+    """A global table's replicas or witness changed: the answer says
+    UPDATING and shows the replicas as they were."""
+    updated, group = replica_updates.apply(txn, record, request)
+    shown = public_description(updated.description, status="UPDATING",
+                               counts=txn.count_items(updated),
+                               indexes=index_counts(txn, updated))
+    if group is None:
+        shown["Replicas"] = []
+    else:
+        global_members(group, shown)
+    return {"TableDescription": shown}
 
 
-def update_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
+def validate(request: dict[str, Any]) -> list[str]:
+    """The checks DynamoDB makes before it looks the table up; the changes asked."""
+    return _check_request(request)
+
+
+def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
+                 ) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
     lifecycle.check_changeable(record, deleting_too=True)
+    if "ReplicaUpdates" in changes:
+        return _replica_change(txn, record, request)
     before = record.description
     description = {
         k: (dict(v) if isinstance(v, dict) else v) for k, v in before.items()
@@ -264,6 +301,8 @@ def update_table(txn: Transaction, request: dict[str, Any], checked: None) -> di
     if request.get("WarmThroughput") is not None:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("StreamSpecification") is not None:
+        if GLOBAL in before:
+            raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
     lifecycle.begin(txn, description, lifecycle.UPDATING, now)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._indexes import TTL_INDEX, backfill, build_indexes
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.errors import ValidationException
@@ -27,6 +28,7 @@ def update_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, 
     spec = request["TimeToLiveSpecification"]
     name, enabled = spec["AttributeName"], bool(spec["Enabled"])
     record = find_table(txn, request["TableName"])
+    refuse_strong(record, "Time to live")
     current = record.description.get("_TimeToLive")
     if current is not None and current["AttributeName"] != name:
         raise ValidationException(OTHER_ATTRIBUTE.format(current["AttributeName"]))

@@ -186,6 +186,8 @@ def _start_counting(conn: sqlite3.Connection, source: str) -> None:
 
 #: Copy every row of one items table into another (a snapshot, a restore).
 _COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
+#: The same, leaving the rows the target has already as they are.
+_KEEP_ROWS = "INSERT OR IGNORE INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 
 
 class _RowSQL(NamedTuple):
@@ -281,6 +283,9 @@ class Store:
         #: Item writes so far, kept or not: lets a caller tell whether an
         #: operation that failed had written anything.
         self.writes = 0
+        #: Transactions and savepoints rolled back so far: lets a caller that
+        #: remembers what it wrote tell whether some of it may be gone.
+        self.rollbacks = 0
         self._log = (None if path is None else
                      ItemLog(directory / "tallydb.itemlog", fsync=self.sync is Sync.FULL))
         self._flush_after = 0.0  # monotonic time before which the overlay stays out of SQLite
@@ -527,6 +532,7 @@ class Store:
 
     def _rollback(self) -> None:
         """Undo the open transaction; the overlay (committed) stays."""
+        self.rollbacks += 1
         self._pending = None
         self._deferred.clear()
         self._in_sqlite = self._overlay_written = self._own_sqlite = False
@@ -699,6 +705,7 @@ class _Savepoint:
         conn = store._conn
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
+            store.rollbacks += 1
             store._tables = self._tables_before
             journal = store._txn.journal
             if journal is not None:
@@ -725,8 +732,8 @@ class Transaction:
     (the shared catalog), or a region's own name when regions are separate;
     its caller sets it before each operation.
 
-    ``region``: the region of the running request (its stream records'
-    ``awsRegion``); "" until a caller that knows it sets it.
+    ``region``: the region the running operation was asked in when regions
+    are separate, None when they are shared (set with ``catalog``).
     """
 
     __slots__ = ("_conn", "_store", "catalog", "journal", "region")
@@ -736,7 +743,7 @@ class Transaction:
         self._conn = store._conn
         self.journal: list[Any] | None = None
         self.catalog = ""
-        self.region = ""
+        self.region: str | None = None
 
     @property
     def context(self) -> Any:
@@ -758,6 +765,14 @@ class Transaction:
     def table(self, name: str) -> TableRecord | None:
         catalog = self.catalog
         return self._store._tables.get(f"{catalog}/{name}" if catalog else name)
+
+    def table_by_key(self, key: str) -> TableRecord | None:
+        """A table by its catalog key (``TableRecord.key``), whatever the catalog."""
+        return self._store._tables.get(key)
+
+    def table_in(self, catalog: str, name: str) -> TableRecord | None:
+        """The table ``name`` of another catalog than this transaction's."""
+        return self._store._tables.get(catalog_key(catalog, name))
 
     def tables(self) -> list[TableRecord]:
         """The tables of this transaction's catalog, by name."""
@@ -907,6 +922,29 @@ class Transaction:
         ).fetchone()
         return None if row is None else orjson.loads(row[0])
 
+    def get_entry_blob(self, record: TableRecord, index: str, hk: bytes, rk: bytes
+                       ) -> bytes | None:
+        """The JSON of one entry of an index as stored, or None (no entry)."""
+        store = self._store
+        row_key = (record.index_table(index), hk, rk)
+        pending = store._pending
+        if pending is not None:
+            blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return blob  # type: ignore[return-value]
+        if not store._overlay_written:
+            blob = store._overlay.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return blob  # type: ignore[return-value]
+        store._begin_reading()
+        row = self._conn.execute(_row_sql(row_key[0]).select, (hk, rk)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    @property
+    def rollbacks(self) -> int:
+        """How many transactions and savepoints were rolled back so far."""
+        return self._store.rollbacks
+
     def put_item(self, record: TableRecord, hk: bytes, rk: bytes, item: Item) -> None:
         self.put_encoded(record, hk, rk, orjson.dumps(item))
 
@@ -971,10 +1009,11 @@ class Transaction:
         low: bytes | None = None,
         below: bytes | None = None,
         forward: bool = True,
-    ) -> Iterator[tuple[bytes, bytes, Item]]:
+        decode: bool = True,
+    ) -> Iterator[tuple[bytes, bytes, Any]]:
         """Rows of the table (or of ``index``) in key order: one partition
         (``hk``) with ``low <= rk < below``, or all of them; resuming strictly
-        after ``after``."""
+        after ``after``. Each row's item, or with ``decode`` false its JSON."""
         where: list[str] = []
         args: list[Any] = []
         if hk is not None:
@@ -996,6 +1035,9 @@ class Transaction:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY hk {order}, rk {order}"
+        if not decode:
+            yield from self._conn.execute(sql, args)
+            return
         for row_hk, row_rk, blob in self._conn.execute(sql, args):
             yield row_hk, row_rk, orjson.loads(blob)
 
@@ -1078,6 +1120,37 @@ class Transaction:
         self._store._begin_reading()
         row = self._conn.execute("SELECT meta FROM snapshots WHERE name = ?", (name,)).fetchone()
         return None if row is None else orjson.loads(row[0])
+
+    def copy_rows(self, source: TableRecord, target: TableRecord,
+                  index: str | None = None, *, keep: bool = False) -> None:
+        """Copy every row of ``source``'s table (or of its ``index``) into
+        ``target``'s table (or its index of that name), as this transaction
+        sees them: a copy inside SQLite. With ``keep``, a row ``target``
+        has already stays as it is."""
+        self._store._begin_sqlite()  # every item write so far is in SQLite's transaction
+        copy = _KEEP_ROWS if keep else _COPY_ROWS
+        if index is None:
+            self._conn.execute(copy.format(target.items_table, source.items_table))
+        else:
+            self._conn.execute(copy.format(target.index_table(index), source.index_table(index)))
+
+    def put_rows(self, record: TableRecord, rows: Mapping[tuple[bytes, bytes], bytes | None]
+                 ) -> None:
+        """Put (JSON) or delete (None) many rows of a table at once, by (hk,
+        rk), straight into SQLite's transaction (a restore's bulk writes)."""
+        self._store._begin_sqlite()
+        self._store.writes += 1
+        table = record.items_table
+        _write_rows(self._conn, {(table, hk, rk): blob for (hk, rk), blob in rows.items()})
+
+    def first_rows(self, record: TableRecord, index: str, low: bytes
+                   ) -> Iterator[tuple[bytes, bytes, bytes]]:
+        """(rk, hk, stored JSON) of each rk's row with the smallest hk at or
+        above ``low`` in ``index`` (one row per rk, in no order)."""
+        self._store._sync_items()
+        yield from self._conn.execute(
+            f"SELECT rk, min(hk), item FROM {record.index_table(index)} "
+            "WHERE hk >= ? GROUP BY rk", (low,))
 
     def restore_snapshot(self, name: str, record: TableRecord) -> None:
         """Fill ``record``'s (empty) table, and each of its indexes the

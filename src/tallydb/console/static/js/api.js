@@ -4,6 +4,9 @@ import { AwsClient } from "../vendor/aws4fetch-1.0.20.js";
 
 const KEY_STORE = "tallydb.console.key";
 const TARGET = "DynamoDB_20120810.";
+/** DynamoDB Streams' operations are served under their own target prefix. */
+const STREAMS_TARGET = "DynamoDBStreams_20120810.";
+const STREAMS = new Set(["ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"]);
 export const REGION = "us-east-1";
 
 /** A DynamoDB error answer: its short type (ValidationException), message, status, body. */
@@ -92,7 +95,7 @@ export async function call(operation, request) {
     method: "POST",
     headers: {
       "Content-Type": "application/x-amz-json-1.0",
-      "X-Amz-Target": TARGET + operation,
+      "X-Amz-Target": (STREAMS.has(operation) ? STREAMS_TARGET : TARGET) + operation,
     },
     body: JSON.stringify(request),
   });

@@ -4,8 +4,9 @@ import { info, onKeyChange, setKey, storedKey } from "./api.js";
 import { setServerInfo } from "./codegen.js";
 import * as live from "./live.js";
 import { html } from "./ui.js";
-import { TablesPage, TablePage } from "./tables.js";
-import { ItemsPage, ItemPage } from "./items.js";
+import { TablesPage } from "./tables.js";
+import { TablePage } from "./table_page.js";
+import { ItemPage } from "./items.js";
 import { BuilderPage } from "./builder.js";
 import { HotKeysPage } from "./hotkeys.js";
 
@@ -18,11 +19,10 @@ function route() {
 
 function page({ parts, query }) {
   const [section, table, view] = parts;
-  if (section === "tables" && table && view === "items") return html`<${ItemsPage} table=${table} />`;
   if (section === "tables" && table && view === "item") {
     return html`<${ItemPage} table=${table} keyText=${query.get("key") || ""} />`;
   }
-  if (section === "tables" && table) return html`<${TablePage} table=${table} />`;
+  if (section === "tables" && table) return html`<${TablePage} table=${table} tab=${view || "items"} />`;
   if (section === "builder") return html`<${BuilderPage} />`;
   if (section === "hotkeys") return html`<${HotKeysPage} />`;
   return html`<${TablesPage} />`;

@@ -1,6 +1,6 @@
 // Items: a paged grid for Scan and Query, and one item's page (view, edit,
 // delete, the update panel, "+1"), kept current by the live stream.
-import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
+import { useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call, describeReady } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
@@ -9,6 +9,7 @@ import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
 
 const PAGE_SIZE = 25;
+const PAGE_SIZES = [10, 25, 50, 100];
 const LOG_SIZE = 8;
 const MAX_COLUMNS = 16;
 const SORT_OPS = ["", "=", "<", "<=", ">", ">=", "begins_with", "between"];
@@ -28,7 +29,7 @@ const itemHref = (table, key) => `${href("tables", table, "item")}?key=${encodeU
 
 /** Scan or Query request for the form, one page from `start`. */
 function readRequest(t, form, start) {
-  const request = { TableName: t.TableName, Limit: PAGE_SIZE };
+  const request = { TableName: t.TableName, Limit: Number(form.pageSize) || PAGE_SIZE };
   const names = {};
   const values = {};
   const index = [...(t.GlobalSecondaryIndexes || []), ...(t.LocalSecondaryIndexes || [])]
@@ -99,12 +100,17 @@ function columns(t, items) {
   return names.slice(0, MAX_COLUMNS);
 }
 
-export function ItemsPage({ table }) {
-  const [t, describeError] = useDescription(table);
+/** The table's items tab: Scan or Query a page at a time, kept current live. */
+export function ItemsTab({ table, t: described }) {
   const [form, setForm] = useState({
     mode: "Scan", index: "", pk: "", skOp: "", sk: "", sk2: "", descending: false,
-    filter: "", filterValues: "", projection: "",
+    filter: "", filterValues: "", projection: "", pageSize: PAGE_SIZE,
   });
+  // The description changes with every commit (its counts); the grid follows its shape only.
+  const shape = JSON.stringify([described.KeySchema, (described.GlobalSecondaryIndexes || []).map((i) => i.IndexName),
+    (described.LocalSecondaryIndexes || []).map((i) => i.IndexName)]);
+  const t = useMemo(() => described, [shape]);
+  const [selected, setSelected] = useState(new Set());
   const [pages, setPages] = useState([undefined]); // ExclusiveStartKey of each page read
   const [result, setResult] = useState(null);
   const [inserted, setInserted] = useState(0);
@@ -118,8 +124,9 @@ export function ItemsPage({ table }) {
     setResult({ request, operation: current.current.form.mode, response, items: response.Items, removed: new Set() });
     setPages(stack);
     setInserted(0);
+    setSelected(new Set());
   });
-  useEffect(() => { if (t) read(undefined, [undefined]); }, [t]);
+  useEffect(() => { read(undefined, [undefined]); }, [t]);
 
   useEffect(() => {
     if (!t) return undefined;
@@ -155,19 +162,22 @@ export function ItemsPage({ table }) {
 
   const set = (patch) => setForm({ ...form, ...patch });
   const submit = (event) => { event.preventDefault(); read(undefined, [undefined]); };
-  if (describeError) return html`<${ErrorBox} error=${describeError} />`;
-  if (!t) return html`<p class="muted">Loading…</p>`;
   const indexes = [...(t.GlobalSecondaryIndexes || []), ...(t.LocalSecondaryIndexes || [])];
   const schema = (indexes.find((i) => i.IndexName === form.index) || t).KeySchema;
   const items = result ? result.items : [];
   const cols = columns(t, items);
   const next = result && result.response.LastEvaluatedKey;
-  return html`<section aria-labelledby="items-title">
-    <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <a href=${href("tables", table)}>${table}</a> / <span>items</span></nav>
-    <div class="heading">
-      <h1 id="items-title">${table}</h1>
-      <a class="button" href=${href("tables", table)}>Table details</a>
+  const keys = items.map((item) => keyOf(item, t.KeySchema));
+  const toggle = (id) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id); else next.add(id);
+    setSelected(next);
+  };
+  return html`<section aria-label="Items">
+    <div class="row wrap tabbar">
       <a class="button primary" href=${`${href("tables", table, "item")}?new=1`}>New item</a>
+      <span class="spacer"></span>
+      ${result && html`<${Download} table=${table} items=${items} columns=${columns(t, items)} />`}
     </div>
     <form class="card readform" onSubmit=${submit} aria-label="Read items">
       <div class="row wrap">
@@ -195,6 +205,8 @@ export function ItemsPage({ table }) {
           onInput=${(e) => set({ filterValues: e.target.value })} /></label>
         <label>Projection <input name="projection" placeholder="title, views" value=${form.projection}
           onInput=${(e) => set({ projection: e.target.value })} /></label>
+        <label>Page size <select name="pageSize" value=${form.pageSize} onChange=${(e) => set({ pageSize: Number(e.target.value) })}>
+          ${PAGE_SIZES.map((n) => html`<option value=${n}>${n}</option>`)}</select></label>
         <button type="submit" class="primary" disabled=${busy}>Run</button>
       </div>
     </form>
@@ -205,13 +217,18 @@ export function ItemsPage({ table }) {
       <div class="gridbar">
         <span>${`${items.length} ${items.length === 1 ? "item" : "items"} on page ${pages.length} (${result.response.ScannedCount} read)`}</span>
         <span class="spacer"></span>
+        ${selected.size > 0 && html`<${DeleteSelected} table=${table} keys=${keys.filter((k) => selected.has(keyId(table, k)))}
+          onDone=${() => setSelected(new Set())} />`}
         <button type="button" class="small" disabled=${pages.length < 2 || busy}
           onClick=${() => read(pages[pages.length - 2], pages.slice(0, -1))}>Previous</button>
         <button type="button" class="small" disabled=${!next || busy}
           onClick=${() => read(next, [...pages, next])}>Next</button>
       </div>
       <div class="scroll"><table class="grid items" aria-label=${`Items of ${table}`}>
-        <thead><tr>${cols.map((c) => {
+        <thead><tr><td class="pick"><input type="checkbox" aria-label="Select every item on this page"
+          checked=${items.length > 0 && selected.size === items.length}
+          onChange=${(e) => setSelected(new Set(e.target.checked ? keys.map((k) => keyId(table, k)) : []))} /></td>
+          ${cols.map((c) => {
           const first = items.find((item) => item[c]);
           const numeric = first && typeOf(first[c]) === "N";
           const isKey = t.KeySchema.some((k) => k.AttributeName === c);
@@ -220,7 +237,10 @@ export function ItemsPage({ table }) {
         <tbody>${items.map((item) => {
           const key = keyOf(item, t.KeySchema);
           const linkable = Object.values(key).every(Boolean);
-          return html`<tr key=${keyId(table, key)} class=${result.removed.has(keyId(table, key)) ? "removed" : ""}>
+          const id = keyId(table, key);
+          return html`<tr key=${id} class=${result.removed.has(id) ? "removed" : ""}>
+            <td class="pick"><input type="checkbox" aria-label=${`Select ${keyText(key, t.KeySchema)}`}
+              checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
             ${cols.map((c, i) => {
               const value = item[c];
               const cell = html`<${Val} text=${show(value)} title=${show(value)} />`;
@@ -234,6 +254,43 @@ export function ItemsPage({ table }) {
       <details class="sentrequest"><summary>Request sent</summary>
         <${CodeTabs} operation=${result.operation} request=${result.request} /></details>`}
   </section>`;
+}
+
+/** Delete the chosen items together: one TransactWriteItems (all or none). */
+function DeleteSelected({ table, keys, onDone }) {
+  const [confirming, setConfirming] = useState(false);
+  const { busy, error, run } = useAction();
+  const request = { TransactItems: keys.map((Key) => ({ Delete: { TableName: table, Key } })) };
+  const remove = () => run(async () => {
+    await call("TransactWriteItems", request);
+    setConfirming(false);
+    onDone();
+  });
+  const n = `${keys.length} ${keys.length === 1 ? "item" : "items"}`;
+  return html`<span class="confirm">${confirming
+    ? html`Delete ${n} in one transaction?
+        <button type="button" class="small danger" disabled=${busy} onClick=${remove}>Delete ${n}</button>
+        <button type="button" class="small" onClick=${() => setConfirming(false)}>Keep them</button>
+        <details class="inline"><summary>As code</summary><${CodeTabs} operation="TransactWriteItems" request=${request} /></details>`
+    : html`<button type="button" class="small danger-outline" onClick=${() => setConfirming(true)}>Delete selected (${keys.length})…</button>`}
+    <${ErrorBox} error=${error} /></span>`;
+}
+
+/** The page of items as a file: JSON lines of DynamoDB JSON, or CSV of their plain values. */
+function Download({ table, items, columns: cols }) {
+  const save = (kind) => {
+    const text = kind === "json" ? items.map((item) => JSON.stringify(item)).join("\n") + "\n"
+      : [cols, ...items.map((item) => cols.map((c) => (item[c] ? show(item[c]) : "")))]
+        .map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(",")).join("\n") + "\n";
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: kind === "json" ? "application/json" : "text/csv" }));
+    link.download = `${table}.${kind === "json" ? "jsonl" : "csv"}`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  };
+  return html`<span class="downloads">Download this page:
+    <button type="button" class="small" onClick=${() => save("json")}>JSON</button>
+    <button type="button" class="small" onClick=${() => save("csv")}>CSV</button></span>`;
 }
 
 /** "created with play_count 0, title …": what an INSERT wrote. */

@@ -2,7 +2,7 @@
 // changes, hot keys and resync notices for every panel. Signed like any
 // request, so it runs over fetch; closed while the tab is hidden.
 import { fetchEventSource } from "../vendor/fetch-event-source-2.0.1/index.js";
-import { send } from "./api.js";
+import { call, send } from "./api.js";
 import { keyId } from "./values.js";
 
 const handlers = { changes: new Set(), hotkeys: new Set(), resync: new Set(), status: new Set() };
@@ -28,7 +28,30 @@ function setStatus(connected, error = "") {
   emit("status", state);
 }
 
+// Events are handled one at a time, in order: a change whose image came as a
+// reference (a large item: "ref": true, no "new") is read first.
+let pending = Promise.resolve();
+
 function dispatch(message) {
+  pending = pending.then(() => handle(message)).catch((error) => console.error(error));
+}
+
+/** Fill in the images the server sent as references, with GetItem. */
+async function resolve(changes) {
+  let failed = false;
+  await Promise.all(changes.filter((change) => change.ref).map(async (change) => {
+    try {
+      const answer = await call("GetItem", { TableName: change.table, Key: change.keys, ConsistentRead: true });
+      change.new = answer.Item || null;
+    } catch {
+      failed = true;
+    }
+    delete change.ref;
+  }));
+  return failed;
+}
+
+async function handle(message) {
   const data = message.data ? JSON.parse(message.data) : {};
   switch (message.event) {
     case "hello":
@@ -38,10 +61,14 @@ function dispatch(message) {
       if (helloSeen) emit("resync", data);
       helloSeen = true;
       break;
-    case "changes":
+    case "changes": {
+      const failed = await resolve(data.changes);
       state.seq = data.seq;
-      emit("changes", data.changes);
+      const known = data.changes.filter((change) => change.new !== undefined);
+      if (known.length) emit("changes", known);
+      if (failed) emit("resync", data); // an image could not be read: re-read what is shown
       break;
+    }
     case "hotkeys":
       emit("hotkeys", data);
       break;

@@ -1,18 +1,19 @@
-// Tables: the list (item count, size), create, delete, and one table's page.
+// Tables: the list (item count, size) and the create form; shared table pieces.
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
 import { STATUS_POLL_MS, call, changing, listTables } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Fit, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
 
-const KEY_TYPES = ["S", "N", "B"];
+export const KEY_TYPES = ["S", "N", "B"];
+export const STREAM_VIEWS = ["NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY"];
 
 // Counts follow commits within a second: a touched table is described again
 // RELOAD_MS after the first commit that touched it (at most twice a second).
 const RELOAD_MS = 400;
 
 /** Re-run load() when a change touches one of these tables. */
-function useLiveReload(load, tables) {
+export function useLiveReload(load, tables) {
   useEffect(() => {
     let timer = null;
     const due = () => {
@@ -75,10 +76,10 @@ export function TablesPage() {
         <thead><tr><th>Name</th><th>Keys</th><th>Status</th><th>Billing</th>
           <th class="num">Items</th><th class="num">Size</th><th>Indexes</th></tr></thead>
         <tbody>${tables.map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
-          <td><a href=${href("tables", t.TableName, "items")}>${t.TableName}</a></td>
+          <td><a href=${href("tables", t.TableName, "items")}><${Breakable} text=${t.TableName} /></a></td>
           <td>${(t.KeySchema || []).map((k) => k.AttributeName).join(" / ")}</td>
           <td>${t.TableStatus || (t.error && t.error.type)}</td>
-          <td>${billing(t)}</td>
+          <td><${Fit} text=${billing(t)} /></td>
           <td class="num"><${Val} text=${count(t.ItemCount)} /></td>
           <td class="num"><${Val} text=${bytes(t.TableSizeBytes)} /></td>
           <td>${indexNames(t).join(", ")}</td>
@@ -86,13 +87,13 @@ export function TablesPage() {
   </section>`;
 }
 
-const billing = (t) => (t.BillingModeSummary ? t.BillingModeSummary.BillingMode
+export const billing = (t) => (t.BillingModeSummary ? t.BillingModeSummary.BillingMode
   : t.ProvisionedThroughput && t.ProvisionedThroughput.WriteCapacityUnits ? "PROVISIONED" : "PAY_PER_REQUEST");
 
-const indexNames = (t) => [...(t.GlobalSecondaryIndexes || []), ...(t.LocalSecondaryIndexes || [])]
+export const indexNames = (t) => [...(t.GlobalSecondaryIndexes || []), ...(t.LocalSecondaryIndexes || [])]
   .map((i) => i.IndexName);
 
-function KeyInputs({ label, value, onChange, optional }) {
+export function KeyInputs({ label, value, onChange, optional }) {
   return html`<fieldset class="keyinputs">
     <legend>${label}${optional ? " (optional)" : ""}</legend>
     <input aria-label=${`${label} name`} placeholder="attribute name" value=${value.name}
@@ -104,7 +105,7 @@ function KeyInputs({ label, value, onChange, optional }) {
   </fieldset>`;
 }
 
-const blankKey = () => ({ name: "", type: "S" });
+export const blankKey = () => ({ name: "", type: "S" });
 
 /** The CreateTable request the form describes. */
 function createRequest(form) {
@@ -137,13 +138,14 @@ function createRequest(form) {
   if (provisioned) request.ProvisionedThroughput = throughput();
   if (gsis.length) request.GlobalSecondaryIndexes = gsis;
   if (lsis.length) request.LocalSecondaryIndexes = lsis;
+  if (form.stream) request.StreamSpecification = { StreamEnabled: true, StreamViewType: form.stream };
   return request;
 }
 
 function CreateTable({ onCreated }) {
   const [form, setForm] = useState({
     name: "", hash: blankKey(), range: blankKey(), billing: "PAY_PER_REQUEST",
-    rcu: 5, wcu: 5, gsis: [], lsis: [], ttl: "",
+    rcu: 5, wcu: 5, gsis: [], lsis: [], ttl: "", stream: "",
   });
   const { busy, error, run } = useAction();
   const set = (patch) => setForm({ ...form, ...patch });
@@ -179,6 +181,10 @@ function CreateTable({ onCreated }) {
         <label>Write units <input type="number" min="1" class="num" value=${form.wcu} onInput=${(e) => set({ wcu: e.target.value })} /></label>`}
       <label>TTL attribute (optional) <input name="ttl" value=${form.ttl} placeholder="expires_at"
         onInput=${(e) => set({ ttl: e.target.value })} /></label>
+      <label>Stream <select name="StreamViewType" value=${form.stream} onChange=${(e) => set({ stream: e.target.value })}>
+        <option value="">off</option>
+        ${STREAM_VIEWS.map((view) => html`<option value=${view}>${view}</option>`)}
+      </select></label>
     </div>
     ${form.gsis.map((g, i) => html`<div class="row wrap index">
       <label>Global index name <input value=${g.name} onInput=${(e) => setIn("gsis", i, { name: e.target.value })} /></label>
@@ -203,73 +209,10 @@ function CreateTable({ onCreated }) {
   </form>`;
 }
 
-export function TablePage({ table }) {
-  const [description, setDescription] = useState(null);
-  const [ttl, setTtl] = useState(null);
-  const [confirming, setConfirming] = useState(false);
-  const { busy, error, run } = useAction();
-  const load = () => run(async () => {
-    const [d, t] = await Promise.all([
-      call("DescribeTable", { TableName: table }),
-      call("DescribeTimeToLive", { TableName: table }).catch(() => null),
-    ]);
-    setDescription(d.Table);
-    setTtl(t && t.TimeToLiveDescription);
-  });
-  useEffect(() => { load(); }, [table]);
-  useLiveReload(load, [table]);
-  useEffect(() => {  // CREATING or UPDATING: looked at again until it is ACTIVE
-    if (!changing(description)) return undefined;
-    const timer = setTimeout(load, STATUS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [description]);
-  const remove = () => run(async () => {
-    await call("DeleteTable", { TableName: table });
-    location.hash = "#/tables";
-  });
-  const t = description;
-  return html`<section aria-labelledby="table-title">
-    <nav class="crumbs" aria-label="Breadcrumbs"><a href="#/tables">Tables</a> / <span>${table}</span></nav>
-    <div class="heading">
-      <h1 id="table-title">${table}</h1>
-      <a class="button primary" href=${href("tables", table, "items")}>Items</a>
-      ${confirming
-        ? html`<span class="confirm">Delete ${table} and every item in it?
-            <button type="button" class="danger" disabled=${busy} onClick=${remove}>Delete table</button>
-            <button type="button" onClick=${() => setConfirming(false)}>Keep it</button></span>`
-        : html`<button type="button" class="danger-outline" onClick=${() => setConfirming(true)}>Delete…</button>`}
-    </div>
-    <${ErrorBox} error=${error} />
-    ${t && html`<dl class="facts">
-      <div><dt>Status</dt><dd><${Fit} text=${t.TableStatus} /></dd></div>
-      <div><dt>Items</dt><dd class="num"><${Val} text=${count(t.ItemCount)} /></dd></div>
-      <div><dt>Size</dt><dd class="num"><${Val} text=${bytes(t.TableSizeBytes)} /></dd></div>
-      <div><dt>Billing</dt><dd><${Fit} text=${billing(t)} /></dd></div>
-      <div><dt>Throughput</dt><dd>${throughputText(t.ProvisionedThroughput)}</dd></div>
-      <div><dt>TTL</dt><dd><${Fit} text=${ttl && ttl.AttributeName ? `${ttl.AttributeName} (${ttl.TimeToLiveStatus})` : "off"} /></dd></div>
-      <div><dt>Created</dt><dd>${t.CreationDateTime ? new Date(t.CreationDateTime * 1000).toLocaleString() : ""}</dd></div>
-      <div class="wide"><dt>ARN</dt><dd><${Breakable} text=${t.TableArn} /></dd></div>
-    </dl>
-    <h2>Keys</h2>
-    <${KeyTable} schema=${t.KeySchema} definitions=${t.AttributeDefinitions} />
-    ${indexNames(t).length > 0 && html`<h2>Indexes</h2>
-      <div class="scroll"><table class="grid" aria-label="Indexes">
-        <thead><tr><th>Name</th><th>Kind</th><th>Keys</th><th>Projection</th><th class="num">Items</th><th>Throughput</th></tr></thead>
-        <tbody>
-        ${[...(t.GlobalSecondaryIndexes || []).map((i) => ["Global", i]), ...(t.LocalSecondaryIndexes || []).map((i) => ["Local", i])]
-          .map(([kind, i]) => html`<tr><td>${i.IndexName}</td><td>${kind}</td>
-            <td>${i.KeySchema.map((k) => `${k.AttributeName} (${k.KeyType})`).join(", ")}</td>
-            <td>${i.Projection && i.Projection.ProjectionType}</td>
-            <td class="num">${count(i.ItemCount)}</td>
-            <td>${throughputText(i.ProvisionedThroughput)}</td></tr>`)}
-        </tbody></table></div>`}`}
-  </section>`;
-}
-
-const throughputText = (p) => (p && (p.ReadCapacityUnits || p.WriteCapacityUnits)
+export const throughputText = (p) => (p && (p.ReadCapacityUnits || p.WriteCapacityUnits)
   ? `${p.ReadCapacityUnits} read / ${p.WriteCapacityUnits} write units` : "on demand");
 
-function KeyTable({ schema, definitions }) {
+export function KeyTable({ schema, definitions }) {
   const typeOf = (name) => (definitions.find((d) => d.AttributeName === name) || {}).AttributeType;
   return html`<table class="grid compact" aria-label="Key schema">
     <thead><tr><th>Attribute</th><th>Role</th><th>Type</th></tr></thead>

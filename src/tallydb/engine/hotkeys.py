@@ -1,8 +1,10 @@
-"""The busiest items by writes over the last minute, in bounded memory.
+"""The busiest items over the last minute, in bounded memory.
 
 What CloudWatch Contributor Insights shows for DynamoDB: the keys taking
-the most writes (and, with ``--emulate-limits``, the most throttles). Fed
-by the change feed while a console page listens.
+the most requests (and, with ``--emulate-limits``, the most throttles). The
+console's hot-keys panel feeds one from the change feed while a page
+listens; contributor insights (``api/_insights``) keep one per table and
+index with insights enabled, fed by the operations that touch its items.
 
 A bounded top-k sketch with per-second buckets: writes are counted exactly
 per item within the current second, in a counter that holds at most

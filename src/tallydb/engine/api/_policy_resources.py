@@ -1,0 +1,60 @@
+"""What the three resource-policy operations share: the table (or stream)
+an ARN names, and the table's kept policies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tallydb.engine.api._policies import POLICIES
+from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.errors import ResourceNotFoundException, ValidationException
+from tallydb.engine.storage import TableRecord, Transaction
+
+#: Not on record: ours.
+NOT_A_RESOURCE = ("ResourceArn must be the ARN of a table or of a table's stream: {}")
+#: The Streams API's wording for a stream that is not there.
+STREAM_NOT_FOUND = "Requested resource not found: Stream: {} not found"
+#: DynamoDB's answers when there is no policy (moto's wording, recorded).
+NO_POLICY = "Resource-based policy not found for the provided ResourceArn: {}"
+EXPECTED_NONE = ("Resource-based policy not found for the provided ResourceArn: Requested "
+                 "policy update expecting none to be present for table {}, but a policy "
+                 "exists with revision id {}.")
+REVISION_MISMATCH = ("Resource-based policy not found for the provided ResourceArn: Requested "
+                     "update for policy with revision id {}, but the policy associated to "
+                     "target table {} has revision id {}.")
+
+
+def check_resource_arn(request: dict[str, Any]) -> None:
+    """The ResourceArn's form, checked before anything is looked up: a
+    table's ARN or its stream's."""
+    arn = request["ResourceArn"]
+    if not arn.startswith("arn:") or ":table/" not in arn:
+        raise ValidationException(NOT_A_RESOURCE.format(arn))
+    rest = arn.partition(":table/")[2].partition("/")[2]
+    if rest and not rest.startswith("stream/"):
+        raise ValidationException(NOT_A_RESOURCE.format(arn))
+
+
+def resource_of(txn: Transaction, arn: str) -> TableRecord:
+    """The table whose policy (or whose stream's) ``arn`` names (its form
+    already checked: ``check_resource_arn``)."""
+    record = find_table(txn, arn.split("/stream/")[0])
+    if "/stream/" in arn:
+        known = [s["arn"] for s in record.description.get("_Streams", ())]
+        if arn not in known:
+            raise ResourceNotFoundException(STREAM_NOT_FOUND.format(arn))
+    return record
+
+
+def kept(txn: Transaction, record: TableRecord, arn: str, policy: dict[str, Any] | None
+         ) -> None:
+    """Keep ``policy`` for ``arn`` (None: remove it)."""
+    policies = dict(record.description.get(POLICIES, {}))
+    if policy is None:
+        policies.pop(arn, None)
+    else:
+        policies[arn] = policy
+    description = {**record.description, POLICIES: policies}
+    if not policies:
+        description.pop(POLICIES)
+    txn.update_table(record.with_description(description))

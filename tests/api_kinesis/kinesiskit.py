@@ -1,0 +1,108 @@
+"""kinesalite (npm, by dynalite's author): a real Kinesis implementation
+for the Kinesis destination tests, installed on first use into
+bench/.peers (beside the other npm peers), and a reader of its shards."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+REPO = Path(__file__).resolve().parents[2]
+PEERS = REPO / "bench" / ".peers"
+PACKAGE = "kinesalite@3"
+BINARY = PEERS / "node_modules" / ".bin" / "kinesalite"
+
+
+def kinesalite_missing() -> str | None:
+    """Why kinesalite cannot run here (None if it can), installing it if needed."""
+    if BINARY.exists():
+        return None
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "node and npm are needed to install kinesalite"
+    PEERS.mkdir(parents=True, exist_ok=True)
+    with open(PEERS / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer among xdist workers
+        if not BINARY.exists():
+            package = PEERS / "package.json"
+            if not package.exists():
+                package.write_text('{"name":"tallydb-bench-peers","private":true}\n')
+            done = subprocess.run(
+                ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", PACKAGE],
+                cwd=PEERS, capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                return f"npm install {PACKAGE} failed: {done.stderr.strip()[-300:]}"
+    return None
+
+
+class Kinesalite:
+    """kinesalite on a free loopback port (in memory)."""
+
+    def __init__(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [str(BINARY), "--port", str(self.port), "--createStreamMs", "0",
+             "--deleteStreamMs", "0", "--shardLimit", "100"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client().list_streams()
+                return
+            except Exception:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("kinesalite did not start") from None
+                time.sleep(0.2)
+
+    def client(self) -> Any:
+        return boto3.session.Session().client(
+            "kinesis", endpoint_url=self.url, region_name="us-east-1",
+            aws_access_key_id="x", aws_secret_access_key="y")
+
+    def create_stream(self, name: str, shards: int = 2) -> str:
+        kinesis = self.client()
+        kinesis.create_stream(StreamName=name, ShardCount=shards)
+        kinesis.get_waiter("stream_exists").wait(StreamName=name,
+                                                  WaiterConfig={"Delay": 0.2})
+        arn: str = kinesis.describe_stream_summary(
+            StreamName=name)["StreamDescriptionSummary"]["StreamARN"]
+        return arn
+
+    def records(self, name: str) -> list[dict[str, Any]]:
+        """Every record of the stream, shard by shard, each in its shard's
+        order: (its data as JSON, with the partition key)."""
+        kinesis = self.client()
+        found: list[dict[str, Any]] = []
+        for shard in kinesis.list_shards(StreamName=name)["Shards"]:
+            iterator = kinesis.get_shard_iterator(
+                StreamName=name, ShardId=shard["ShardId"],
+                ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+            while iterator:
+                page = kinesis.get_records(ShardIterator=iterator, Limit=10000)
+                for record in page["Records"]:
+                    found.append({**json.loads(record["Data"]),
+                                  "_partitionKey": record["PartitionKey"]})
+                if not page["Records"] and page.get("MillisBehindLatest", 0) == 0:
+                    break
+                iterator = page.get("NextShardIterator")
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)

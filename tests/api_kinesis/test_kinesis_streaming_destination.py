@@ -1,0 +1,202 @@
+"""Kinesis streaming destinations: Enable/Describe/Update/Disable through
+boto3 against a real ``tallydb serve``, with kinesalite (a real Kinesis
+implementation) receiving DynamoDB's Kinesis records."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from kinesiskit import Kinesalite
+from tallytest import TallyServer, unique_name
+
+WAIT = 180.0
+
+
+def _table(ddb: Any) -> str:
+    name = unique_name("counted")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}])
+    return name
+
+
+def _status(ddb: Any, table: str) -> dict[str, Any]:
+    destinations = ddb.describe_kinesis_streaming_destination(
+        TableName=table)["KinesisDataStreamDestinations"]
+    assert len(destinations) == 1
+    found: dict[str, Any] = destinations[0]
+    return found
+
+
+def _wait_status(ddb: Any, table: str, wanted: str) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT
+    while True:
+        destination = _status(ddb, table)
+        if destination["DestinationStatus"] == wanted or time.monotonic() > deadline:
+            return destination
+        time.sleep(0.1)
+
+
+def _add(ddb: Any, table: str, key: str) -> None:
+    ddb.update_item(TableName=table, Key={"PK": {"S": key}}, UpdateExpression="ADD n :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+
+
+def _increments(server: TallyServer, table: str, keys: list[str], each: int) -> None:
+    """``each`` increments of every key, a thread per key."""
+    def run(key: str) -> None:
+        ddb = server.client()
+        for _ in range(each):
+            _add(ddb, table, key)
+
+    threads = [threading.Thread(target=run, args=(key,)) for key in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _delivered(kinesalite: Kinesalite, stream: str, expected: int) -> list[dict[str, Any]]:
+    """The stream's records, first copy of each (a resend repeats a record
+    with its eventID), once ``expected`` distinct ones arrived."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        seen: set[str] = set()
+        distinct = []
+        for record in kinesalite.records(stream):
+            if record["eventID"] not in seen:
+                seen.add(record["eventID"])
+                distinct.append(record)
+        if len(distinct) >= expected or time.monotonic() > deadline:
+            return distinct
+        time.sleep(0.5)
+
+
+@pytest.mark.timeout(900)
+def test_ten_thousand_increments_arrive_in_order_per_item_across_kill_9(
+    tallydb_server_factory: Callable[..., TallyServer], kinesalite: Kinesalite,
+) -> None:
+    server = tallydb_server_factory(extra_args=("--kinesis-endpoint", kinesalite.url))
+    ddb = server.client()
+    table = _table(ddb)
+    stream = unique_name("changes")
+    arn = kinesalite.create_stream(stream)
+    answer = ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert answer["DestinationStatus"] == "ENABLING"
+    assert _wait_status(ddb, table, "ACTIVE")["DestinationStatus"] == "ACTIVE"
+
+    keys = ["hot-a", "hot-b", "hot-c", "hot-d"]
+    _increments(server, table, keys, 1250)  # 5,000 acknowledged
+    server.stop(signal.SIGKILL)
+    server.start()
+    _increments(server, table, keys, 1250)  # 5,000 more
+    ddb = server.client()
+    for key in keys:
+        item = ddb.get_item(TableName=table, Key={"PK": {"S": key}}, ConsistentRead=True)
+        assert item["Item"]["n"] == {"N": "2500"}
+
+    records = _delivered(kinesalite, stream, 10_000)
+    assert len(records) == 10_000
+    by_key: dict[str, list[int]] = {key: [] for key in keys}
+    partition: dict[str, set[str]] = {key: set() for key in keys}
+    for record in records:
+        assert record["eventSource"] == "aws:dynamodb"
+        assert record["recordFormat"] == "application/json"
+        assert record["tableName"] == table and record["awsRegion"] == "us-east-1"
+        assert record["userIdentity"] is None
+        change = record["dynamodb"]
+        key = change["Keys"]["PK"]["S"]
+        count = int(change["NewImage"]["n"]["N"])
+        if count == 1:
+            assert record["eventName"] == "INSERT" and "OldImage" not in change
+        else:
+            assert record["eventName"] == "MODIFY"
+            assert change["OldImage"]["n"] == {"N": str(count - 1)}
+        assert change["ApproximateCreationDateTimePrecision"] == "MILLISECOND"
+        assert isinstance(change["ApproximateCreationDateTime"], int)
+        assert change["SizeBytes"] > 0
+        by_key[key].append(count)
+        partition[key].add(record["_partitionKey"])
+    for key in keys:
+        assert by_key[key] == list(range(1, 2501)), key  # in order, none lost
+        assert len(partition[key]) == 1  # one partition key per item: one shard
+
+
+@pytest.mark.timeout(300)
+def test_an_unreachable_endpoint_is_reported_and_writes_go_on(
+    tallydb_server_factory: Callable[..., TallyServer],
+) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]  # nothing listens here once closed
+    server = tallydb_server_factory(
+        extra_args=("--kinesis-endpoint", f"http://127.0.0.1:{closed}"))
+    ddb = server.client()
+    table = _table(ddb)
+    arn = "arn:aws:kinesis:us-east-1:000000000000:stream/nowhere"
+    ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    deadline = time.monotonic() + WAIT
+    while True:
+        destination = _status(ddb, table)
+        if "DestinationStatusDescription" in destination or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert destination["DestinationStatus"] == "ENABLING"
+    assert "unreachable" in destination["DestinationStatusDescription"]
+    for _ in range(200):
+        _add(ddb, table, "still-counting")
+    item = ddb.get_item(TableName=table, Key={"PK": {"S": "still-counting"}})
+    assert item["Item"]["n"] == {"N": "200"}
+
+
+@pytest.mark.timeout(300)
+def test_destination_life_and_refusals(
+    tallydb_server_factory: Callable[..., TallyServer], kinesalite: Kinesalite,
+) -> None:
+    server = tallydb_server_factory(extra_args=("--kinesis-endpoint", kinesalite.url))
+    ddb = server.client()
+    table = _table(ddb)
+    missing = "arn:aws:kinesis:us-east-1:000000000000:stream/" + unique_name("missing")
+    ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=missing)
+    assert _wait_status(ddb, table, "ENABLE_FAILED")["DestinationStatus"] == "ENABLE_FAILED"
+
+    stream = unique_name("precise")
+    arn = kinesalite.create_stream(stream, shards=1)
+    table = _table(ddb)
+    ddb.enable_kinesis_streaming_destination(
+        TableName=table, StreamArn=arn,
+        EnableKinesisStreamingConfiguration={"ApproximateCreationDateTimePrecision": "MICROSECOND"})
+    with pytest.raises(ClientError) as info:
+        ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert info.value.response["Error"]["Code"] == "ResourceInUseException"
+    _wait_status(ddb, table, "ACTIVE")
+    _add(ddb, table, "k")
+    records = _delivered(kinesalite, stream, 1)
+    assert records[0]["dynamodb"]["ApproximateCreationDateTimePrecision"] == "MICROSECOND"
+    assert records[0]["dynamodb"]["ApproximateCreationDateTime"] > 10**15  # µs since 1970
+    updated = ddb.update_kinesis_streaming_destination(
+        TableName=table, StreamArn=arn,
+        UpdateKinesisStreamingConfiguration={"ApproximateCreationDateTimePrecision": "MILLISECOND"})
+    assert updated["UpdateKinesisStreamingConfiguration"] == {
+        "ApproximateCreationDateTimePrecision": "MILLISECOND"}
+    _add(ddb, table, "k")
+    records = _delivered(kinesalite, stream, 2)
+    assert records[1]["dynamodb"]["ApproximateCreationDateTimePrecision"] == "MILLISECOND"
+    assert records[1]["dynamodb"]["ApproximateCreationDateTime"] < 10**15  # ms since 1970
+    disabled = ddb.disable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert disabled["DestinationStatus"] == "DISABLING"
+    assert _status(ddb, table)["DestinationStatus"] == "DISABLED"
+    with pytest.raises(ClientError) as info:
+        ddb.disable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert info.value.response["Error"]["Code"] == "ValidationException"
+    with pytest.raises(ClientError) as info:
+        ddb.describe_kinesis_streaming_destination(TableName="no-such-table")
+    assert info.value.response["Error"]["Code"] == "ResourceNotFoundException"
