@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import socket
 import ssl
 import struct
+import termios
 from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
@@ -74,7 +76,22 @@ def _kind(name: bytes) -> int:
     return kind
 
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
+#: The kernel's send buffer of a live feed's socket (it doubles it): what a
+#: page that stops reading can make the kernel hold for it, instead of the
+#: megabytes its autotuning would grow to; past it, frames wait in the
+#: transport, where the feed sees them and drops the next (console/live.py).
+FEED_SNDBUF = 64 * 1024
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, drops what is unsent
+
+
+def _kernel_unsent(fd: int) -> int:
+    """Bytes in a socket's kernel send queue: not yet sent, or not yet
+    acknowledged by the client (a client that does not read stops
+    acknowledging once its receive window is full)."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.TIOCOUTQ, b"\0\0\0\0"))[0])
+    except OSError:  # (closed meanwhile)
+        return 0
 
 
 class Host(Protocol):
@@ -125,6 +142,7 @@ class Connection(asyncio.Protocol):
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
+        self.stream_fd = -1  # the live feed's socket, whose kernel queue the watchdog reads
         self.eof = False  # the client half-closed: close once every answer is written
         self.handshaking = False  # TLS begun and not finished
         # the answers waiting in the transport at the last tick, and when
@@ -185,6 +203,7 @@ class Connection(asyncio.Protocol):
         if self.stream is not None:
             self.stream.stopped()
             self.stream = None
+            self.stream_fd = -1
 
     def eof_received(self) -> bool:
         """The client sent all it will (a half-close): answer what it asked
@@ -255,6 +274,10 @@ class Connection(asyncio.Protocol):
             return
         limits = self.limits
         buffered = transport.get_write_buffer_size()
+        if self.stream_fd >= 0:
+            # A feed's frames are small and few: a page that stopped reading
+            # may leave them all in the kernel's queue, never in the transport.
+            buffered += _kernel_unsent(self.stream_fd)
         if not buffered or buffered < self.buffered:
             self.drained = now  # empty, or the client is reading
         self.buffered = buffered
@@ -483,6 +506,7 @@ class Connection(asyncio.Protocol):
         self.mark = self.server.clock
         if self.close_after_write:
             if self.stream is not None:
+                self._feed_socket(transport)
                 self.stream.start(transport)  # the connection is the live feed's now
             else:
                 self._close_gracefully()
@@ -490,6 +514,16 @@ class Connection(asyncio.Protocol):
             transport.close()
         elif self.unparsed is not None:
             self._resume()
+
+    def _feed_socket(self, transport: asyncio.Transport) -> None:
+        """The connection becomes a live feed: bound its kernel send buffer,
+        and let the watchdog see what waits there (``check_deadlines``)."""
+        sock = transport.get_extra_info("socket")
+        if sock is None:
+            return
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, FEED_SNDBUF)
+            self.stream_fd = sock.fileno()
 
     def _too_large(self) -> None:
         self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
