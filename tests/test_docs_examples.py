@@ -7,6 +7,11 @@ about the server's address, ``http://127.0.0.1:8000``, is read as that
 server's; ``tallydb`` is on the PATH and ``$TALLYDB_ENDPOINT`` names it. That
 is all that differs from running them by hand.
 
+* A ``tallydb serve ...`` command in a shell block starts that server, with
+  the command's own options (and ``--port 0``), for the blocks after it; it
+  runs until the document ends, as the reader's runs until Ctrl+C. It must
+  come before anything has used the server.
+
 * ``python`` blocks share one namespace per document. A ``print(...)`` whose
   line ends in ``# text`` must print ``text``.
 * ``sh`` blocks run command by command with bash. Lines ``# text`` right after
@@ -27,6 +32,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -49,6 +55,7 @@ PRINTED = re.compile(r"^\s*print\(.*\)\s+# (.*)$")
 FENCE = re.compile(r"^ {0,3}```([\w-]*)\s*$")
 INVISIBLE = re.compile(r"^<!-- invisible-code-block: (?:python|sh|toml)$", re.M)
 BIN = Path(sys.executable).parent
+SERVE = re.compile(r"^tallydb\s+serve(?:\s|$)")
 
 
 @dataclass
@@ -63,11 +70,22 @@ class Run:
     def endpoint(self) -> str:
         """The document's own server, started on first use."""
         if self.url is None:
-            from tallydb.testing import serve
-
-            server = self.stack.enter_context(serve(in_memory=True))
-            self.url = str(server.url)
+            self.serve([])
+        assert self.url is not None
         return self.url
+
+    def serve(self, options: list[str]) -> None:
+        """Start the document's server with ``tallydb serve``'s ``options``
+        (in memory unless they name ``--data``)."""
+        from tallydb.testing import Server
+
+        assert self.url is None, "the document's server is already running"
+        in_memory = "--data" not in options
+        extra = tuple(o for o in options if o != "--in-memory")
+        server = Server(None if in_memory else self.directory / "tallydb-data",
+                        in_memory=in_memory, extra_args=extra)
+        self.stack.enter_context(server.start())
+        self.url = str(server.url)
 
     def environment(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -137,6 +155,10 @@ def _commands(source: str) -> Iterator[tuple[str, list[str]]]:
 def shell_block(example: Example) -> None:
     run = _run_of(example)
     for command, output in _commands(run.local(str(example.parsed))):
+        if SERVE.match(command):
+            assert not output, f"{_where(example)}: a server prints its banner, not {output}"
+            run.serve(shlex.split(command, comments=True)[2:])
+            continue
         done = subprocess.run(
             ["bash", "-c", command], cwd=run.directory, env=run.environment(),
             capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,

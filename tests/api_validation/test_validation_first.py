@@ -225,6 +225,27 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     "DeleteResourcePolicy": ({"ResourceArn": f"{ARN}/index/x"},
                              f"ResourceArn must be the ARN of a table or of a table's stream: "
                              f"{ARN}/index/x"),
+    # the legacy global tables' operations: the model's constraints (botocore's model)
+    **{operation: ({"GlobalTableName": "ab", **extra},
+                   ONE + "Value 'ab' at 'globalTableName' failed to satisfy constraint: Member "
+                   "must have length greater than or equal to 3")
+       for operation, extra in {
+           "CreateGlobalTable": {"ReplicationGroup": [{"RegionName": "us-east-1"}]},
+           "UpdateGlobalTable": {"ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]},
+           "UpdateGlobalTableSettings": {},
+           "DescribeGlobalTable": {},
+           "DescribeGlobalTableSettings": {}}.items()},
+    "ListGlobalTables": ({"Limit": 0},
+                         ONE + "Value '0' at 'limit' failed to satisfy constraint: Member must "
+                         "have value greater than or equal to 1"),
+    "DescribeTableReplicaAutoScaling": (
+        {"TableName": "x" * 256},
+        ONE + f"Value '{'x' * 256}' at 'tableName' failed to satisfy constraint: Member must "
+        "have length less than or equal to 255"),
+    "UpdateTableReplicaAutoScaling": (
+        {"TableName": M, "ProvisionedWriteCapacityAutoScalingUpdate": {"MinimumUnits": 0}},
+        ONE + "Value '0' at 'provisionedWriteCapacityAutoScalingUpdate.minimumUnits' failed to "
+        "satisfy constraint: Member must have value greater than or equal to 1"),
     # no time given: not on record, tallydb's text (api/restore_table_to_point_in_time.py)
     "RestoreTableToPointInTime": ({"SourceTableName": M, "TargetTableName": "target"},
                                   "One of RestoreDateTime or UseLatestRestorableTime must be "

@@ -36,6 +36,7 @@ from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_l
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import MAX_BODY, Router
+from tallydb.server.screening import Screen
 
 log = logging.getLogger("tallydb.server")
 
@@ -173,6 +174,7 @@ class Server:
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
         self.bodies = BodyBudget(self.limits.max_body_memory)
+        self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier)
         self.router = Router(
@@ -232,6 +234,7 @@ class Server:
             conn.shutdown()
         if self.console is not None:
             self.console.close()
+        self.screen.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)
@@ -278,7 +281,8 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
 
         engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys,
+                   replication=engine.replication_status)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:

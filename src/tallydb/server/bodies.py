@@ -62,5 +62,10 @@ class BodyBudget:
         """Return free memory to the OS once many body bytes have been released."""
         if self._freed >= TRIM_AFTER:
             self._freed = 0
-            if _TRIM is not None:
-                _TRIM()
+            trim_heap()
+
+
+def trim_heap() -> None:
+    """Hand the allocator's free pages back to the OS (where the C library can)."""
+    if _TRIM is not None:
+        _TRIM()

@@ -27,7 +27,8 @@ from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
-from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
+from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
+from tallydb.server.screening import Screen
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
@@ -106,6 +107,7 @@ class Host(Protocol):
     connections: set[Connection]
     bodies: BodyBudget
     tls: ssl.SSLContext | None  # HTTPS: each connection begins TLS
+    screen: Screen  # judges large requests off the loop
 
 
 class Connection(asyncio.Protocol):
@@ -145,6 +147,9 @@ class Connection(asyncio.Protocol):
         self.stream_fd = -1  # the live feed's socket, whose kernel queue the watchdog reads
         self.eof = False  # the client half-closed: close once every answer is written
         self.handshaking = False  # TLS begun and not finished
+        #: while a large request is judged off the loop: the requests
+        #: completed after it, with their shares of the body budget
+        self.held: list[tuple[Exchange, int]] | None = None
         # the answers waiting in the transport at the last tick, and when
         # they last drained (or shrank): the client is reading them
         self.buffered = 0
@@ -250,7 +255,7 @@ class Connection(asyncio.Protocol):
 
     def _backlogged(self) -> bool:
         transport = self.transport
-        return self.pending >= self.limits.max_pipeline or (
+        return self.held is not None or self.pending >= self.limits.max_pipeline or (
             transport is not None and transport.get_write_buffer_size() > self.limits.max_output
         )
 
@@ -476,8 +481,6 @@ class Connection(asyncio.Protocol):
             ex.body = body[0] if len(body) == 1 else b"".join(body)
             self.body = []
             self.size = 0
-        if self.reserved:
-            self._release()
         if not parser.should_keep_alive():
             ex.extra = http.CLOSE
             ex.close = True
@@ -485,13 +488,59 @@ class Connection(asyncio.Protocol):
         elif ex.connection and parser.get_http_version() == "1.0":
             # (without a Connection header, only HTTP/1.1 keeps alive)
             ex.extra = http.KEEP_ALIVE
+        self.pending += 1
+        reserved, self.reserved = self.reserved, 0
+        if self.held is not None:  # behind a large request being judged: in turn
+            self.held.append((ex, reserved))
+            return
+        self._dispatch(ex, reserved)
+
+    def _dispatch(self, ex: Exchange, reserved: int) -> None:
+        """Route a complete request, or have its large body judged first."""
+        if ex.response is not None:  # the connection's final answer (_stop)
+            self.batcher.submit(ex)
+            return
+        if reserved:
+            if Screen.wanted(ex.body, ex.content_encoding):
+                operation = self.router.screened(ex)
+                if operation is not None:
+                    self._screen(ex, operation, reserved)
+                    return
+            self.bodies.release(reserved)
+        self._route(ex)
+
+    def _route(self, ex: Exchange, verdict: Verdict = None) -> None:
         try:
-            self.router.route(ex)
+            self.router.route(ex, verdict)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-        self.pending += 1
         self.batcher.submit(ex)
+
+    def _screen(self, ex: Exchange, operation: str, reserved: int) -> None:
+        """Have a worker judge a large body before it is parsed here
+        (screening.py), keeping the body's share of the budget until it is
+        routed; the requests after it wait (``held``), so that the answers
+        leave in order, and nothing more is read meanwhile."""
+        self.held = []
+        screen = self.server.screen
+
+        async def judged() -> None:
+            try:
+                verdict = await screen.judge(operation, ex.content_encoding, ex.body)
+            finally:
+                self.bodies.release(reserved)
+            self._route(ex, verdict)
+            held, self.held = self.held or [], None
+            for at, (waiting, share) in enumerate(held):
+                if self.held is not None:  # another large one: the rest wait for it
+                    self.held.extend(held[at:])
+                    break
+                self._dispatch(waiting, share)
+            if self.held is None:
+                self._resume()
+
+        self.server.loop.create_task(judged())
 
     # -- responses -----------------------------------------------------------
 
@@ -542,7 +591,10 @@ class Connection(asyncio.Protocol):
         ex.response = final or b""
         ex.close = True
         self.pending += 1
-        self.batcher.submit(ex)
+        if self.held is not None:  # after the answers to the requests before it
+            self.held.append((ex, 0))
+        else:
+            self.batcher.submit(ex)
 
     def _close_gracefully(self) -> None:
         """Half-close, let the client read the answer, then close.

@@ -49,6 +49,15 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
 TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
 
+
+#: What a worker found of a large body before it is parsed here
+#: (screening.py): None (it may be valid), NOT_JSON, NOT_AN_OBJECT, or a
+#: request no table could make valid: its error's status and body.
+NOT_JSON = "not JSON"
+NOT_AN_OBJECT = "not an object"
+Verdict = str | tuple[int, bytes] | None
+
+
 class Router:
     """Decides each request; holds the operation table and the verifier."""
 
@@ -76,8 +85,10 @@ class Router:
         #: DescribeEndpoints' answer to a request without a Host header.
         self.address = "localhost:8000"
 
-    def route(self, ex: Exchange) -> None:
-        """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
+    def route(self, ex: Exchange, verdict: Verdict = None) -> None:
+        """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
+        request comes with what a worker found of its body (``verdict``,
+        screening.py): then the body is parsed here only if it may be valid."""
         if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
             self.cross_origin(ex)
@@ -102,7 +113,10 @@ class Router:
                 too_large(ex)
                 return
         request: Any = None
-        if body:
+        if verdict == NOT_JSON:
+            ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
+            return
+        if body and verdict is None:
             try:
                 request = orjson.loads(body)
             except orjson.JSONDecodeError:
@@ -124,6 +138,12 @@ class Router:
             except DynamoDBError as error:
                 self.fail(ex, error)
                 return
+        if isinstance(verdict, tuple):  # a request no table could make valid
+            if access is None or access.unlimited:
+                status, wire = verdict
+                ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.coding)
+                return
+            request = orjson.loads(body)  # (a limited key's access is decided first)
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
@@ -144,6 +164,13 @@ class Router:
                                       ex.extra, ex.coding)
             return
         ex.operation = operation
+
+    def screened(self, ex: Exchange) -> str | None:
+        """The operation of a data-plane request (a POST to ``/`` naming a
+        served target), whose large body a worker may judge; else None."""
+        if ex.method != b"POST" or ex.target is None or ex.url.split(b"?", 1)[0] != b"/":
+            return None
+        return self.targets.get(ex.target)
 
     def refuse_head(self, ex: Exchange, method: bytes) -> bytes | None:
         """For a request with a large body, once its head is complete: the

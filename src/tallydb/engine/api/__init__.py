@@ -36,7 +36,7 @@ from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._replicate import replicate
+from tallydb.engine.api._replicate import replicate, status
 from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
 from tallydb.engine.api._stream_records import now_ns
@@ -65,6 +65,7 @@ __all__ = [
     "SpoiledBatchError",
     "TableDelays",
     "check_expressions",
+    "precheck",
     "run",
     "target_of",
     "unknown_operation",
@@ -103,6 +104,20 @@ STEPS, TARGETS = _discover()
 #: Each operation as one callable, its steps joined (``_pipeline.direct``).
 OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+def precheck(operation: str, request: Request) -> None:
+    """The pipeline's checks that need no table, alone (``_pipeline``'s
+    steps 1 to 3): DynamoDB's error for a request that no table could make
+    valid, its shape, then the operation's ``validate`` (an item over
+    400 KB, say). Pure, needing no store: what a throttle checks before it
+    refuses a request, and what the server runs on a worker process for a
+    large request before parsing it where every other request waits."""
+    steps = STEPS.get(operation)
+    if steps is None:
+        raise unknown_operation(operation)
+    check_request(operation, request)
+    if steps.validate is not None:
+        steps.validate(request)
 
 
 #: Operations whose success has no body (DynamoDB's model gives them no output).
@@ -201,7 +216,7 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run, validate)
+        self._run: Runner = run if limits is None else limits.wrap(run, precheck)
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -349,6 +364,14 @@ class Engine:
             settings.idle = wait is None  # (inside: no writer can slip between)
         return None if wait is None else wait / 1_000_000_000
 
+    def replication_status(self) -> list[dict[str, Any]]:
+        """Every global table replica's replication: table, region, the
+        group's regions, consistency, the changes waiting to be sent and
+        the age of the oldest in seconds (its lag). DynamoDB reports lag
+        only to CloudWatch (ReplicationLatency); a console asks here."""
+        with self.store.transaction() as txn:
+            return status(txn, now_ns())
+
     def close(self) -> None:
         self.replicator.stop()
         self.forwarder.close()
@@ -372,18 +395,6 @@ def unknown_operation(operation: str) -> UnknownOperationException:
     if operation in model_operations():
         return UnknownOperationException(NOT_SERVED.format(operation=operation))
     return UnknownOperationException()
-
-
-def validate(operation: str, request: Request) -> None:
-    """The pipeline's checks that need no table, alone: the request's shape
-    and the operation's ``validate`` (what a throttle checks before it
-    refuses a request)."""
-    steps = STEPS.get(operation)
-    if steps is None:
-        raise unknown_operation(operation)
-    check_request(operation, request)
-    if steps.validate is not None:
-        steps.validate(request)
 
 
 def run(txn: Transaction, operation: str, request: Request) -> Response:

@@ -86,8 +86,8 @@ InTime                                                               recovery; t
 
 The other operations have no step 3: their requests are malformed only in
 shape (DescribeTable, DeleteTable, DescribeTimeToLive, the backups', the
-bulk operations', contributor insights' and the other describe and list
-operations), or they check their request themselves before
+bulk operations', contributor insights', the legacy global tables' and
+the other describe and list operations), or they check their request themselves before
 any lookup, in the same order (CreateTable, which looks up only the name it
 would take; GetRecords, whose shard iterator names its stream; PartiQL's
 statements, parsed and counted before their table). Each operation's case

@@ -122,7 +122,7 @@ def public_description(
                 if index["IndexName"] in indexes:
                     index["ItemCount"], index["IndexSizeBytes"] = indexes[index["IndexName"]]
     group = description.get(GLOBAL)
-    if group is not None:
+    if group is not None and group.get("Version") != "2017.11.29":  # a legacy group shows not
         global_members(group, shown)
     return shown
 

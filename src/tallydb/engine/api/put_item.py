@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -16,25 +16,31 @@ from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_item
 from tallydb.engine.values.size import check_item_fits, item_size
 
-Checked = tuple[str, Item, bytes, BoundCondition | None]
+
+class Checked(NamedTuple):
+    return_values: str | None
+    item: Item
+    condition: BoundCondition | None
+    encoded: bytes  # the item's JSON, as it is stored
 
 
 def validate(request: dict[str, Any]) -> Checked:
-    """ReturnValues, the item's values and size, then the condition
-    (dynalite's validations/putItem.js)."""
+    """What PutItem checks before it reads the table, in its order (dynalite's
+    validations/putItem.js): ReturnValues, the item's values, the condition,
+    then the item's size."""
     return_values = check_return_values("PutItem", request)
     item = validate_item(request["Item"])
-    encoded = orjson.dumps(item)
-    check_item_fits(item, encoded)
     bound = placeholders(request, ("ConditionExpression",), ("Expected",))
     condition = condition_of(request, bound)
     if bound is not None:
         bound.check_unused()
-    return return_values, item, encoded, condition
+    encoded = orjson.dumps(item)
+    check_item_fits(item, encoded)
+    return Checked(return_values, item, condition, encoded)
 
 
 def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
-    return_values, item, encoded, condition = checked
+    return_values, item, condition, encoded = checked
     table = get_table(txn, request["TableName"])
     table.keys.check_item_key(item)
     indexes = table.indexes

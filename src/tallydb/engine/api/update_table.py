@@ -29,6 +29,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
     answer,
@@ -268,6 +269,19 @@ def _replica_change(txn: Transaction, record: TableRecord, request: dict[str, An
     return {"TableDescription": shown}
 
 
+def _gsis_of_the_group(txn: Transaction, record: TableRecord, group: dict[str, Any],
+                       request: dict[str, Any]) -> None:
+    """A global table's indexes are the group's, as on DynamoDB: the other
+    replicas get (and fill from their own items) or drop the same index."""
+    for peer in peers(txn, record, group):
+        changes = plan_gsi_updates(peer, request)
+        description = dict(peer.description)
+        describe_changes(description, request, changes)
+        updated = peer.with_description(description)
+        txn.update_table(updated)
+        store_changes(txn, updated, changes)
+
+
 def validate(request: dict[str, Any]) -> list[str]:
     """The checks DynamoDB makes before it looks the table up; the changes asked."""
     return _check_request(request)
@@ -311,6 +325,9 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
     updated = record.with_description(description)
     txn.update_table(updated)
     updated = store_changes(txn, updated, gsis)
+    group = before.get(GLOBAL)
+    if group is not None and request.get("GlobalSecondaryIndexUpdates"):
+        _gsis_of_the_group(txn, record, group, request)
     if streams.CAPTURE in description:
         updated = streams.with_source(txn, updated)
     counts = txn.count_items(record)

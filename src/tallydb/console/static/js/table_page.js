@@ -6,6 +6,7 @@ import { ItemsTab } from "./items.js";
 import { BackupsTab } from "./table_backups.js";
 import { IndexesTab } from "./table_indexes.js";
 import { InsightsTab } from "./table_insights.js";
+import { ReplicasTab } from "./table_replicas.js";
 import { SettingsTab, TtlTab } from "./table_settings.js";
 import { StreamTab } from "./table_stream.js";
 import { TagsTab } from "./table_tags.js";
@@ -19,6 +20,7 @@ export const TABS = [
   ["stream", "Stream", StreamTab],
   ["ttl", "TTL", TtlTab],
   ["backups", "Backups", BackupsTab],
+  ["replicas", "Replicas", ReplicasTab],
   ["insights", "Insights", InsightsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
