@@ -20,6 +20,7 @@ is all that differs from running them by hand.
   print it on standard error. Other comments are explanations.
 * ``toml`` blocks are credentials files: ``tallydb serve --credentials`` must
   read them.
+* ``json`` blocks (requests, answers, files) must be JSON.
 * A block marked ``<!-- skip: next "why" -->`` is not run, and says why; the
   summary at the end of the run counts the blocks run and lists those marked.
   Every block in a language that runs (python, sh, bash, toml, json) is one
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import shlex
@@ -183,12 +185,22 @@ def toml_block(example: Example) -> None:
     _run_of(example).ran += 1
 
 
+def json_block(example: Example) -> None:
+    """A JSON block (a request, an answer, a file): it must be JSON."""
+    try:
+        json.loads(str(example.parsed))
+    except ValueError as e:
+        raise AssertionError(f"{_where(example)} is not JSON: {e}") from None
+    _run_of(example).ran += 1
+
+
 SYBIL = Sybil(
     parsers=[
         CodeBlockParser(language="python", evaluator=python_block),
         CodeBlockParser(language="sh", evaluator=shell_block),
         CodeBlockParser(language="bash", evaluator=shell_block),
         CodeBlockParser(language="toml", evaluator=toml_block),
+        CodeBlockParser(language="json", evaluator=json_block),
         SkipParser(),
     ],
 )
@@ -211,8 +223,12 @@ def _code_blocks(path: Path) -> int:
     return count
 
 
-def _run_document(path: Path, directory: Path, record_property: Any) -> None:
-    """Every block of ``path``, in order, in ``directory`` (see the module)."""
+def _run_document(
+    path: Path, directory: Path, record_property: Any, *, fresh_clone: bool = False
+) -> None:
+    """Every block of ``path``, in order, in ``directory`` (see the module);
+    ``fresh_clone``: the run is the README's, followed in a fresh clone (the
+    summary shows it apart, not as a second README)."""
     document = SYBIL.parse(path)
     with contextlib.ExitStack() as stack:
         run = Run(directory, stack)
@@ -225,7 +241,8 @@ def _run_document(path: Path, directory: Path, record_property: Any) -> None:
             except SkipTest as reason:
                 skipped.append(f"{_where(example)}: {reason}")
         ran = run.ran
-    record_property("docs_blocks", {"document": path.name, "ran": ran, "skipped": skipped})
+    record_property("docs_blocks", {"document": path.name, "ran": ran, "skipped": skipped,
+                                    "fresh_clone": fresh_clone})
     assert ran + len(skipped) == _code_blocks(path), (
         f"{path.name}: {_code_blocks(path)} code blocks, {ran} ran and {len(skipped)} are "
         "marked: a block in a language that runs is in neither")
@@ -257,5 +274,5 @@ def test_the_readme_top_to_bottom_on_a_fresh_clone(
     monkeypatch.delenv("TALLYDB_DATA", raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(clone / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    _run_document(clone / "README.md", clone, record_property)
+    _run_document(clone / "README.md", clone, record_property, fresh_clone=True)
     assert (clone / "videos-export").is_dir()  # made by the walk-through, in the checkout

@@ -119,6 +119,21 @@ def test_tls(serve: Callable[..., Serve], tmp_path: Path) -> None:
         ssl.create_default_context().wrap_socket(raw, server_hostname="localhost")
 
 
+def test_a_tls_client_whose_hello_comes_with_the_connection_is_served(
+    serve: Callable[..., Serve], tmp_path: Path
+) -> None:
+    pytest.importorskip("cryptography", reason="cryptography makes the test certificate")
+    cert, key = _self_signed(tmp_path)
+    server = serve("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key))
+    port = int(server.url.rsplit(":", 1)[1])
+    context = ssl.create_default_context(cafile=str(cert))
+    for _ in range(5):  # its ClientHello sent at once, as the connection is accepted
+        with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=30),
+                                 server_hostname="localhost") as tls:
+            tls.sendall(request_bytes("ListTables", b"{}"))
+            assert tls.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+
+
 def test_a_client_that_half_closes_gets_every_answer(
     stub_factory: Callable[..., StubServer],
 ) -> None:

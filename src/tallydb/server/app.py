@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tallydb.console.live import LiveHub
+from tallydb.console.metrics import Metrics
 from tallydb.console.routes import Console
 from tallydb.engine.api import (
     OPERATIONS,
@@ -176,7 +177,8 @@ class Server:
         self.bodies = BodyBudget(self.limits.max_body_memory)
         self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
-        self.console = None if not console else _console(engine, loop, verifier)
+        self.console = None if not console else _console(engine, loop, verifier,
+                                                         self._observe)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins,
             regional=engine.regional)
@@ -186,6 +188,11 @@ class Server:
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
         self._watchdog: asyncio.Task[None] | None = None
+
+    def _observe(self, metrics: Metrics | None) -> None:
+        """The console's operational view: record each answered request
+        into ``metrics`` while a page listens (None: record nothing)."""
+        self.batcher.metrics = metrics
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
@@ -249,9 +256,11 @@ class Listener:
         self.server: Server | None = None
         self.sockets: asyncio.Server
 
-    def __call__(self) -> Connection:
-        assert self.server is not None, "no connection is accepted before Server.accept"
-        return Connection(self.server)
+    def __call__(self) -> asyncio.BaseProtocol:
+        server = self.server
+        assert server is not None, "no connection is accepted before Server.accept"
+        conn = Connection(server)
+        return conn if server.tls is None else conn.secured(server.tls)
 
 
 async def bind(
@@ -259,18 +268,19 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
-    # TLS is begun by each connection (protocol.py), so that a handshake
-    # counts against --max-connections and --header-timeout like a request.
+    # TLS is put around each connection as it is accepted (Connection.secured),
+    # so that a handshake counts against --max-connections and --header-timeout.
     listener.sockets = await loop.create_server(
         listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
 
-def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None
-             ) -> Console:
-    """The web console over ``engine``'s change feed (and its throttles)."""
-    hub = LiveHub(engine.feed, loop)
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
+             observe: Callable[[Metrics | None], None]) -> Console:
+    """The web console over ``engine``'s change feed (and its throttles);
+    ``observe`` is told the metrics to keep while a page listens (None after)."""
+    hub = LiveHub(engine.feed, loop, on_listening=observe)
     if engine.limits is not None:
         insights = engine.limits.on_throttle
 

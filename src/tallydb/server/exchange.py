@@ -45,6 +45,7 @@ class Exchange:
         "headers",
         "host",
         "method",
+        "observed",
         "operation",
         "origin",
         "region",
@@ -92,3 +93,6 @@ class Exchange:
         self.close = False  # close the connection once this response is written
         # with close: the console's live feed, which takes the connection over
         self.stream: LiveStream | None = None
+        # while a console page listens: (table, read units, write units,
+        # throttled) for each table the request touched (server/observe.py)
+        self.observed: list[tuple[str, float, float, bool]] | None = None

@@ -38,7 +38,7 @@ from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._replicate import replicate, status
 from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
-from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.api.describe_table import find_table
@@ -65,6 +65,7 @@ __all__ = [
     "SpoiledBatchError",
     "TableDelays",
     "check_expressions",
+    "check_statement",
     "precheck",
     "run",
     "target_of",

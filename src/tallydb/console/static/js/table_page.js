@@ -3,7 +3,9 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import { ItemsTab } from "./items.js";
+import { MonitorTab } from "./monitor.js";
 import { BackupsTab } from "./table_backups.js";
+import { ExportsTab } from "./table_exports.js";
 import { IndexesTab } from "./table_indexes.js";
 import { InsightsTab } from "./table_insights.js";
 import { ReplicasTab } from "./table_replicas.js";
@@ -20,13 +22,15 @@ export const TABS = [
   ["stream", "Stream", StreamTab],
   ["ttl", "TTL", TtlTab],
   ["backups", "Backups", BackupsTab],
+  ["exports", "Exports", ExportsTab],
   ["replicas", "Replicas", ReplicasTab],
   ["insights", "Insights", InsightsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
+  ["monitor", "Monitor", MonitorTab],
 ];
 
-// While the table or an index is changing, DescribeTable is asked again this often.
+// While the table, an index or a replica is changing, DescribeTable is asked again this often.
 const SETTLING_MS = 500;
 
 // A table CREATING or DELETING answers no item operation (serve --table-delays,
@@ -37,7 +41,8 @@ const PASSING = {
 };
 
 const settling = (t) => t && (t.TableStatus !== "ACTIVE"
-  || (t.GlobalSecondaryIndexes || []).some((i) => i.IndexStatus !== "ACTIVE" || i.Backfilling));
+  || (t.GlobalSecondaryIndexes || []).some((i) => i.IndexStatus !== "ACTIVE" || i.Backfilling)
+  || (t.Replicas || []).some((r) => r.ReplicaStatus !== "ACTIVE"));
 
 /** DescribeTable, kept current: after each commit to the table, and while it settles. */
 export function useTable(table) {

@@ -28,7 +28,7 @@ export function useLiveReload(load, tables) {
   }, [tables && tables.join("\u0000")]);
 }
 
-export function TablesPage() {
+export function TablesPage({ search = "" }) {
   const [tables, setTables] = useState(null);
   const [creating, setCreating] = useState(false);
   const { error, run } = useAction();
@@ -70,12 +70,13 @@ export function TablesPage() {
     </div>
     ${creating && html`<${CreateTable} onCreated=${(name) => { setCreating(false); location.hash = href("tables", name); }} />`}
     <${ErrorBox} error=${error} />
+    ${search && html`<p class="notice" role="status">Tables whose name holds “${search}”. <a href="#/tables">Show all</a></p>`}
     ${tables === null ? html`<p class="muted">Loading…</p>`
       : tables.length === 0 ? html`<p class="empty">No tables yet. Create one to start counting.</p>`
       : html`<div class="scroll"><table class="grid" aria-label="Tables">
         <thead><tr><th>Name</th><th>Keys</th><th>Status</th><th>Billing</th>
           <th class="num">Items</th><th class="num">Size</th><th>Indexes</th></tr></thead>
-        <tbody>${tables.map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
+        <tbody>${tables.filter((t) => t.TableName.toLowerCase().includes(search.toLowerCase())).map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
           <td><a href=${href("tables", t.TableName, "items")}><${Breakable} text=${t.TableName} /></a></td>
           <td>${(t.KeySchema || []).map((k) => k.AttributeName).join(" / ")}</td>
           <td>${t.TableStatus || (t.error && t.error.type)}</td>
