@@ -11,6 +11,7 @@ from tallydb.engine.api._policies import new_revision, policy_of
 from tallydb.engine.api._policy_resources import (
     NO_POLICY,
     REVISION_MISMATCH,
+    check_resource_arn,
     kept,
     on_policy,
     resource_of,
@@ -22,8 +23,12 @@ from tallydb.engine.storage import Transaction
 #: stream) its ResourceArn names.
 ACCESS = on_policy("DeleteResourcePolicy", write=True)
 
+#: The checks before the lookup: the ARN's form (``_pipeline``).
+validate = check_resource_arn
 
-def delete_resource_policy(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+
+def delete_resource_policy(txn: Transaction, request: dict[str, Any], checked: None
+                           ) -> dict[str, Any]:
     arn = request["ResourceArn"]
     record = resource_of(txn, arn)
     current = policy_of(record, arn)

@@ -9,6 +9,7 @@ from typing import Any
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
+    check_stream_arn,
     destinations,
     find_destination,
     switched,
@@ -28,8 +29,12 @@ ACCESS = on_table("DisableKinesisStreamingDestination", write=True, read=table_n
                   outside="StreamArn")
 
 
-def disable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]
-                                          ) -> dict[str, Any]:
+#: The checks before the lookup: the stream ARN's form (``_pipeline``).
+validate = check_stream_arn
+
+
+def disable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any],
+                                           checked: None) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
     found = find_destination(record, arn)

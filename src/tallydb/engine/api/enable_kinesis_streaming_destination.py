@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.engine.api._access import on_table
-from tallydb.engine.api._kinesis_destinations import LIVE, destinations, switched, table_of
+from tallydb.engine.api._kinesis_destinations import (
+    LIVE,
+    check_stream_arn,
+    destinations,
+    switched,
+    table_of,
+)
 from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ResourceInUseException
 from tallydb.engine.storage import Transaction
@@ -23,8 +29,12 @@ ACCESS = on_table("EnableKinesisStreamingDestination", write=True, read=table_na
                   outside="StreamArn")
 
 
-def enable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]
-                                         ) -> dict[str, Any]:
+#: The checks before the lookup: the stream ARN's form (``_pipeline``).
+validate = check_stream_arn
+
+
+def enable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any],
+                                          checked: None) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
     precision = request.get("EnableKinesisStreamingConfiguration", {}).get(

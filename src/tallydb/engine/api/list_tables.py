@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.engine.api._access import caller_sees, on_nothing
+from tallydb.engine.api._lifecycle import PENDING, gone
 from tallydb.engine.storage import Transaction
 
 DEFAULT_LIMIT = 100
@@ -23,7 +24,8 @@ ACCESS = on_nothing("ListTables")
 def list_tables(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     limit = request.get("Limit") or DEFAULT_LIMIT
     start = request.get("ExclusiveStartTableName")
-    names = [record.name for record in txn.tables() if caller_sees(record.name)]
+    names = [record.name for record in txn.tables() if caller_sees(record.name)
+             and (PENDING not in record.description or not gone(record.description))]
     if start is not None:
         names = [name for name in names if name > start]
     page = names[:limit]
