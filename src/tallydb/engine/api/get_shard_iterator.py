@@ -50,9 +50,16 @@ def validate(request: dict[str, Any]) -> str | None:
     if request["ShardIteratorType"] in _POSITIONS:
         if text is not None:
             raise ValidationException(SEQUENCE_NOT_WANTED)
-    elif not isinstance(text, str) or not text.isdigit():
+    elif not isinstance(text, str) or not text.isdigit() or _past_every_record(text):
         raise ValidationException(INVALID_SEQUENCE)
     return text
+
+
+def _past_every_record(digits: str) -> bool:
+    """Whether a sequence number is past 2^63-1, which no record has (they
+    are 63-bit), read without converting thousands of digits."""
+    significant = digits.lstrip("0")
+    return len(significant) > len(str(MAX_SEQUENCE)) or int(significant or "0") > MAX_SEQUENCE
 
 
 def get_shard_iterator(txn: Transaction, request: dict[str, Any], text: str | None
@@ -69,8 +76,6 @@ def get_shard_iterator(txn: Transaction, request: dict[str, Any], text: str | No
     else:
         assert text is not None
         number = int(text)
-        if number > MAX_SEQUENCE:  # no record has it (a sequence number is 63-bit)
-            raise ValidationException(INVALID_SEQUENCE.format(text))
         after = number - 1 if kind == "AT_SEQUENCE_NUMBER" else number
         if streams.trimmed_before(stream, max(after, 1), now):
             raise TrimmedDataAccessException(TRIMMED.format(text))
