@@ -36,7 +36,8 @@ import orjson
 from tallydb.engine.api import precheck
 from tallydb.engine.errors import DynamoDBError
 from tallydb.server.bodies import trim_heap
-from tallydb.server.routing import NOT_AN_OBJECT, NOT_JSON, Verdict, decode_body
+from tallydb.server.encoding import decode_body
+from tallydb.server.routing import NOT_AN_OBJECT, NOT_JSON, Verdict
 
 log = logging.getLogger("tallydb.server")
 
