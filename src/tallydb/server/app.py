@@ -24,6 +24,7 @@ from tallydb.engine.api import (
     Engine,
     KinesisSender,
     Limits,
+    TableDelays,
 )
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
@@ -88,6 +89,8 @@ class Config:
     separate_regions: bool = False
     # seconds before a global table's change reaches its other replicas
     replication_delay: float = 1.0
+    # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
+    table_delays: TableDelays | None = None
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -202,7 +205,9 @@ class Server:
         await listener.sockets.start_serving()
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        return int(listener.sockets.sockets[0].getsockname()[1])
+        name = listener.sockets.sockets[0].getsockname()
+        self.router.address = url_for(name[0], name[1]).split("://", 1)[1]
+        return int(name[1])
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
@@ -310,7 +315,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
                         kinesis=config.kinesis(),
-                        replication_delay=config.replication_delay)
+                        replication_delay=config.replication_delay,
+                        table_delays=config.table_delays)
     except BaseException:
         store.close()
         listener.sockets.close()

@@ -21,7 +21,7 @@ from functools import partial
 import orjson
 
 from tallydb.console.metrics import Metrics
-from tallydb.engine.api import Engine
+from tallydb.engine.api import NO_OUTPUT, Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http, observe
@@ -165,8 +165,9 @@ class Batcher:
                             result = call(ex.operation, ex.request, ex.region)
                         if metrics is not None:
                             observe.answered(ex, result, asked)
-                        ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra, ex.gzip)
+                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
+                        ex.response = http.render(200, body, ex.response_type, ex.extra,
+                                                  ex.coding)
                     except DynamoDBError as error:
                         if metrics is not None:
                             observe.refused(ex, error)

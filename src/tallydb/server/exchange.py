@@ -35,13 +35,13 @@ class Exchange:
         "authorization",
         "body",
         "close",
+        "coding",
         "conn",
         "connection",
         "content_encoding",
         "content_type",
         "extra",
         "fetch_site",
-        "gzip",
         "headers",
         "host",
         "method",
@@ -73,7 +73,8 @@ class Exchange:
         self.host: bytes | None = None
         self.fetch_site: bytes | None = None  # Sec-Fetch-Site
         self.content_encoding: bytes | None = None
-        self.gzip = False  # the client accepts a gzip-encoded response
+        #: the coding the client takes a response in (gzip, deflate, None)
+        self.coding: bytes | None = None
         self.connection = False  # a Connection (or Proxy-Connection) header came
         self.authorization: bytes | None = None
         # every header, in order, only when a signature has to be checked

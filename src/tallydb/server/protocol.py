@@ -24,6 +24,7 @@ import httptools
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
+from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
@@ -427,7 +428,7 @@ class Connection(asyncio.Protocol):
         elif which == _FETCH_SITE:
             ex.fetch_site = value
         elif which == _ACCEPT_ENCODING:
-            ex.gzip = value != b"identity" and http.accepts_gzip(value)
+            ex.coding = response_coding(value)  # the last header counts, as DynamoDB's
         elif which == _CONTENT_ENCODING:
             ex.content_encoding = value
         elif which == _EXPECT:
@@ -462,7 +463,7 @@ class Connection(asyncio.Protocol):
             self._too_large()
             return
         if self.length < 0:  # chunked: reserved as it comes
-            if not self.bodies.reserve(len(body)):
+            if not self.bodies.reserve(len(body), self.reserved + len(body)):
                 self._stop(body_memory_full(self.limits))
                 return
             self.reserved += len(body)

@@ -41,9 +41,11 @@ def _parsed(request: Any) -> tuple[str, Item]:
     return "delete", validate_item(delete.get("Key") or {}, wording="older")
 
 
-def precheck(request: dict[str, Any]) -> dict[str, list[tuple[str, Item]]]:
-    """What BatchWriteItem checks before it reads a table: how many writes,
-    and each one's values and item size; the writes, by table."""
+Checked = dict[str, list[tuple[str, Item]]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """The number of entries over all tables, then every entry's values."""
     request_items = request.get("RequestItems")
     if not request_items:
         raise ValidationException(BATCH_WRITE_REQUIRED)
@@ -51,8 +53,8 @@ def precheck(request: dict[str, Any]) -> dict[str, list[tuple[str, Item]]]:
     return {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
 
 
-def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    parsed = precheck(request)
+def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
+                     ) -> dict[str, Any]:
     tables = {name: get_table(txn, name) for name in parsed}
 
     writes: list[tuple[Table, str, Item, bytes, bytes]] = []
@@ -66,7 +68,7 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
                     check_index_keys(table.indexes, body)
                 key = table.keys.key_of(body)
             else:
-                key = table.keys.validate_key(body)
+                key = table.keys.check_key(body)
             hk, rk = table.keys.encode(key)
             if (hk, rk) in seen:
                 raise ValidationException(DUPLICATE_KEYS)
