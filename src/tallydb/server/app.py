@@ -174,7 +174,7 @@ class Server:
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
-        self.bodies = BodyBudget(self.limits.max_body_memory)
+        self.bodies = BodyBudget(self.limits.max_body_memory, MAX_BODY)
         self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier,

@@ -463,7 +463,7 @@ class Connection(asyncio.Protocol):
             self._too_large()
             return
         if self.length < 0:  # chunked: reserved as it comes
-            if not self.bodies.reserve(len(body)):
+            if not self.bodies.reserve(len(body), self.reserved + len(body)):
                 self._stop(body_memory_full(self.limits))
                 return
             self.reserved += len(body)
