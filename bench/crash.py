@@ -3,6 +3,7 @@ check that nothing acknowledged was lost and nothing half-done was kept.
 
     .venv/bin/python -m bench.crash                       # 12 kills, --sync normal
     .venv/bin/python -m bench.crash --sync full --kills 20 --seed 7
+    .venv/bin/python -m bench.crash --global              # the counters replicated
 
 Load, over raw sockets (each request sent once, so every acknowledgement is
 counted): counter clients (UpdateItem ADD on keys of their own), a transfer
@@ -17,6 +18,12 @@ every batch is all there or not at all, and every acknowledged one is
 there; a table whose creation was acknowledged and whose deletion was never
 sent exists; `PRAGMA integrity_check` says ok; every restart answered within
 --max-restart seconds. Prints the figures; exits 1 if a check failed.
+
+With ``--global`` the server runs with separate regions and the counters'
+table is a global table with a replica in eu-west-1 (eventual consistency,
+``--replication-delay`` 0.5 s): the kills land while changes wait to be
+sent, and at the end eu-west-1's counters must equal us-east-1's once
+replication has settled (every acknowledged change reaches every replica).
 """
 
 from __future__ import annotations
@@ -156,11 +163,23 @@ class Load:
             time.sleep(0.05)
 
 
-def setup(port: int) -> None:
+REPLICA = "eu-west-1"
+#: How long the replica may take to catch up after the last restart, at most.
+SETTLE_TIMEOUT = 120.0
+
+
+def setup(port: int, replicated: bool = False) -> None:
     client = Client(port)
     for name in ("counters", "accounts", "batches"):
         status, body = client.call("CreateTable", _table(name))
         assert status == 200, body
+    if replicated:
+        status, body = client.call("UpdateTable", {
+            "TableName": "counters", "ReplicaUpdates": [{"Create": {"RegionName": REPLICA}}]})
+        assert status == 200, body
+        while client.call("DescribeTable", {"TableName": "counters"})[1]["Table"][
+                "TableStatus"] != "ACTIVE":
+            time.sleep(0.05)
     for account in range(ACCOUNTS):
         status, body = client.call("PutItem", {"TableName": "accounts", "Item": {
             "id": {"S": f"a{account}"}, "balance": {"N": str(START_BALANCE)}}})
@@ -234,6 +253,29 @@ def verify(port: int, tally: Tally) -> dict[str, Any]:
     }
 
 
+def replica_problems(port: int) -> list[str]:
+    """Wait until eu-west-1's counters equal us-east-1's; what still differs
+    after SETTLE_TIMEOUT seconds."""
+    import boto3
+
+    west = boto3.client("dynamodb", endpoint_url=f"http://127.0.0.1:{port}",
+                        region_name=REPLICA, aws_access_key_id="x", aws_secret_access_key="y")
+    client = Client(port)
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while True:
+        east = {item["id"]["S"]: item["n"]["N"] for item in scan(client, "counters")}
+        there: dict[str, str] = {}
+        for page in west.get_paginator("scan").paginate(TableName="counters",
+                                                        ConsistentRead=True):
+            there.update((item["id"]["S"], item["n"]["N"]) for item in page["Items"])
+        if there == east or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    client.close()
+    differ = sorted(k for k in east.keys() | there.keys() if east.get(k) != there.get(k))
+    return [f"replica {REPLICA} differs on {len(differ)} counters: {differ[:5]}"] if differ else []
+
+
 def integrity(data: Path) -> str:
     conn = sqlite3.connect(f"file:{data / 'tallydb.sqlite3'}?mode=ro", uri=True)
     try:
@@ -243,11 +285,12 @@ def integrity(data: Path) -> str:
 
 
 def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap: float,
-        max_restart: float, data: Path) -> dict[str, Any]:
+        max_restart: float, data: Path, replicated: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
-    server = Server("--data", str(data), "--sync", sync, log=data.parent / "server.log")
+    regions = ("--separate-regions", "--replication-delay", "0.5") if replicated else ()
+    server = Server("--data", str(data), "--sync", sync, *regions, log=data.parent / "server.log")
     server.start()
-    setup(server.port)
+    setup(server.port, replicated)
     load = Load(server.port, clients, seed)
     load.start()
     restarts: list[float] = []
@@ -263,9 +306,11 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
     server.kill()
     restarts.append(server.start())
     figures = verify(server.port, load.tally)
+    if replicated:
+        figures["problems"] += replica_problems(server.port)
     code = server.stop()
     figures["integrity_check"] = integrity(data)
-    figures.update(sync=sync, kills=kills, seed=seed,
+    figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated,
                    restart_max_s=round(max(restarts), 3),
                    restart_median_s=round(sorted(restarts)[len(restarts) // 2], 3),
                    clean_exit=code == 0, unexplained=load.tally.errors[:5])
@@ -289,10 +334,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-gap", type=float, default=2.0, help="seconds between kills, at most")
     p.add_argument("--max-restart", type=float, default=2.0,
                    help="seconds a restart may take to answer (2)")
+    p.add_argument("--global", dest="replicated", action="store_true",
+                   help="make the counters a global table with a replica in eu-west-1 and "
+                        "check it catches up")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tallydb-crash-") as tmp:
         figures = run(args.sync, args.kills, args.clients, args.seed, args.min_gap,
-                      args.max_gap, args.max_restart, Path(tmp) / "data")
+                      args.max_gap, args.max_restart, Path(tmp) / "data", args.replicated)
     for name, value in figures.items():
         print(f"{name}: {value}")
     return 1 if figures["problems"] else 0

@@ -13,8 +13,12 @@ both alike:
   nothing);
 * ``page open``: a client holds ``GET /console/events`` open for all tables
   and reads every event as a browser would (the live changes, coalesced
-  every 100 ms, and the hot-keys panel every second), as a raw socket
-  reader in this process, so the browser's own work is not counted.
+  every 100 ms, and each second the hot-keys panel, the counters view and
+  the operational view's metrics), as a raw socket reader in this process,
+  so the browser's own work is not counted. While it is open the server
+  does all a page on the counter chart and the Monitor tab asks of it: it
+  records every answered request (ConsumedCapacity asked for, latency
+  timed) and sums the counters' changes.
 
 The page is closed after each ``page open`` run and the feed's listener
 lingers (``tallydb.console.live.LINGER``) so the next ``no page`` run is

@@ -1,5 +1,9 @@
 """Refresh the console's vendored JavaScript from the npm registry.
 
+The page's libraries go under ``src/tallydb/console/static/vendor/``; the
+browser tests' own (axe-core, which checks the page's accessibility) under
+``tests/console/vendor/``, each folder with its ``VENDORED.json``.
+
 For each library below: read its version's metadata from the registry, fetch
 the tarball, check it against the registry's ``dist.integrity`` (SHA-512),
 extract the listed module files and the licence, and write them under
@@ -31,7 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REGISTRY = "https://registry.npmjs.org"
-VENDOR = Path(__file__).resolve().parent.parent / "src/tallydb/console/static/vendor"
+ROOT = Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "src/tallydb/console/static/vendor"
+TEST_VENDOR = ROOT / "tests/console/vendor"
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,8 @@ class Library:
     files: tuple[str, ...]  # paths inside the package
     licence: str = "LICENSE"
     bundled: tuple[tuple[str, str], ...] = ()  # (package, version) built into the file
+    licences: tuple[str, ...] = ()  # further licence files (of code bundled in it)
+    folder: Path = VENDOR  # where it goes: the page's, or the tests'
 
 
 LIBRARIES = (
@@ -57,6 +65,11 @@ LIBRARIES = (
         "2.0.1",
         ("lib/esm/index.js", "lib/esm/fetch.js", "lib/esm/parse.js"),
     ),
+    # The counter chart and the operational view's charts: small, fast time series.
+    Library("uplot", "uplot", "1.6.32", ("dist/uPlot.esm.js", "dist/uPlot.min.css")),
+    # The browser tests' accessibility checks (not served to the page).
+    Library("axe-core", "axe-core", "4.14.1", ("axe.min.js",),
+            licences=("LICENSE-3RD-PARTY.txt",), folder=TEST_VENDOR),
 )
 
 
@@ -107,13 +120,14 @@ def tarball_files(package: str, version: str, paths: tuple[str, ...]) -> dict[st
 
 def vendor(lib: Library, latest: bool) -> dict[str, object]:
     got = tarball_files(lib.package, "latest" if latest else lib.version,
-                        (*lib.files, lib.licence))
+                        (*lib.files, lib.licence, *lib.licences))
     version = str(got["version"])
     dist = got["dist"]
     assert isinstance(dist, dict)
     files = got["files"]
     assert isinstance(files, dict)
-    sources = {path: browser_ready(files[path]) for path in lib.files}
+    sources = {path: browser_ready(files[path]) if path.endswith(".js") else files[path]
+               for path in lib.files}
     licence = files[lib.licence]
     written: dict[str, bytes] = {}
     if len(sources) == 1:
@@ -122,13 +136,15 @@ def vendor(lib: Library, latest: bool) -> dict[str, object]:
         for path, body in sources.items():
             written[f"{lib.name}-{version}/{Path(path).name}"] = body
     written[f"LICENSES/{lib.name}-{version}.txt"] = licence
+    for extra in lib.licences:
+        written[f"LICENSES/{lib.name}-{version}-{Path(extra).stem}.txt"] = files[extra]
     for package, package_version in lib.bundled:
         bundled = tarball_files(package, package_version, ("LICENSE",))
         bundled_files = bundled["files"]
         assert isinstance(bundled_files, dict)
         written[f"LICENSES/{package}-{bundled['version']}.txt"] = bundled_files["LICENSE"]
     for relative, body in written.items():
-        target = VENDOR / relative
+        target = lib.folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
     return {
@@ -145,12 +161,13 @@ def main() -> None:
     parser.add_argument("--latest", action="store_true",
                         help="take each package's latest version, not the pinned one")
     args = parser.parse_args()
-    if VENDOR.exists():
-        shutil.rmtree(VENDOR)
-    records = [vendor(lib, args.latest) for lib in LIBRARIES]
-    (VENDOR / "VENDORED.json").write_text(json.dumps(records, indent=2) + "\n")
-    for record in records:
-        print(f"{record['package']}@{record['version']}", file=sys.stderr)
+    for folder in {lib.folder for lib in LIBRARIES}:
+        if folder.exists():
+            shutil.rmtree(folder)
+        records = [vendor(lib, args.latest) for lib in LIBRARIES if lib.folder == folder]
+        (folder / "VENDORED.json").write_text(json.dumps(records, indent=2) + "\n")
+        for record in records:
+            print(f"{record['package']}@{record['version']} -> {folder}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -621,10 +621,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     ]
     if not documents:
         return
-    ran = sum(d["ran"] for d in documents)
-    skipped = [line for d in documents for line in d["skipped"]]
     terminalreporter.section("documentation blocks")
-    terminalreporter.line(f"{ran} blocks run in {len(documents)} documents, "
-                          f"{len(skipped)} marked not runnable:")
-    for line in skipped:
-        terminalreporter.line(f"  {line}")
+    for fresh_clone in (False, True):
+        runs = [d for d in documents if bool(d.get("fresh_clone")) == fresh_clone]
+        if not runs:
+            continue
+        ran = sum(d["ran"] for d in runs)
+        skipped = [line for d in runs for line in d["skipped"]]
+        where = ("README.md followed top to bottom in a fresh clone" if fresh_clone
+                 else f"{len(runs)} documents")
+        terminalreporter.line(f"{ran} blocks run in {where}, "
+                              f"{len(skipped)} marked not runnable:")
+        for line in skipped:
+            terminalreporter.line(f"  {line}")

@@ -7,6 +7,11 @@ about the server's address, ``http://127.0.0.1:8000``, is read as that
 server's; ``tallydb`` is on the PATH and ``$TALLYDB_ENDPOINT`` names it. That
 is all that differs from running them by hand.
 
+* A ``tallydb serve ...`` command in a shell block starts that server, with
+  the command's own options (and ``--port 0``), for the blocks after it; it
+  runs until the document ends, as the reader's runs until Ctrl+C. It must
+  come before anything has used the server.
+
 * ``python`` blocks share one namespace per document. A ``print(...)`` whose
   line ends in ``# text`` must print ``text``.
 * ``sh`` blocks run command by command with bash. Lines ``# text`` right after
@@ -15,6 +20,7 @@ is all that differs from running them by hand.
   print it on standard error. Other comments are explanations.
 * ``toml`` blocks are credentials files: ``tallydb serve --credentials`` must
   read them.
+* ``json`` blocks (requests, answers, files) must be JSON.
 * A block marked ``<!-- skip: next "why" -->`` is not run, and says why; the
   summary at the end of the run counts the blocks run and lists those marked.
   Every block in a language that runs (python, sh, bash, toml, json) is one
@@ -25,8 +31,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -49,6 +57,7 @@ PRINTED = re.compile(r"^\s*print\(.*\)\s+# (.*)$")
 FENCE = re.compile(r"^ {0,3}```([\w-]*)\s*$")
 INVISIBLE = re.compile(r"^<!-- invisible-code-block: (?:python|sh|toml)$", re.M)
 BIN = Path(sys.executable).parent
+SERVE = re.compile(r"^tallydb\s+serve(?:\s|$)")
 
 
 @dataclass
@@ -63,11 +72,22 @@ class Run:
     def endpoint(self) -> str:
         """The document's own server, started on first use."""
         if self.url is None:
-            from tallydb.testing import serve
-
-            server = self.stack.enter_context(serve(in_memory=True))
-            self.url = str(server.url)
+            self.serve([])
+        assert self.url is not None
         return self.url
+
+    def serve(self, options: list[str]) -> None:
+        """Start the document's server with ``tallydb serve``'s ``options``
+        (in memory unless they name ``--data``)."""
+        from tallydb.testing import Server
+
+        assert self.url is None, "the document's server is already running"
+        in_memory = "--data" not in options
+        extra = tuple(o for o in options if o != "--in-memory")
+        server = Server(None if in_memory else self.directory / "tallydb-data",
+                        in_memory=in_memory, extra_args=extra)
+        self.stack.enter_context(server.start())
+        self.url = str(server.url)
 
     def environment(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -137,6 +157,10 @@ def _commands(source: str) -> Iterator[tuple[str, list[str]]]:
 def shell_block(example: Example) -> None:
     run = _run_of(example)
     for command, output in _commands(run.local(str(example.parsed))):
+        if SERVE.match(command):
+            assert not output, f"{_where(example)}: a server prints its banner, not {output}"
+            run.serve(shlex.split(command, comments=True)[2:])
+            continue
         done = subprocess.run(
             ["bash", "-c", command], cwd=run.directory, env=run.environment(),
             capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
@@ -161,12 +185,22 @@ def toml_block(example: Example) -> None:
     _run_of(example).ran += 1
 
 
+def json_block(example: Example) -> None:
+    """A JSON block (a request, an answer, a file): it must be JSON."""
+    try:
+        json.loads(str(example.parsed))
+    except ValueError as e:
+        raise AssertionError(f"{_where(example)} is not JSON: {e}") from None
+    _run_of(example).ran += 1
+
+
 SYBIL = Sybil(
     parsers=[
         CodeBlockParser(language="python", evaluator=python_block),
         CodeBlockParser(language="sh", evaluator=shell_block),
         CodeBlockParser(language="bash", evaluator=shell_block),
         CodeBlockParser(language="toml", evaluator=toml_block),
+        CodeBlockParser(language="json", evaluator=json_block),
         SkipParser(),
     ],
 )
@@ -189,8 +223,12 @@ def _code_blocks(path: Path) -> int:
     return count
 
 
-def _run_document(path: Path, directory: Path, record_property: Any) -> None:
-    """Every block of ``path``, in order, in ``directory`` (see the module)."""
+def _run_document(
+    path: Path, directory: Path, record_property: Any, *, fresh_clone: bool = False
+) -> None:
+    """Every block of ``path``, in order, in ``directory`` (see the module);
+    ``fresh_clone``: the run is the README's, followed in a fresh clone (the
+    summary shows it apart, not as a second README)."""
     document = SYBIL.parse(path)
     with contextlib.ExitStack() as stack:
         run = Run(directory, stack)
@@ -203,7 +241,8 @@ def _run_document(path: Path, directory: Path, record_property: Any) -> None:
             except SkipTest as reason:
                 skipped.append(f"{_where(example)}: {reason}")
         ran = run.ran
-    record_property("docs_blocks", {"document": path.name, "ran": ran, "skipped": skipped})
+    record_property("docs_blocks", {"document": path.name, "ran": ran, "skipped": skipped,
+                                    "fresh_clone": fresh_clone})
     assert ran + len(skipped) == _code_blocks(path), (
         f"{path.name}: {_code_blocks(path)} code blocks, {ran} ran and {len(skipped)} are "
         "marked: a block in a language that runs is in neither")
@@ -235,5 +274,5 @@ def test_the_readme_top_to_bottom_on_a_fresh_clone(
     monkeypatch.delenv("TALLYDB_DATA", raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(clone / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    _run_document(clone / "README.md", clone, record_property)
+    _run_document(clone / "README.md", clone, record_property, fresh_clone=True)
     assert (clone / "videos-export").is_dir()  # made by the walk-through, in the checkout

@@ -37,6 +37,17 @@ def test_kill_9_under_load_loses_nothing_acknowledged(sync: str) -> None:
     assert figures["integrity_check"] == "ok"
 
 
+def test_kill_9_under_load_loses_nothing_replicated() -> None:
+    """The counters a global table: after the kills every acknowledged change
+    is in the other region's replica too."""
+    code, figures, output = harness(
+        "bench.crash", "--global", "--kills", "3", "--clients", "3", "--seed", "4",
+        "--min-gap", "0.4", "--max-gap", "0.8", "--max-restart", "10")
+    assert code == 0, output
+    assert figures["problems"] == "[]" and figures["replicated"] == "True"
+    assert figures["lost"] == "0" and int(figures["acknowledged"]) > 0
+
+
 def test_fuzzed_requests_are_answered_in_dynamodbs_shape() -> None:
     code, figures, output = harness("bench.fuzz", "--cases", "1500", "--seed", "3")
     assert int(figures["cases"]) >= 1500, output

@@ -10,10 +10,6 @@ from tallydb.engine.api import OPERATIONS
 #: What tallydb does not serve, and why.
 LEFT_OUT = {
     "SearchVectors": "vector search is out of tallydb's scope",
-    **{name: "global tables: replication between regions is the global-tables work's"
-       for name in ("CreateGlobalTable", "DescribeGlobalTable", "DescribeGlobalTableSettings",
-                    "ListGlobalTables", "UpdateGlobalTable", "UpdateGlobalTableSettings",
-                    "DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling")},
 }
 
 

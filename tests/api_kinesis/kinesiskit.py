@@ -9,6 +9,7 @@ import json
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "bench" / ".peers"
 PACKAGE = "kinesalite@3"
 BINARY = PEERS / "node_modules" / ".bin" / "kinesalite"
+SERVER = Path(__file__).with_name("kinesalite_server.js")
 
 
 def kinesalite_missing() -> str | None:
@@ -50,10 +52,12 @@ class Kinesalite:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        # Through kinesalite_server.js: kinesalite alone dies when a client
+        # drops a request, as a killed tallydb does mid-PutRecords.
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(
-            [str(BINARY), "--port", str(self.port), "--createStreamMs", "0",
-             "--deleteStreamMs", "0", "--shardLimit", "100"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ["node", str(SERVER), str(PEERS / "node_modules"), str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -62,8 +66,13 @@ class Kinesalite:
             except Exception:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError("kinesalite did not start") from None
+                    raise RuntimeError(f"kinesalite did not start: {self.errors()}") from None
                 time.sleep(0.2)
+
+    def errors(self) -> str:
+        """What kinesalite wrote on standard error (why it exited)."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-2000:]
 
     def client(self) -> Any:
         return boto3.session.Session().client(
@@ -82,6 +91,8 @@ class Kinesalite:
     def records(self, name: str) -> list[dict[str, Any]]:
         """Every record of the stream, shard by shard, each in its shard's
         order: (its data as JSON, with the partition key)."""
+        if self.process.poll() is not None:
+            raise RuntimeError(f"kinesalite exited: {self.errors()}")
         kinesis = self.client()
         found: list[dict[str, Any]] = []
         for shard in kinesis.list_shards(StreamName=name)["Shards"]:
@@ -106,3 +117,4 @@ class Kinesalite:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+        self.log.close()

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnectionError
 from kinesiskit import Kinesalite
 from tallytest import TallyServer, unique_name
 
@@ -44,22 +44,57 @@ def _wait_status(ddb: Any, table: str, wanted: str) -> dict[str, Any]:
 
 
 def _add(ddb: Any, table: str, key: str) -> None:
-    ddb.update_item(TableName=table, Key={"PK": {"S": key}}, UpdateExpression="ADD n :one",
-                    ExpressionAttributeValues={":one": {"N": "1"}})
+    """One ``ADD n :one``. A connection that could not even be opened (the
+    request never left: nothing counted) is opened again until the server
+    answers, within ``WAIT``; any other failure is the test's."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            ddb.update_item(TableName=table, Key={"PK": {"S": key}},
+                            UpdateExpression="ADD n :one",
+                            ExpressionAttributeValues={":one": {"N": "1"}})
+            return
+        except (EndpointConnectionError, ConnectTimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def _answering(server: TallyServer) -> None:
+    """Wait (``WAIT`` at most) until the server answers a request."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            server.client().list_tables(Limit=1)
+            return
+        except (EndpointConnectionError, ConnectTimeoutError):
+            assert server.running, f"tallydb serve exited:\n{server.log()}"
+            assert time.monotonic() < deadline, f"tallydb serve never answered:\n{server.log()}"
+            time.sleep(0.2)
 
 
 def _increments(server: TallyServer, table: str, keys: list[str], each: int) -> None:
-    """``each`` increments of every key, a thread per key."""
-    def run(key: str) -> None:
-        ddb = server.client()
-        for _ in range(each):
-            _add(ddb, table, key)
+    """``each`` increments of every key, a thread per key; a thread's
+    failure fails the test, with the server's log."""
+    failures: list[BaseException] = []
 
+    def run(key: str) -> None:
+        try:
+            ddb = server.client()
+            for _ in range(each):
+                _add(ddb, table, key)
+        except BaseException as error:
+            failures.append(error)
+
+    _answering(server)
     threads = [threading.Thread(target=run, args=(key,)) for key in keys]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if failures:
+        raise AssertionError(f"increments failed (server running: {server.running}):\n"
+                             f"{server.log()}") from failures[0]
 
 
 def _delivered(kinesalite: Kinesalite, stream: str, expected: int) -> list[dict[str, Any]]:

@@ -11,8 +11,10 @@ seconds (small here); tests wait for conditions, never for a time.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,6 +25,8 @@ from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, assert_error, uniqu
 
 import tallydb
 from tallydb.engine.api import Engine
+from tallydb.engine.api import _legacy_global as legacy
+from tallydb.engine.api import _replica_auto_scaling as scaling
 from tallydb.engine.api import _replica_updates as rules
 from tallydb.engine.api.update_table import GLOBAL_STREAM
 from tallydb.engine.storage import Store
@@ -128,7 +132,8 @@ def test_add_write_read_and_remove_a_replica(regions: Callable[..., Clients]) ->
     assert answer["GlobalTableVersion"] == "2019.11.21" and answer["Replicas"] == []
     assert answer["StreamSpecification"] == {"StreamEnabled": True,
                                              "StreamViewType": "NEW_AND_OLD_IMAGES"}
-    wait_for(lambda: _replica_status(east, name, WEST) == "ACTIVE", "the replica ACTIVE")
+    # As Terraform and CDK do: boto3's waiter alone (the table is UPDATING
+    # until its new replica is ACTIVE).
     east.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
     described = east.describe_table(TableName=name)["Table"]
     assert described["Replicas"] == [{"RegionName": WEST, "ReplicaStatus": "ACTIVE"}]
@@ -145,7 +150,6 @@ def test_add_write_read_and_remove_a_replica(regions: Callable[..., Clients]) ->
     assert wait_for(lambda: _value(east, name) == 8, "and back")
 
     east.update_table(TableName=name, ReplicaUpdates=[{"Delete": {"RegionName": WEST}}])
-    wait_for(lambda: _replica_status(east, name, WEST) is None, "the replica gone")
     east.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
     alone = east.describe_table(TableName=name)["Table"]
     for member in ("GlobalTableVersion", "Replicas", "GlobalTableSettingsReplicationMode"):
@@ -431,3 +435,199 @@ def test_replication_survives_kill_9(tallydb_server_factory: Callable[..., Any])
     wait_for(lambda: west.scan(TableName=name, Select="COUNT", ConsistentRead=True)["Count"]
              == 100, "every acknowledged change in eu-west-1")
     assert _value(west, name, "k7") == 8
+
+
+# --- the legacy version, 2017.11.29 ------------------------------------------------------
+
+
+def test_legacy_global_tables(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("legacy")
+    stream = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    for ddb in (east, west):
+        _table(ddb, name, StreamSpecification=stream)
+    with pytest.raises(ClientError) as caught:
+        east.describe_global_table(GlobalTableName=name)
+    assert_error(caught, "GlobalTableNotFoundException", legacy.NOT_FOUND.format(name))
+    created = east.create_global_table(GlobalTableName=name, ReplicationGroup=[
+        {"RegionName": EAST}, {"RegionName": WEST}])["GlobalTableDescription"]
+    assert created["GlobalTableArn"] == f"arn:aws:dynamodb::000000000000:global-table/{name}"
+    with pytest.raises(ClientError) as caught:
+        east.create_global_table(GlobalTableName=name, ReplicationGroup=[{"RegionName": EAST}])
+    assert_error(caught, "GlobalTableAlreadyExistsException", None)
+    described = west.describe_global_table(GlobalTableName=name)["GlobalTableDescription"]
+    assert described["GlobalTableStatus"] == "ACTIVE"
+    assert described["ReplicationGroup"] == [{"RegionName": EAST}, {"RegionName": WEST}]
+    assert "GlobalTableVersion" not in east.describe_table(TableName=name)["Table"]
+    listed = east.list_global_tables()["GlobalTables"]
+    assert {"GlobalTableName": name, "ReplicationGroup": [
+        {"RegionName": EAST}, {"RegionName": WEST}]} in listed
+
+    east.put_item(TableName=name, Item={"pk": {"S": "plays"}, "n": {"N": "3"}})
+    item = wait_for(lambda: west.get_item(TableName=name, Key={"pk": {"S": "plays"}}).get(
+        "Item"), "replicated to eu-west-1")
+    assert item["n"] == {"N": "3"} and item["aws:rep:updateregion"] == {"S": EAST}
+    assert item["aws:rep:deleting"] == {"BOOL": False} and "aws:rep:updatetime" in item
+
+    settings = east.describe_global_table_settings(GlobalTableName=name)
+    assert [r["RegionName"] for r in settings["ReplicaSettings"]] == [EAST, WEST]
+    updated = east.update_global_table_settings(
+        GlobalTableName=name, GlobalTableBillingMode="PROVISIONED",
+        GlobalTableProvisionedWriteCapacityUnits=7,
+        ReplicaSettingsUpdate=[{"RegionName": WEST, "ReplicaProvisionedReadCapacityUnits": 3}])
+    assert {r["RegionName"]: (r["ReplicaProvisionedReadCapacityUnits"],
+                              r["ReplicaProvisionedWriteCapacityUnits"])
+            for r in updated["ReplicaSettings"]}[WEST] == (3, 7)
+
+    with pytest.raises(ClientError) as caught:
+        east.update_global_table(GlobalTableName=name, ReplicaUpdates=[
+            {"Create": {"RegionName": WEST}}])
+    assert_error(caught, "ReplicaAlreadyExistsException", None)
+    east.update_global_table(GlobalTableName=name, ReplicaUpdates=[
+        {"Delete": {"RegionName": WEST}}])
+    assert west.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE"  # it stays
+    with pytest.raises(ClientError) as caught:
+        east.describe_global_table(GlobalTableName=name)
+    assert_error(caught, "GlobalTableNotFoundException", None)  # a group of one is none
+    with pytest.raises(ClientError) as caught:  # a 2019.11.21 group is not a legacy one
+        east.describe_global_table_settings(GlobalTableName="no-such-group")
+    assert_error(caught, "GlobalTableNotFoundException",
+                 legacy.SETTINGS_NOT_FOUND.format("no-such-group"))
+
+
+def test_legacy_tables_must_be_empty_and_streamed(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("legacy")
+    _table(east, name, StreamSpecification={"StreamEnabled": True,
+                                            "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    _table(west, name)
+    group = [{"RegionName": EAST}, {"RegionName": WEST}]
+    with pytest.raises(ClientError) as caught:
+        east.create_global_table(GlobalTableName=name, ReplicationGroup=group)
+    assert_error(caught, "ValidationException", legacy.NO_STREAM.format(name, WEST))
+    west.update_table(TableName=name, StreamSpecification={
+        "StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    west.put_item(TableName=name, Item={"pk": {"S": "x"}})
+    with pytest.raises(ClientError) as caught:
+        east.create_global_table(GlobalTableName=name, ReplicationGroup=group)
+    assert_error(caught, "ValidationException", legacy.NOT_EMPTY.format(name, WEST))
+    with pytest.raises(ClientError) as caught:
+        east.create_global_table(GlobalTableName=name, ReplicationGroup=[
+            {"RegionName": EAST}, {"RegionName": OHIO}])
+    assert_error(caught, "TableNotFoundException", legacy.TABLE_MISSING.format(name, OHIO))
+
+
+def test_replica_auto_scaling(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east = client(EAST)
+    name = unique_name("scaling")
+    _table(east, name)
+    with pytest.raises(ClientError) as caught:
+        east.describe_table_replica_auto_scaling(TableName=name)
+    assert_error(caught, "ResourceNotFoundException", scaling.NOT_GLOBAL.format(name))
+    _add_replica(east, name, WEST)
+    described = east.describe_table_replica_auto_scaling(TableName=name)[
+        "TableAutoScalingDescription"]
+    assert [(r["RegionName"], r["ReplicaStatus"]) for r in described["Replicas"]] == [
+        (EAST, "ACTIVE"), (WEST, "ACTIVE")]
+    east.update_table_replica_auto_scaling(
+        TableName=name, ProvisionedWriteCapacityAutoScalingUpdate={"AutoScalingDisabled": True})
+    with pytest.raises(ClientError) as caught:
+        east.update_table_replica_auto_scaling(
+            TableName=name, ProvisionedWriteCapacityAutoScalingUpdate={
+                "MinimumUnits": 1, "MaximumUnits": 10})
+    assert_error(caught, "ValidationException", None)
+    assert "BillingMode is PayPerRequest" in caught.value.response["Error"]["Message"]
+
+
+def test_the_console_reads_the_replication_lag(tallydb_server_factory: Callable[..., Any]
+                                               ) -> None:
+    """What DynamoDB's API cannot give a console (the replication lag, which
+    DynamoDB reports to CloudWatch): /console/api/replication."""
+    server = tallydb_server_factory(in_memory=True, extra_args=(
+        "--separate-regions", "--replication-delay", "600"))
+    east = boto3.session.Session().client(
+        "dynamodb", endpoint_url=server.url, region_name=EAST, aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
+    name = unique_name("lag")
+    _table(east, name)
+    _add_replica(east, name, WEST)
+    for n in range(3):
+        east.put_item(TableName=name, Item={"pk": {"S": f"k{n}"}})
+
+    def replicas() -> list[dict[str, Any]]:
+        with urllib.request.urlopen(f"{server.url}/console/api/replication", timeout=30) as got:
+            return list(json.load(got)["Replicas"])
+
+    shown = {(r["TableName"], r["RegionName"]): r for r in replicas()}
+    east_side, west_side = shown[name, EAST], shown[name, WEST]
+    assert east_side["Replicas"] == [EAST, WEST] and east_side["Consistency"] == "EVENTUAL"
+    assert east_side["PendingChanges"] == 3 and east_side["LagSeconds"] > 0
+    assert west_side["PendingChanges"] == 0 and west_side["LagSeconds"] == 0
+
+
+def test_time_to_live_is_the_groups(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("ttl")
+    _table(east, name)
+    _add_replica(east, name, WEST)
+    west.update_time_to_live(TableName=name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    for ddb in (east, west):
+        described = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+        assert described == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
+
+def test_an_index_is_the_groups(regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east, west = client(EAST), client(WEST)
+    name = unique_name("gsi")
+    _table(east, name)
+    _add_replica(east, name, WEST)
+    for n in range(6):
+        east.put_item(TableName=name, Item={"pk": {"S": f"k{n}"}, "colour": {"S": f"c{n % 2}"}})
+    wait_for(lambda: west.scan(TableName=name, Select="COUNT")["Count"] == 6, "replicated")
+    west.update_table(
+        TableName=name, AttributeDefinitions=[{"AttributeName": "colour", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "byColour", "KeySchema": [{"AttributeName": "colour", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    for ddb in (east, west):
+        found = ddb.query(TableName=name, IndexName="byColour",
+                          KeyConditionExpression="colour = :c",
+                          ExpressionAttributeValues={":c": {"S": "c1"}})
+        assert found["Count"] == 3
+
+
+def test_strong_consistency_refuses_a_table_with_an_lsi_or_ttl(
+        regions: Callable[..., Clients]) -> None:
+    client = regions()
+    east = client(EAST)
+    strong = {"MultiRegionConsistency": "STRONG",
+              "ReplicaUpdates": [{"Create": {"RegionName": WEST}}],
+              "GlobalTableWitnessUpdates": [{"Create": {"RegionName": OHIO}}]}
+    indexed = unique_name("lsi")
+    _table(east, indexed, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
+           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "S"},
+                                 {"AttributeName": "at", "AttributeType": "N"}],
+           LocalSecondaryIndexes=[{
+               "IndexName": "byAt", "Projection": {"ProjectionType": "KEYS_ONLY"},
+               "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                             {"AttributeName": "at", "KeyType": "RANGE"}]}])
+    with pytest.raises(ClientError) as caught:
+        east.update_table(TableName=indexed, **strong)
+    assert_error(caught, "ValidationException", rules.STRONG_LSI)
+    expiring = unique_name("ttl")
+    _table(east, expiring)
+    east.update_time_to_live(TableName=expiring, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    with pytest.raises(ClientError) as caught:
+        east.update_table(TableName=expiring, **strong)
+    assert_error(caught, "ValidationException", rules.STRONG_TTL)
+    for name in (indexed, expiring):
+        assert "Replicas" not in east.describe_table(TableName=name)["Table"]

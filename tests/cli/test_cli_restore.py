@@ -27,6 +27,23 @@ def test_restore_to_a_second_and_to_the_latest(store: Store) -> None:
     assert store.ok("counter", "get", f"{table}-now", KEY, "play_count") == "15\n"
 
 
+def test_create_table_turns_recovery_on_and_exist_ok_turns_it_on_later(store: Store) -> None:
+    fresh = f"{store.table()}-new"
+    out = store.ok("create-table", fresh, "--hash-key", "PK", "--point-in-time-recovery")
+    assert out == f"table {fresh}: key PK (S); PAY_PER_REQUEST; point-in-time recovery on\n"
+    table = store.table()
+    assert "recovery" not in store.ok("create-table", table, "--hash-key", "PK",
+                                      "--range-key", "SK", "--exist-ok")
+    assert store.run("restore", table, "--to-time", "latest", "--as", f"{table}-x"
+                     ).exit_code == 1
+    out = store.ok("create-table", table, "--hash-key", "PK", "--range-key", "SK",
+                   "--point-in-time-recovery", "--exist-ok")
+    assert out.endswith("; PAY_PER_REQUEST; point-in-time recovery on\n")
+    store.ok("counter", "add", table, KEY, "play_count", "3")
+    store.ok("restore", table, "--to-time", "latest", "--as", f"{table}-copy")
+    assert store.ok("counter", "get", f"{table}-copy", KEY, "play_count") == "3\n"
+
+
 def test_a_table_without_recovery_is_refused_in_one_line(store: Store) -> None:
     table = store.table()
     result = store.run("restore", table, "--to-time", "10m ago", "--as", f"{table}-x")

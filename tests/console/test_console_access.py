@@ -1,12 +1,15 @@
-"""The console's own endpoints with ``--credentials FILE``: the live feed
-and the parser need a signed request, as ``POST /`` does, and a key
-limited to some tables sees the changes of those tables only."""
+"""The console's own endpoints with ``--credentials FILE``: the live feed,
+the parser and the contributor insights need a signed request, as ``POST /``
+does, and a key limited to some tables sees the changes, counters, metrics
+and busiest keys of those tables only."""
 
 from __future__ import annotations
 
+import http.client
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
@@ -129,3 +132,50 @@ def test_a_resumed_feed_replays_only_the_keys_tables(server: TallyServer) -> Non
     finally:
         stream.close()
         other_tab.close()
+
+
+def test_a_table_limited_key_counts_and_measures_only_its_tables(server: TallyServer) -> None:
+    admin = server.admin  # type: ignore[attr-defined]
+    stream = EventStream(server, "", signed(server, "/console/events", VIDEOS_ONLY))
+    try:
+        stream.until("hello")
+        for table in ("secrets", "videos"):
+            for _ in range(3):
+                admin.update_item(TableName=table, Key=KEY, UpdateExpression="ADD n :one",
+                                  ExpressionAttributeValues={":one": {"N": "1"}})
+        counted: set[str] = set()
+        measured: set[str] = set()
+        deadline = time.monotonic() + 30
+        while not ("videos" in counted and "videos" in measured):
+            assert time.monotonic() < deadline, (counted, measured)
+            event = stream.next()
+            if event.name == "counters":
+                counted |= {entry["table"] for entry in event.data["counters"]}
+            if event.name == "metrics":
+                measured |= {name for second in event.data["seconds"] for name in second["tables"]}
+        assert "secrets" not in counted | measured
+    finally:
+        stream.close()
+
+
+def insights(server: TallyServer, table: str, key: tuple[str, str] | None) -> tuple[int, bytes]:
+    """GET the console's contributor insights of ``table``, signed with ``key``."""
+    assert server.url is not None
+    path = f"/console/api/contributor-insights?TableName={table}"
+    parts = urlsplit(server.url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn.request("GET", path, headers=signed(server, path, key) if key else {})
+    response = conn.getresponse()
+    try:
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_contributor_insights_need_a_key_that_sees_the_table(server: TallyServer) -> None:
+    status, body = insights(server, "videos", None)
+    assert status == 400 and b"MissingAuthenticationTokenException" in body
+    status, body = insights(server, "secrets", VIDEOS_ONLY)
+    assert status == 400 and b"ResourceNotFoundException" in body
+    assert insights(server, "videos", VIDEOS_ONLY)[0] == 200
+    assert insights(server, "secrets", ADMIN)[0] == 200

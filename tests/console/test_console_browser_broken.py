@@ -65,12 +65,18 @@ PAGES = {
     "#/tables/{table}/stream": ".card",
     "#/tables/{table}/ttl": ".ttlstatus",
     "#/tables/{table}/backups": "text=Point-in-time recovery",
+    "#/tables/{table}/exports": 'section[aria-label="Exports"] .empty',
+    "#/tables/{table}/replicas": 'section[aria-label="Replicas"] .empty',
+    "#/tables/{table}/insights": 'section[aria-label="Contributor insights"] .card',
     "#/tables/{table}/tags": "form.card",
+    "#/tables/{table}/monitor": "figure.chart",
     "#/tables/{table}/settings": ".ttlstatus",
     "#/tables/{table}/items": "table.items tbody tr",
     "{item}": 'tr[data-attribute="digits"]',
     "#/builder": '.verdict[data-state="valid"]',
+    "#/partiql": ".verdict",
     "#/hotkeys": "main p",
+    "#/counters": "main p",
 }
 
 

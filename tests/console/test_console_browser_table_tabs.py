@@ -1,8 +1,10 @@
 """A table's tabs in Chromium, each checked against what boto3 then reads:
 indexes created (backfilled) and deleted, the stream enabled and tailed,
-TTL, backups restored under a new name, tags, billing, deletion
+TTL, backups restored under a new name or to a point in time, an export,
+a global table's replica added and removed, tags, billing, deletion
 protection and table class; the items tab's page size, multi-select
-delete and download."""
+delete and download. The exports and replicas pictures in docs/console.md
+are this module's (build/screenshots/tab_exports.png, tab_replicas.png)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from serverkit import Serve
 
 pytestmark = pytest.mark.browser
 
@@ -176,3 +179,52 @@ def test_the_items_tab_pages_deletes_many_and_downloads(console: Any) -> None:
     sent = [b for o, b in console.sent if o == "TransactWriteItems"]
     assert len(sent) == 1 and len(sent[0]["TransactItems"]) == 2
     assert client.scan(TableName=table, Select="COUNT")["Count"] == 10
+
+
+def test_point_in_time_restore_and_an_export(console: Any) -> None:
+    client = console.server.client()
+    table = make_table(client, 4)
+    page = console.open(f"#/tables/{table}/backups")
+    page.get_by_role("button", name="Enable point-in-time recovery").click()
+    expect(page.get_by_role("button", name="Disable point-in-time recovery")).to_be_visible()
+    page.locator('input[name="PitrTargetTableName"]').fill(f"{table}-at")
+    page.get_by_role("button", name="Restore to this time").click()
+    restored = page.get_by_role("form", name="Restore to a point in time").locator(".notice")
+    expect(restored).to_contain_text(f"Restored as {table}-at")
+    assert client.scan(TableName=f"{table}-at", Select="COUNT")["Count"] == 4
+
+    page.get_by_role("link", name="Exports").click()
+    page.get_by_label("Bucket", exact=True).fill("exports")
+    page.get_by_role("button", name="Export", exact=True).click()
+    expect(page.locator('table[aria-label="Exports"] tbody tr')).to_have_attribute(
+        "data-status", "COMPLETED", timeout=15_000)
+    console.shot("tab_exports", full_page=False)
+    arn = client.describe_table(TableName=table)["Table"]["TableArn"]
+    [summary] = client.list_exports(TableArn=arn)["ExportSummaries"]
+    assert summary["ExportStatus"] == "COMPLETED"
+
+
+def test_a_replica_is_added_and_removed(console_page_for: Any) -> None:
+    # Replicas need each region's own tables: a server started for it.
+    server = Serve("--in-memory", "--separate-regions").start()
+    try:
+        client = server.client()
+        table = make_table(client, 1)
+        console = console_page_for(server)
+        page = console.open(f"#/tables/{table}/replicas")
+        expect(page.locator(".empty")).to_contain_text("Not a global table")
+        page.get_by_label("Region").fill("eu-west-1")
+        page.get_by_role("button", name="Add replica").click()
+        row = page.locator('tr[data-region="eu-west-1"]')
+        expect(row).to_contain_text("ACTIVE", timeout=15_000)
+        console.shot("tab_replicas", full_page=False)
+        assert [b["ReplicaUpdates"] for o, b in console.sent if o == "UpdateTable"] == [
+            [{"Create": {"RegionName": "eu-west-1"}}]]
+        replicas = client.describe_table(TableName=table)["Table"]["Replicas"]
+        assert "eu-west-1" in {r["RegionName"] for r in replicas}
+        page.get_by_role("button", name="Remove replica eu-west-1").click()
+        expect(row).to_have_count(0, timeout=15_000)
+        replicas = client.describe_table(TableName=table)["Table"].get("Replicas", [])
+        assert "eu-west-1" not in {r["RegionName"] for r in replicas}
+    finally:
+        server.kill()

@@ -1,5 +1,6 @@
-"""The third-party modules the browser loads are exactly the ones
-scripts/vendor_js.py recorded (version, sha256), each with its licence."""
+"""The third-party modules the browser loads (and the browser tests'
+axe-core) are exactly the ones scripts/vendor_js.py recorded (version,
+sha256), each with its licence."""
 
 from __future__ import annotations
 
@@ -8,24 +9,28 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 STATIC = Path(__file__).resolve().parents[2] / "src" / "tallydb" / "console" / "static"
 VENDOR = STATIC / "vendor"
+TEST_VENDOR = Path(__file__).resolve().parent / "vendor"
 
 
-def recorded() -> list[dict[str, object]]:
-    return list(json.loads((VENDOR / "VENDORED.json").read_text()))
+def recorded(folder: Path) -> list[dict[str, object]]:
+    return list(json.loads((folder / "VENDORED.json").read_text()))
 
 
-def test_every_vendored_file_matches_its_recorded_sha256() -> None:
+@pytest.mark.parametrize("folder", [VENDOR, TEST_VENDOR], ids=["page", "tests"])
+def test_every_vendored_file_matches_its_recorded_sha256(folder: Path) -> None:
     listed: set[str] = set()
-    for record in recorded():
+    for record in recorded(folder):
         files = record["files"]
         assert isinstance(files, dict)
         assert any(name.startswith("LICENSES/") for name in files), record["package"]
         for name, digest in files.items():
-            assert hashlib.sha256((VENDOR / name).read_bytes()).hexdigest() == digest, name
+            assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
             listed.add(name)
-    on_disk = {str(p.relative_to(VENDOR)) for p in VENDOR.rglob("*") if p.is_file()}
+    on_disk = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
     assert on_disk - {"VENDORED.json"} == listed
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tallydb.engine.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
 from tallydb.engine.feed import Change
+from tallydb.engine.hotkeys import SECOND_KEYS, TRACKED, WINDOW, HotKeys
 from tallydb.engine.values import encode_key_value
 
 

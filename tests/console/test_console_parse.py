@@ -91,3 +91,42 @@ def test_wrong_json_types_are_refused_not_crashed(server: TallyServer) -> None:
         status, body = check(server, request)
         assert status == 400
         assert body["__type"].endswith("SerializationException")
+
+
+KEYS = {"table": "videos", "index": None, "attributes": [["PK", "S"], ["SK", "S"]]}
+
+
+def test_a_statement_is_described_and_planned_onto_its_json_operation(
+        server: TallyServer) -> None:
+    statement = 'UPDATE "videos" SET n = n + 1 WHERE PK = ? AND SK = ?'
+    parameters = [{"S": "VID#1"}, {"S": "STATS"}]
+    assert check(server, {"Statement": statement, "Parameters": parameters}) == (200, {
+        "valid": True, "statement": "Update", "table": "videos", "index": None,
+        "parameters": 2})
+    status, body = check(server, {"Statement": statement, "Parameters": parameters,
+                                  "Keys": KEYS})
+    assert status == 200
+    assert body["planned"] == {"operation": "UpdateItem", "request": {
+        "TableName": "videos", "Key": {"PK": {"S": "VID#1"}, "SK": {"S": "STATS"}},
+        "UpdateExpression": "SET #n0 = #n0 + :v0", "ConditionExpression": "attribute_exists(#n1)",
+        "ExpressionAttributeNames": {"#n0": "n", "#n1": "PK"},
+        "ExpressionAttributeValues": {":v0": {"N": "1"}}}}
+    # keys of another table are not used for this one
+    other = {**KEYS, "table": "other"}
+    assert "planned" not in check(server, {"Statement": statement, "Parameters": parameters,
+                                           "Keys": other})[1]
+
+
+@pytest.mark.parametrize(("request_body", "message"), [
+    ({"Statement": "SELEC * FROM videos"},
+     "Statement wasn't well formed, can't be processed: Expected data manipulation"),
+    ({"Statement": 'SELECT * FROM "videos" WHERE PK = ?'},
+     "Number of parameters in request and statement don't match."),
+    ({"Statement": 'UPDATE "videos" SET n = 1 WHERE PK = ?', "Parameters": [{"S": "a"}],
+      "Keys": KEYS},
+     "Where clause does not contain a mandatory equality on all key attributes"),
+])
+def test_a_bad_statement_gets_dynamodbs_message(
+        server: TallyServer, request_body: dict[str, Any], message: str) -> None:
+    status, body = check(server, request_body)
+    assert (status, body) == (400, {"__type": VALIDATION, "message": message})

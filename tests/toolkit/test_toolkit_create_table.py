@@ -14,6 +14,8 @@ import tallydb.aio
 from toolkit_stores import unique
 
 import tallydb
+from tallydb.toolkit.table_spec import p_create_table
+from tallydb.toolkit.transport import Call
 
 
 def _ttl(db: tallydb.Database, name: str) -> dict[str, Any]:
@@ -63,6 +65,57 @@ def test_ttl_on_another_attribute_is_a_mismatch_naming_both(
     with pytest.raises(tallydb.SchemaMismatchError,
                        match=r"TTL attribute is 'expires_at', not 'gone_at'"):
         db.create_table(table.name, hash_key=("PK", "S"), ttl_attribute="gone_at", exist_ok=True)
+
+
+def _create_while_another_client_turns_ttl_on(
+    db: tallydb.Database, name: str, theirs: str, ours: str
+) -> None:
+    """Run ``create_table(name, ttl_attribute=ours, exist_ok=True)``'s plan
+    against the real store, and have another client turn TTL on for
+    ``theirs`` just before the plan's own UpdateTimeToLive is sent: two
+    services starting at once, the other one a step ahead."""
+    request = {
+        "TableName": name,
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    plan = p_create_table(request, ours, True, 60.0, billing_given=False)
+    reply: Any = None
+    error: BaseException | None = None
+    ahead = False
+    while True:
+        try:
+            step = plan.throw(error) if error is not None else plan.send(reply)
+        except StopIteration:
+            return
+        if isinstance(step, Call) and step.operation == "UpdateTimeToLive" and not ahead:
+            ahead = True
+            db.client.update_time_to_live(
+                TableName=name,
+                TimeToLiveSpecification={"Enabled": True, "AttributeName": theirs})
+        reply, error = db.transport.answer(step)  # type: ignore[arg-type]
+
+
+def test_ttl_turned_on_by_another_client_meanwhile_is_what_was_asked(
+    db: tallydb.Database, make_table: Callable[..., tallydb.Table]
+) -> None:
+    # Seen with concurrent awaits of idempotent adds: each made the companion
+    # table, and the one a step behind failed "TimeToLive is already enabled".
+    table = make_table("race")
+    _create_while_another_client_turns_ttl_on(db, table.name, "expires_at", "expires_at")
+    assert _ttl(db, table.name)["AttributeName"] == "expires_at"
+    assert _ttl(db, table.name)["TimeToLiveStatus"] in ("ENABLED", "ENABLING")
+
+
+@pytest.mark.moto_deviation("moto changes the TTL attribute while TTL is on (see MOTO.md)")
+def test_ttl_turned_on_meanwhile_for_another_attribute_is_a_mismatch(
+    db: tallydb.Database, make_table: Callable[..., tallydb.Table]
+) -> None:
+    table = make_table("race")
+    with pytest.raises(tallydb.SchemaMismatchError,
+                       match=r"TTL attribute is 'gone_at', not 'expires_at'"):
+        _create_while_another_client_turns_ttl_on(db, table.name, "gone_at", "expires_at")
 
 
 def test_a_missing_global_index_is_created_and_answers(

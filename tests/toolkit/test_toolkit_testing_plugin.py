@@ -6,9 +6,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
+from toolkit_stores import MotoServer, http_client
 
 import tallydb
 from tallydb.testing import serve
@@ -110,10 +110,18 @@ def test_plugin_starts_a_throwaway_server(tmp_path: Path) -> None:
     assert "8 passed" in result.stdout
 
 
-def test_plugin_against_a_given_endpoint(tmp_path: Path, moto_server: Any) -> None:
-    result = run_pytest(tmp_path, "--tallydb-endpoint", moto_server.url)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "8 passed" in result.stdout
+def test_plugin_against_a_given_endpoint(tmp_path: Path) -> None:
+    # An endpoint of its own, with no tables: moto's server shared by the other
+    # toolkit tests has theirs, and the plugin rightly refuses such an endpoint.
+    moto = MotoServer()
+    try:
+        result = run_pytest(tmp_path, "--tallydb-endpoint", moto.url)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "8 passed" in result.stdout
+        with tallydb.connect(client=http_client(moto.url)) as db:
+            assert db.list_tables() == []  # the run's tables, the companion's too, are gone
+    finally:
+        moto.stop()
 
 
 def test_an_endpoint_with_tables_is_refused_before_any_test_runs(tmp_path: Path) -> None:

@@ -52,8 +52,9 @@ def _read_description(source: str) -> dict[str, Any]:
     return value
 
 
-def summary(description: dict[str, Any], ttl: str | None) -> str:
-    """One line about a table: its key, billing, indexes, TTL and stream."""
+def summary(description: dict[str, Any], ttl: str | None, recovery: bool = False) -> str:
+    """One line about a table: its key, billing, indexes, TTL, stream and
+    point-in-time recovery."""
     types = {a["AttributeName"]: a["AttributeType"] for a in description["AttributeDefinitions"]}
 
     def keys(schema: list[dict[str, str]]) -> str:
@@ -71,6 +72,8 @@ def summary(description: dict[str, Any], ttl: str | None) -> str:
     stream = description.get("StreamSpecification") or {}
     if stream.get("StreamEnabled"):
         parts.append(f"stream {stream['StreamViewType']}")
+    if recovery:
+        parts.append("point-in-time recovery on")
     return f"table {description['TableName']}: " + "; ".join(parts)
 
 
@@ -92,6 +95,9 @@ def summary(description: dict[str, Any], ttl: str | None) -> str:
               help="Expire items once ATTRIBUTE (epoch seconds) has passed.")
 @click.option("--stream", type=click.Choice(STREAM_VIEWS),
               help="Turn on a DynamoDB stream showing this much of each change.")
+@click.option("--point-in-time-recovery", "recovery", is_flag=True,
+              help="Turn on point-in-time recovery (UpdateContinuousBackups), so that "
+                   "`tallydb restore` can bring the table back to any second from then on.")
 @click.option("--from", "source", metavar="FILE",
               help="Create it as this JSON file says: a CreateTable request, or a table's "
                    "description (`aws dynamodb describe-table` output, or "
@@ -99,22 +105,24 @@ def summary(description: dict[str, Any], ttl: str | None) -> str:
                    "the new table.")
 @click.option("--exist-ok", is_flag=True,
               help="If TABLE exists, make it what is asked (a missing global index, TTL, a "
-                   "stream, the billing mode given) instead of failing; what cannot change "
-                   "(its keys, a local index) fails naming each difference.")
+                   "stream, point-in-time recovery, the billing mode given) instead of "
+                   "failing; what cannot change (its keys, a local index) fails naming each "
+                   "difference.")
 @store_options
 def create_table(
     table: str | None, hash_key: str | None, range_key: str | None, billing_mode: str | None,
     gsis: tuple[str, ...], lsis: tuple[str, ...], ttl: str | None, stream: str | None,
-    source: str | None, exist_ok: bool, data: Path | None, endpoint: str | None,
+    recovery: bool, source: str | None, exist_ok: bool, data: Path | None, endpoint: str | None,
 ) -> None:
-    """Create TABLE with the given keys, indexes, TTL and stream, wait until
-    it is ACTIVE, and print one line about it.
+    """Create TABLE with the given keys, indexes, TTL, stream and
+    point-in-time recovery, wait until it is ACTIVE, and print one line about it.
 
     \b
     Example:
         tallydb create-table videos --hash-key PK:S --range-key SK:S
         tallydb create-table videos --hash-key PK --range-key SK \\
-            --gsi by_owner=owner:S,SK:S --ttl expires_at --stream NEW_AND_OLD_IMAGES
+            --gsi by_owner=owner:S,SK:S --ttl expires_at --stream NEW_AND_OLD_IMAGES \\
+            --point-in-time-recovery
         aws dynamodb describe-table --table-name videos > videos.json
         tallydb create-table --from videos.json videos_copy
     """
@@ -134,6 +142,8 @@ def create_table(
                                                exist_ok=exist_ok)
             except ValueError as error:
                 raise click.BadParameter(f"{source}: {error}", param_hint="--from") from None
+            if recovery:
+                _turn_on_recovery(db, created.name)
             _print_summary(db, created.name)
         return
     if table is None or hash_key is None:
@@ -157,7 +167,15 @@ def create_table(
             range_key=None if range_key is None else _key(range_key, "--range-key"),
             billing_mode=billing_mode, indexes=indexes, ttl_attribute=ttl, stream=stream,
             exist_ok=exist_ok)
+        if recovery:
+            _turn_on_recovery(db, table)
         _print_summary(db, table)
+
+
+def _turn_on_recovery(db: Database, table: str) -> None:
+    db.transport.call("UpdateContinuousBackups", {
+        "TableName": table,
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
 
 
 def _print_summary(db: Database, table: str) -> None:
@@ -165,7 +183,10 @@ def _print_summary(db: Database, table: str) -> None:
     answer = db.transport.call("DescribeTimeToLive", {"TableName": table})
     ttl = answer.get("TimeToLiveDescription", {})
     on = ttl.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
-    click.echo(summary(description, ttl.get("AttributeName") if on else None))
+    backups = db.transport.call("DescribeContinuousBackups", {"TableName": table})
+    recovery = backups["ContinuousBackupsDescription"].get(
+        "PointInTimeRecoveryDescription", {}).get("PointInTimeRecoveryStatus") == "ENABLED"
+    click.echo(summary(description, ttl.get("AttributeName") if on else None, recovery))
 
 
 @click.command("delete-table")

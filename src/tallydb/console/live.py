@@ -10,8 +10,16 @@ on the event loop every ``FRAME`` seconds:
   and how many commits it had), go to each page as one ``changes`` event
   whose ``id`` is the last change's sequence number;
 - once a second, the hot-keys panel (``hotkeys.HotKeys``) as a ``hotkeys``
-  event; every ``HEARTBEAT`` seconds a comment keeps proxies from closing
-  an idle stream.
+  event, the counters view (``counters.Counters``: the numeric attributes
+  that moved most) as a ``counters`` event, and the operational view's
+  seconds that ended (``metrics.Metrics``) as a ``metrics`` event (a new
+  page gets the whole window first); every ``HEARTBEAT`` seconds a comment
+  keeps proxies from closing an idle stream.
+
+While it listens, the hub's ``Metrics`` is handed to whoever asked to be
+told (``on_listening``: the server, which then records each request it
+answers); once the last page has gone and ``LINGER`` passed, it is taken
+back, and the server records nothing.
 
 A page that does not read its stream is never waited for: while the
 socket's write buffer holds more than ``MAX_BUFFERED`` bytes its frames are
@@ -40,6 +48,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
+from tallydb.console.counters import Counters
+from tallydb.console.metrics import Metrics
 from tallydb.engine.feed import INSERT, MODIFY, REMOVE, Change, ChangeFeed
 from tallydb.engine.hotkeys import HotKeys
 
@@ -166,6 +176,21 @@ class LiveStream:
         keys = top if tables is None else [entry for entry in top if entry["table"] in tables]
         return event("hotkeys", {"window": 60, "keys": keys})
 
+    def counters_frame(self, top: list[dict[str, Any]]) -> bytes:
+        """The counters event, of the tables this page watches only."""
+        tables = self.tables
+        shown = top if tables is None else [entry for entry in top if entry["table"] in tables]
+        return event("counters", {"window": 60, "counters": shown})
+
+    def metrics_frame(self, seconds: list[tuple[int, dict[str, Any]]], whole: bool) -> bytes:
+        """The metrics event (``whole``: the window so far, else the seconds
+        that just ended), of the tables this page watches only."""
+        tables = self.tables
+        shown = [{"t": second, "tables": by_table if tables is None else
+                  {name: numbers for name, numbers in by_table.items() if name in tables}}
+                 for second, by_table in seconds]
+        return event("metrics", {"whole": whole, "seconds": shown})
+
     def close(self) -> None:
         if self.sink is not None:
             self.sink.close()
@@ -175,13 +200,18 @@ class LiveHub:
     """The change feed's listener for every open page (see the module doc)."""
 
     def __init__(self, feed: ChangeFeed, loop: asyncio.AbstractEventLoop,
-                 hotkeys: HotKeys | None = None) -> None:
+                 hotkeys: HotKeys | None = None,
+                 on_listening: Callable[[Metrics | None], None] | None = None) -> None:
         self.feed = feed
         self.loop = loop
         self.hotkeys = hotkeys if hotkeys is not None else HotKeys()
+        self.counters = Counters()
+        self.metrics: Metrics | None = None
+        self._on_listening = on_listening
         self.streams: set[LiveStream] = set()
         #: the changes since the last frame, per item: [whether the item
-        #: was absent before the first, the last change, how many]
+        #: was absent before the first, the last change, how many, the
+        #: image before the first]
         self._latest: dict[tuple[str, bytes, bytes], list[Any]] = {}
         #: the sequence numbers of the first and last change in _latest
         self._frame_first = self._frame_last = 0
@@ -209,7 +239,7 @@ class LiveHub:
                 key = (change.record.name, change.hk, change.rk)
                 entry = latest.get(key)
                 if entry is None:
-                    latest[key] = [change.old is None, change, 1]
+                    latest[key] = [change.old is None, change, 1, change.old]
                 else:
                     entry[1] = change
                     entry[2] += 1
@@ -232,6 +262,10 @@ class LiveHub:
             self._latest = {}
             self._unsubscribe = self.feed.subscribe(self._listen)
             self._drop_ring(self.feed.seq)
+            self.counters = Counters()
+            self.metrics = Metrics()
+            if self._on_listening is not None:
+                self._on_listening(self.metrics)
         return LiveStream(self, tables, last_seen)
 
     def attach(self, stream: LiveStream) -> None:
@@ -241,6 +275,9 @@ class LiveHub:
         if stream.last_seen is not None:
             self._replay(stream, stream.last_seen)
         stream.send(stream.hotkeys_frame(self.hotkeys.top()))
+        stream.send(stream.counters_frame(self.counters.top()))
+        if self.metrics is not None:
+            stream.send(stream.metrics_frame(self.metrics.window(), whole=True))
         if self._task is None:
             self._task = self.loop.create_task(self._run())
 
@@ -286,11 +323,7 @@ class LiveHub:
                 if now - last_hotkeys >= HOTKEYS_EVERY:
                     last_hotkeys = now
                     if self.streams:
-                        top = self.hotkeys.top()
-                        frame = event("hotkeys", {"window": 60, "keys": top})
-                        for stream in list(self.streams):
-                            stream.send(frame if stream.tables is None
-                                        else stream.hotkeys_frame(top))
+                        self._each_second()
                 if now - last_beat >= HEARTBEAT:
                     last_beat = now
                     for stream in list(self.streams):
@@ -304,10 +337,33 @@ class LiveHub:
         finally:
             self._task = None
 
+    def _each_second(self) -> None:
+        """The hot keys, the counters and the seconds of metrics that ended."""
+        top = self.hotkeys.top()
+        counters = self.counters.top()
+        seconds = self.metrics.closed() if self.metrics is not None else []
+        everything = [event("hotkeys", {"window": 60, "keys": top}),
+                      event("counters", {"window": 60, "counters": counters})]
+        if seconds:
+            everything.append(event("metrics", {"whole": False, "seconds": [
+                {"t": second, "tables": by_table} for second, by_table in seconds]}))
+        for stream in list(self.streams):
+            if stream.tables is None:
+                for frame in everything:
+                    stream.send(frame)
+                continue
+            stream.send(stream.hotkeys_frame(top))
+            stream.send(stream.counters_frame(counters))
+            if seconds:
+                stream.send(stream.metrics_frame(seconds, whole=False))
+
     def _stop_listening(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+            self.metrics = None
+            if self._on_listening is not None:
+                self._on_listening(None)
         with self._lock:
             self._latest = {}
 
@@ -322,13 +378,14 @@ class LiveHub:
         if not latest:
             return
         entries = list(latest.values())
-        self.hotkeys.record((change, count) for _, change, count in entries)
+        self.hotkeys.record((change, count) for _, change, count, _ in entries)
+        self.counters.record((before, change, count) for _, change, count, before in entries)
         if not self.streams:  # (hot keys only, while the last page's may come back)
             self._kept_from = seq
             return
         by_table: dict[str, list[bytes]] = {}
         size = 0
-        for absent, change, count in entries:
+        for absent, change, count, _ in entries:
             encoded = entry(change, absent, count)
             size += len(encoded)
             by_table.setdefault(change.table, []).append(encoded)

@@ -1,5 +1,13 @@
-"""``POST /console/api/parse``: expressions checked by the server's own
-parser and static checks, without running anything.
+"""``POST /console/api/parse``: expressions, or a PartiQL statement,
+checked by the server's own parser and static checks, without running
+anything.
+
+A statement (``Statement``, ``Parameters``) is answered with what it is
+(its kind, table, index and number of ``?``); given ``Keys``, the key
+attributes of that table (``{"table", "index", "attributes": [[name,
+type], ...]}``, as DescribeTable gives them), also with the operation and
+request it runs as (``planned``): the JSON operation the editor shows
+beside it.
 
 The answer to a bad expression is DynamoDB's own error body, plus where
 the offending token is when the message names one: ``expression`` (which
@@ -14,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tallydb.engine.api import EXPRESSIONS, check_expressions
+from tallydb.engine.api import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.errors import DynamoDBError
 
 _SYNTAX = re.compile(r'token: "(?P<token>.*)", near: "(?P<near>.*)"$')
@@ -30,6 +38,8 @@ def parse(request: Any) -> tuple[int, dict[str, Any]]:
     if not isinstance(request, dict):
         return 400, {"__type": "com.amazon.coral.service#SerializationException",
                      "Message": "the request must be a JSON object"}
+    if "Statement" in request:
+        return _statement(request)
     try:
         operation = check_expressions(request)
     except DynamoDBError as error:
@@ -37,6 +47,20 @@ def parse(request: Any) -> tuple[int, dict[str, Any]]:
         body.update(locate(request, error.message or ""))
         return error.status, body
     return 200, {"valid": True, "operation": operation}
+
+
+def _statement(request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """(status, body) for a PartiQL statement."""
+    try:
+        answer = check_statement(request)
+        given = request.get("Keys")
+        if (isinstance(given, dict) and given.get("table") == answer["table"]
+                and given.get("index") == answer["index"]):
+            keys = [(str(name), str(kind)) for name, kind in given.get("attributes") or ()]
+            answer = check_statement(request, keys)
+    except DynamoDBError as error:
+        return error.status, error.to_wire()
+    return 200, {"valid": True, **answer}
 
 
 def locate(request: dict[str, Any], message: str) -> dict[str, Any]:

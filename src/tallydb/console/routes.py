@@ -11,6 +11,7 @@ any SDK. Only what the API cannot give has a route here:
 ``GET /console/events``               the live feed (server-sent events)
 ``POST /console/api/parse``           expressions checked, not run
 ``GET /console/api/contributor-insights``  a table's (or index's) busiest keys
+``GET /console/api/replication``      global tables' replicas, pending changes, lag
 ====================================  ==========================================
 
 ``/console/api/contributor-insights?TableName=T[&IndexName=I][&Limit=N]``
@@ -20,6 +21,15 @@ busiest keys of the last minute, busiest first, as JSON: ``{"TableName",
 "TopKeys": [{"keys", "accesses", "rate", "spark", "throttled"}]}`` (the
 same sketch the console's panel shows); DynamoDB's ResourceNotFoundException
 for a table or index there is not.
+
+``/console/api/replication`` answers every replica of a global table the
+key may see (tables of every region): ``{"Replicas": [{"TableName",
+"RegionName", "Replicas": [the group's regions], "Consistency",
+"PendingChanges", "LagSeconds"}]}``, the lag being the age of the oldest
+change the replica has not yet sent. DynamoDB reports replication lag only
+to CloudWatch (ReplicationLatency), so the API cannot give it; a replica's
+items and the group itself the page reads through the API (GetItem signed
+for each region, DescribeTable's Replicas).
 
 With credentials, the two endpoints that carry data or run the parser
 need a SigV4-signed request, as ``POST /`` does (``verify``). Without
@@ -76,6 +86,8 @@ class ConsoleResponse:
 Verify = Callable[[ConsoleRequest], frozenset[str] | None]
 #: A table's (or index's) contributor insights and busiest keys: (table, index, limit).
 TopKeys = Callable[[str, str | None, int], dict[str, Any]]
+#: Every global table replica's replication (``Engine.replication_status``).
+Replication = Callable[[], list[dict[str, Any]]]
 
 
 def _json(status: int, body: Any) -> ConsoleResponse:
@@ -94,9 +106,11 @@ class Console:
     """The console's routes over one engine's change feed."""
 
     def __init__(self, hub: LiveHub, *, verify: Verify | None = None,
-                 emulate_limits: bool = False, top_keys: TopKeys | None = None) -> None:
+                 emulate_limits: bool = False, top_keys: TopKeys | None = None,
+                 replication: Replication | None = None) -> None:
         self.hub = hub
         self.top_keys = top_keys
+        self.replication = replication
         self.verify = verify
         self.emulate_limits = emulate_limits
         self.files: dict[str, StaticFile] = load_static()
@@ -137,6 +151,16 @@ class Console:
             if request.method != "GET":
                 return NOT_ALLOWED
             return self._insights(request)
+        if rest == "/api/replication" and self.replication is not None:
+            if request.method != "GET":
+                return NOT_ALLOWED
+            try:
+                visible = self._visible(request)
+            except DynamoDBError as error:
+                return _error(error)
+            return _json(200, {"Replicas": [
+                replica for replica in self.replication()
+                if visible is None or replica["TableName"] in visible]})
         return NOT_FOUND
 
     def _insights(self, request: ConsoleRequest) -> ConsoleResponse:

@@ -131,7 +131,8 @@ class HotKeys:
         """The busiest items of the last ``WINDOW`` seconds, busiest first:
         table, keys, writes, rate (writes/s), spark (per-second writes,
         oldest first, the current second so far last) and throttled
-        (refusals of its partition)."""
+        (refusals of its partition) and throttles (those refusals by
+        second, as spark is, the current second so far last)."""
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
@@ -156,8 +157,15 @@ class HotKeys:
                 "rate": round(writes / WINDOW, 2),
                 "spark": spark,
                 "throttled": self._throttled_of(entry),
+                "throttles": self._throttles_of(entry, start),
             })
         return shown
+
+    def _throttles_of(self, entry: _Tracked, start: int) -> list[int]:
+        window = self._throttle_window.get(entry.id[:2]) or [0] * WINDOW
+        spark = window[start:] + window[:start]
+        spark[-1] = self._throttles.get(entry.id[:2], 0)
+        return spark
 
     def _throttled_of(self, entry: _Tracked) -> int:
         window = self._throttle_window.get(entry.id[:2])  # (table, partition)

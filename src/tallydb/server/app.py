@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tallydb.console.live import LiveHub
+from tallydb.console.metrics import Metrics
 from tallydb.console.routes import Console
 from tallydb.engine.api import (
     OPERATIONS,
@@ -23,6 +24,7 @@ from tallydb.engine.api import (
     Engine,
     KinesisSender,
     Limits,
+    TableDelays,
 )
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
@@ -35,6 +37,7 @@ from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_l
 from tallydb.server.origin import OriginPolicy
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import MAX_BODY, Router
+from tallydb.server.screening import Screen
 
 log = logging.getLogger("tallydb.server")
 
@@ -86,6 +89,8 @@ class Config:
     separate_regions: bool = False
     # seconds before a global table's change reaches its other replicas
     replication_delay: float = 1.0
+    # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
+    table_delays: TableDelays | None = None
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -170,8 +175,10 @@ class Server:
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
         self.bodies = BodyBudget(self.limits.max_body_memory)
+        self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
-        self.console = None if not console else _console(engine, loop, verifier)
+        self.console = None if not console else _console(engine, loop, verifier,
+                                                         self._observe)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins,
             regional=engine.regional)
@@ -181,6 +188,11 @@ class Server:
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
         self._watchdog: asyncio.Task[None] | None = None
+
+    def _observe(self, metrics: Metrics | None) -> None:
+        """The console's operational view: record each answered request
+        into ``metrics`` while a page listens (None: record nothing)."""
+        self.batcher.metrics = metrics
 
     async def listen(self, host: str, port: int) -> int:
         """Start accepting; return the bound port (useful with port 0)."""
@@ -193,7 +205,9 @@ class Server:
         await listener.sockets.start_serving()
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        return int(listener.sockets.sockets[0].getsockname()[1])
+        name = listener.sockets.sockets[0].getsockname()
+        self.router.address = url_for(name[0], name[1]).split("://", 1)[1]
+        return int(name[1])
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
@@ -227,6 +241,7 @@ class Server:
             conn.shutdown()
         if self.console is not None:
             self.console.close()
+        self.screen.close()
         deadline = self.loop.time() + SHUTDOWN_GRACE
         while self.connections and self.loop.time() < deadline:
             await asyncio.sleep(0.01)
@@ -241,9 +256,11 @@ class Listener:
         self.server: Server | None = None
         self.sockets: asyncio.Server
 
-    def __call__(self) -> Connection:
-        assert self.server is not None, "no connection is accepted before Server.accept"
-        return Connection(self.server)
+    def __call__(self) -> asyncio.BaseProtocol:
+        server = self.server
+        assert server is not None, "no connection is accepted before Server.accept"
+        conn = Connection(server)
+        return conn if server.tls is None else conn.secured(server.tls)
 
 
 async def bind(
@@ -251,18 +268,19 @@ async def bind(
 ) -> Listener:
     """Bind ``host:port`` (OSError if it is taken), accepting nothing yet."""
     listener = Listener()
-    # TLS is begun by each connection (protocol.py), so that a handshake
-    # counts against --max-connections and --header-timeout like a request.
+    # TLS is put around each connection as it is accepted (Connection.secured),
+    # so that a handshake counts against --max-connections and --header-timeout.
     listener.sockets = await loop.create_server(
         listener, host, port, reuse_address=True, backlog=1024, start_serving=False,
     )
     return listener
 
 
-def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None
-             ) -> Console:
-    """The web console over ``engine``'s change feed (and its throttles)."""
-    hub = LiveHub(engine.feed, loop)
+def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier | None,
+             observe: Callable[[Metrics | None], None]) -> Console:
+    """The web console over ``engine``'s change feed (and its throttles);
+    ``observe`` is told the metrics to keep while a page listens (None after)."""
+    hub = LiveHub(engine.feed, loop, on_listening=observe)
     if engine.limits is not None:
         insights = engine.limits.on_throttle
 
@@ -273,7 +291,8 @@ def _console(engine: Engine, loop: asyncio.AbstractEventLoop, verifier: Verifier
 
         engine.limits.on_throttle = throttled
     return Console(hub, verify=None if verifier is None else verifier_for(verifier),
-                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys)
+                   emulate_limits=engine.limits is not None, top_keys=engine.top_keys,
+                   replication=engine.replication_status)
 
 
 def url_for(host: str, port: int, tls: bool = False) -> str:
@@ -296,7 +315,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
                         kinesis=config.kinesis(),
-                        replication_delay=config.replication_delay)
+                        replication_delay=config.replication_delay,
+                        table_delays=config.table_delays)
     except BaseException:
         store.close()
         listener.sockets.close()

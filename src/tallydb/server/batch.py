@@ -20,10 +20,11 @@ from functools import partial
 
 import orjson
 
-from tallydb.engine.api import Engine
+from tallydb.console.metrics import Metrics
+from tallydb.engine.api import NO_OUTPUT, Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
-from tallydb.server import accesslog, http
+from tallydb.server import accesslog, http, observe
 from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
@@ -68,6 +69,9 @@ class Batcher:
         self.inflight: asyncio.Future[None] | None = None
         self.batches = 0
         self.requests = 0
+        #: while a console page listens: the operational view's numbers,
+        #: which each answered request is added to (server/observe.py)
+        self.metrics: Metrics | None = None
 
     def submit(self, ex: Exchange) -> None:
         self.queue.append(ex)
@@ -96,12 +100,16 @@ class Batcher:
         self._deliver(queue)
         if self.log_requests:
             self._log(queue)
+        if self.metrics is not None:
+            observe.record(self.metrics, queue, self.loop.time())
 
     def _landed(self, queue: list[Exchange]) -> None:
         self.inflight = None
         self._deliver(queue)
         if self.log_requests:
             self._log(queue)
+        if self.metrics is not None:
+            observe.record(self.metrics, queue, self.loop.time())
         if self.queue and not self.scheduled:
             self.scheduled = True
             self.loop.call_soon(self.flush)
@@ -144,18 +152,25 @@ class Batcher:
         self.batches += 1
         self.requests += len(calls)
         try:
+            metrics = self.metrics
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
+                        asked = metrics is not None and observe.ask_capacity(ex)
                         access = ex.access
                         if access is not None:  # ListTables, of a key limited to some tables
                             result = list_tables(
                                 access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
                         else:
                             result = call(ex.operation, ex.request, ex.region)
-                        ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra, ex.gzip)
+                        if metrics is not None:
+                            observe.answered(ex, result, asked)
+                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
+                        ex.response = http.render(200, body, ex.response_type, ex.extra,
+                                                  ex.coding)
                     except DynamoDBError as error:
+                        if metrics is not None:
+                            observe.refused(ex, error)
                         ex.response = error_response(ex, error)
                     except Exception as error:
                         log_failure(log, f"{ex.operation} failed; answering InternalServerError",

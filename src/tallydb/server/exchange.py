@@ -35,16 +35,17 @@ class Exchange:
         "authorization",
         "body",
         "close",
+        "coding",
         "conn",
         "connection",
         "content_encoding",
         "content_type",
         "extra",
         "fetch_site",
-        "gzip",
         "headers",
         "host",
         "method",
+        "observed",
         "operation",
         "origin",
         "region",
@@ -72,7 +73,8 @@ class Exchange:
         self.host: bytes | None = None
         self.fetch_site: bytes | None = None  # Sec-Fetch-Site
         self.content_encoding: bytes | None = None
-        self.gzip = False  # the client accepts a gzip-encoded response
+        #: the coding the client takes a response in (gzip, deflate, None)
+        self.coding: bytes | None = None
         self.connection = False  # a Connection (or Proxy-Connection) header came
         self.authorization: bytes | None = None
         # every header, in order, only when a signature has to be checked
@@ -91,3 +93,6 @@ class Exchange:
         self.close = False  # close the connection once this response is written
         # with close: the console's live feed, which takes the connection over
         self.stream: LiveStream | None = None
+        # while a console page listens: (table, read units, write units,
+        # throttled) for each table the request touched (server/observe.py)
+        self.observed: list[tuple[str, float, float, bool]] | None = None

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import socket
 import ssl
 import struct
+import termios
 from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
@@ -22,9 +24,11 @@ import httptools
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
+from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
-from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, error_response
+from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
+from tallydb.server.screening import Screen
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
@@ -73,7 +77,35 @@ def _kind(name: bytes) -> int:
     return kind
 
 LINGER = 2.0  # seconds to drain a client's unread bytes before closing
+#: The kernel's send buffer of a live feed's socket (it doubles it): what a
+#: page that stops reading can make the kernel hold for it, instead of the
+#: megabytes its autotuning would grow to; past it, frames wait in the
+#: transport, where the feed sees them and drops the next (console/live.py).
+FEED_SNDBUF = 64 * 1024
+try:  # the TLS layer of the loop the server runs on (uvloop's stubs do not list it)
+    from uvloop.loop import SSLProtocol as _SSL_PROTOCOL  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Windows
+    from asyncio.sslproto import SSLProtocol as _SSL_PROTOCOL
+
+
+class _Refused(asyncio.Protocol):
+    """An HTTPS connection past the cap: closed before its handshake."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        cast(asyncio.Transport, transport).abort()
+
+
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, drops what is unsent
+
+
+def _kernel_unsent(fd: int) -> int:
+    """Bytes in a socket's kernel send queue: not yet sent, or not yet
+    acknowledged by the client (a client that does not read stops
+    acknowledging once its receive window is full)."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.TIOCOUTQ, b"\0\0\0\0"))[0])
+    except OSError:  # (closed meanwhile)
+        return 0
 
 
 class Host(Protocol):
@@ -88,6 +120,7 @@ class Host(Protocol):
     connections: set[Connection]
     bodies: BodyBudget
     tls: ssl.SSLContext | None  # HTTPS: each connection begins TLS
+    screen: Screen  # judges large requests off the loop
 
 
 class Connection(asyncio.Protocol):
@@ -124,8 +157,12 @@ class Connection(asyncio.Protocol):
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
+        self.stream_fd = -1  # the live feed's socket, whose kernel queue the watchdog reads
         self.eof = False  # the client half-closed: close once every answer is written
         self.handshaking = False  # TLS begun and not finished
+        #: while a large request is judged off the loop: the requests
+        #: completed after it, with their shares of the body budget
+        self.held: list[tuple[Exchange, int]] | None = None
         # the answers waiting in the transport at the last tick, and when
         # they last drained (or shrank): the client is reading them
         self.buffered = 0
@@ -133,43 +170,44 @@ class Connection(asyncio.Protocol):
 
     # -- asyncio -----------------------------------------------------------
 
+    def secured(self, tls: ssl.SSLContext) -> asyncio.BaseProtocol:
+        """The protocol for a connection accepted for HTTPS: TLS around this
+        one, counted as open from its first byte, so that a handshake holds
+        one of ``max_connections`` and must end within the header timeout;
+        past the cap, one that closes the connection at once. (TLS is put
+        around the connection as it is accepted, as ``create_server(ssl=)``
+        does, rather than begun on it by ``start_tls``: the client's first
+        bytes may arrive with the connection, before reading could pause.)"""
+        connections = self.server.connections
+        if len(connections) >= self.limits.max_connections:
+            return _Refused()
+        connections.add(self)
+        self.handshaking = True
+        loop = self.server.loop
+        waiter = loop.create_future()
+        waiter.add_done_callback(self._handshaken)
+        protocol: asyncio.BaseProtocol = _SSL_PROTOCOL(
+            loop, self, tls, waiter, server_side=True,
+            ssl_handshake_timeout=self.limits.header_timeout)
+        return protocol
+
+    def _handshaken(self, waiter: asyncio.Future[None]) -> None:
+        if waiter.cancelled() or waiter.exception() is not None:
+            self.connection_lost(None)  # (never connected: the TLS layer closed it)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.mark = self.server.clock
+        if self.handshaking:  # TLS is up: counted since it began
+            self.handshaking = False
+            return
         connections = self.server.connections
-        tls = self.server.tls
         if len(connections) >= self.limits.max_connections:
             self.closed = self.stopped = True
-            if tls is None:  # (a TLS client could not read it before a handshake)
-                self.transport.write(busy_response(self.limits))
+            self.transport.write(busy_response(self.limits))
             self.transport.close()
             return
         connections.add(self)
-        if tls is not None:
-            self.handshaking = True
-            self.transport.pause_reading()  # the handshake's bytes are for TLS, not HTTP
-            self.server.loop.create_task(self._handshake(tls))
-
-    async def _handshake(self, tls: ssl.SSLContext) -> None:
-        """TLS over the accepted connection, within the header timeout (the
-        watchdog's, and asyncio's own); a connection that does not finish it
-        is closed and freed."""
-        raw = self.transport
-        assert raw is not None
-        try:
-            secure = await self.server.loop.start_tls(
-                raw, self, tls, server_side=True,
-                ssl_handshake_timeout=self.limits.header_timeout)
-        except Exception as error:  # a bad handshake, a timeout, a reset: never kept
-            raw.abort()
-            self.connection_lost(error)  # (never told: the handshake had the connection)
-            return
-        if self.closed or secure is None:
-            if secure is not None:
-                secure.abort()
-            return
-        self.transport = secure
-        self.handshaking = False
-        self.mark = self.server.clock
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -184,6 +222,7 @@ class Connection(asyncio.Protocol):
         if self.stream is not None:
             self.stream.stopped()
             self.stream = None
+            self.stream_fd = -1
 
     def eof_received(self) -> bool:
         """The client sent all it will (a half-close): answer what it asked
@@ -230,7 +269,7 @@ class Connection(asyncio.Protocol):
 
     def _backlogged(self) -> bool:
         transport = self.transport
-        return self.pending >= self.limits.max_pipeline or (
+        return self.held is not None or self.pending >= self.limits.max_pipeline or (
             transport is not None and transport.get_write_buffer_size() > self.limits.max_output
         )
 
@@ -254,6 +293,10 @@ class Connection(asyncio.Protocol):
             return
         limits = self.limits
         buffered = transport.get_write_buffer_size()
+        if self.stream_fd >= 0:
+            # A feed's frames are small and few: a page that stopped reading
+            # may leave them all in the kernel's queue, never in the transport.
+            buffered += _kernel_unsent(self.stream_fd)
         if not buffered or buffered < self.buffered:
             self.drained = now  # empty, or the client is reading
         self.buffered = buffered
@@ -263,12 +306,6 @@ class Connection(asyncio.Protocol):
         if self.stream is not None or self.unparsed is not None:
             return  # the live feed's, or not read until the client reads its answers
         waited = now - self.mark
-        if self.handshaking:
-            if waited > limits.header_timeout:
-                self._abandon(transport)
-                if self.handshaking:  # the handshake's end frees it
-                    self.connection_lost(None)
-            return
         if self.ex is not None and not self.stopped:
             if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
                 self._stop(http.REQUEST_TIMEOUT)
@@ -391,7 +428,7 @@ class Connection(asyncio.Protocol):
         elif which == _FETCH_SITE:
             ex.fetch_site = value
         elif which == _ACCEPT_ENCODING:
-            ex.gzip = value != b"identity" and http.accepts_gzip(value)
+            ex.coding = response_coding(value)  # the last header counts, as DynamoDB's
         elif which == _CONTENT_ENCODING:
             ex.content_encoding = value
         elif which == _EXPECT:
@@ -426,7 +463,7 @@ class Connection(asyncio.Protocol):
             self._too_large()
             return
         if self.length < 0:  # chunked: reserved as it comes
-            if not self.bodies.reserve(len(body)):
+            if not self.bodies.reserve(len(body), self.reserved + len(body)):
                 self._stop(body_memory_full(self.limits))
                 return
             self.reserved += len(body)
@@ -445,15 +482,14 @@ class Connection(asyncio.Protocol):
         self.ex = None
         parser = self.parser
         ex.method = parser.get_method()
-        if self.log_requests:  # (read by the access log alone)
+        if self.log_requests or self.batcher.metrics is not None:
+            # (read by the access log and the console's operational view)
             ex.started = self.server.loop.time()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)
             self.body = []
             self.size = 0
-        if self.reserved:
-            self._release()
         if not parser.should_keep_alive():
             ex.extra = http.CLOSE
             ex.close = True
@@ -461,13 +497,59 @@ class Connection(asyncio.Protocol):
         elif ex.connection and parser.get_http_version() == "1.0":
             # (without a Connection header, only HTTP/1.1 keeps alive)
             ex.extra = http.KEEP_ALIVE
+        self.pending += 1
+        reserved, self.reserved = self.reserved, 0
+        if self.held is not None:  # behind a large request being judged: in turn
+            self.held.append((ex, reserved))
+            return
+        self._dispatch(ex, reserved)
+
+    def _dispatch(self, ex: Exchange, reserved: int) -> None:
+        """Route a complete request, or have its large body judged first."""
+        if ex.response is not None:  # the connection's final answer (_stop)
+            self.batcher.submit(ex)
+            return
+        if reserved:
+            if Screen.wanted(ex.body, ex.content_encoding):
+                operation = self.router.screened(ex)
+                if operation is not None:
+                    self._screen(ex, operation, reserved)
+                    return
+            self.bodies.release(reserved)
+        self._route(ex)
+
+    def _route(self, ex: Exchange, verdict: Verdict = None) -> None:
         try:
-            self.router.route(ex)
+            self.router.route(ex, verdict)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-        self.pending += 1
         self.batcher.submit(ex)
+
+    def _screen(self, ex: Exchange, operation: str, reserved: int) -> None:
+        """Have a worker judge a large body before it is parsed here
+        (screening.py), keeping the body's share of the budget until it is
+        routed; the requests after it wait (``held``), so that the answers
+        leave in order, and nothing more is read meanwhile."""
+        self.held = []
+        screen = self.server.screen
+
+        async def judged() -> None:
+            try:
+                verdict = await screen.judge(operation, ex.content_encoding, ex.body)
+            finally:
+                self.bodies.release(reserved)
+            self._route(ex, verdict)
+            held, self.held = self.held or [], None
+            for at, (waiting, share) in enumerate(held):
+                if self.held is not None:  # another large one: the rest wait for it
+                    self.held.extend(held[at:])
+                    break
+                self._dispatch(waiting, share)
+            if self.held is None:
+                self._resume()
+
+        self.server.loop.create_task(judged())
 
     # -- responses -----------------------------------------------------------
 
@@ -482,6 +564,7 @@ class Connection(asyncio.Protocol):
         self.mark = self.server.clock
         if self.close_after_write:
             if self.stream is not None:
+                self._feed_socket(transport)
                 self.stream.start(transport)  # the connection is the live feed's now
             else:
                 self._close_gracefully()
@@ -489,6 +572,16 @@ class Connection(asyncio.Protocol):
             transport.close()
         elif self.unparsed is not None:
             self._resume()
+
+    def _feed_socket(self, transport: asyncio.Transport) -> None:
+        """The connection becomes a live feed: bound its kernel send buffer,
+        and let the watchdog see what waits there (``check_deadlines``)."""
+        sock = transport.get_extra_info("socket")
+        if sock is None:
+            return
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, FEED_SNDBUF)
+            self.stream_fd = sock.fileno()
 
     def _too_large(self) -> None:
         self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
@@ -507,7 +600,10 @@ class Connection(asyncio.Protocol):
         ex.response = final or b""
         ex.close = True
         self.pending += 1
-        self.batcher.submit(ex)
+        if self.held is not None:  # after the answers to the requests before it
+            self.held.append((ex, 0))
+        else:
+            self.batcher.submit(ex)
 
     def _close_gracefully(self) -> None:
         """Half-close, let the client read the answer, then close.

@@ -4,7 +4,8 @@ First, on a server without credentials, the cross-origin rule (origin.py):
 a browser page of another origin gets 403. Then the checks run in
 DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
 404; body not decodable (Content-Encoding) or not JSON ->
-SerializationException; unknown target -> UnknownOperationException; then
+SerializationException (a body its Content-Encoding cannot decode: DynamoDB's
+500 InternalFailure, ``encoding``); unknown target -> UnknownOperationException; then
 the signature; then an empty body -> SerializationException; then what the
 signing key may do -> AccessDeniedException. Only a request that passes all
 of them reaches the engine. Anything that is not the data plane goes to
@@ -13,7 +14,6 @@ of them reaches the engine. Anything that is not the data plane goes to
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +21,7 @@ import orjson
 
 from tallydb.console.routes import Console
 from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.api.describe_endpoints import endpoints
 from tallydb.engine.errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -32,6 +33,7 @@ from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
 from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
+from tallydb.server.encoding import BadCoding, TooLarge, decode_body, known_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.origin import OriginPolicy, cross_origin_refusal
 from tallydb.server.region import region_of
@@ -46,13 +48,14 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 # names the documented limit, in the shape SDKs read.
 TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
 TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
-UNKNOWN_ENCODING = "Content-Encoding {!r} is not supported (gzip, deflate or identity)"
-UNDECODABLE = "The request body is not valid {} data"
-_DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
 
 
-class _TooLarge(Exception):
-    """A decoded body over MAX_BODY."""
+#: What a worker found of a large body before it is parsed here
+#: (screening.py): None (it may be valid), NOT_JSON, NOT_AN_OBJECT, or a
+#: request no table could make valid: its error's status and body.
+NOT_JSON = "not JSON"
+NOT_AN_OBJECT = "not an object"
+Verdict = str | tuple[int, bytes] | None
 
 
 class Router:
@@ -78,9 +81,14 @@ class Router:
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
         self.regional = regional
+        #: ``host:port`` the server listens on (``Server.listen`` sets it):
+        #: DescribeEndpoints' answer to a request without a Host header.
+        self.address = "localhost:8000"
 
-    def route(self, ex: Exchange) -> None:
-        """Set ``ex.operation``/``ex.request``, or ``ex.response``."""
+    def route(self, ex: Exchange, verdict: Verdict = None) -> None:
+        """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
+        request comes with what a worker found of its body (``verdict``,
+        screening.py): then the body is parsed here only if it may be valid."""
         if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
             self.cross_origin(ex)
@@ -98,14 +106,17 @@ class Router:
         if ex.content_encoding is not None:
             try:
                 body = decode_body(ex.content_encoding, body)
-            except SerializationException as error:
+            except BadCoding as error:
                 self.fail(ex, error)
                 return
-            except _TooLarge:
+            except TooLarge:
                 too_large(ex)
                 return
         request: Any = None
-        if body:
+        if verdict == NOT_JSON:
+            ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
+            return
+        if body and verdict is None:
             try:
                 request = orjson.loads(body)
             except orjson.JSONDecodeError:
@@ -127,6 +138,12 @@ class Router:
             except DynamoDBError as error:
                 self.fail(ex, error)
                 return
+        if isinstance(verdict, tuple):  # a request no table could make valid
+            if access is None or access.unlimited:
+                status, wire = verdict
+                ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.coding)
+                return
+            request = orjson.loads(body)  # (a limited key's access is decided first)
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
@@ -141,7 +158,19 @@ class Router:
                 ex.access = access  # answered with the key's own tables (batch.py)
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
+        if operation == "DescribeEndpoints":  # the address this request reached
+            address = _text(ex.host) or self.address
+            ex.response = http.render(200, orjson.dumps(endpoints(address)), ex.response_type,
+                                      ex.extra, ex.coding)
+            return
         ex.operation = operation
+
+    def screened(self, ex: Exchange) -> str | None:
+        """The operation of a data-plane request (a POST to ``/`` naming a
+        served target), whose large body a worker may judge; else None."""
+        if ex.method != b"POST" or ex.target is None or ex.url.split(b"?", 1)[0] != b"/":
+            return None
+        return self.targets.get(ex.target)
 
     def refuse_head(self, ex: Exchange, method: bytes) -> bytes | None:
         """For a request with a large body, once its head is complete: the
@@ -171,9 +200,10 @@ class Router:
         response_type = http.JSON_1_0 if content_type == http.JSON_1_0 else http.JSON
         if ex.content_encoding is not None:
             coding = ex.content_encoding.decode("latin-1").split(",")[-1].strip().lower()
-            if coding not in _DECODERS and coding not in ("identity", ""):  # undone first
-                error = SerializationException(UNKNOWN_ENCODING.format(coding))
-                return http.render(400, orjson.dumps(error.to_wire()), response_type, extra)
+            if not known_coding(coding):  # undone first
+                error = BadCoding()
+                return http.render(error.status, orjson.dumps(error.to_wire()), response_type,
+                                   extra)
         if ex.target is None or ex.target not in self.targets:
             return http.render(400, _unknown_target(ex.target), response_type, extra)
         if self.verifier is not None:
@@ -229,7 +259,7 @@ class Router:
 def error_response(ex: Exchange, error: DynamoDBError) -> bytes:
     """DynamoDB's error body for ``error``, with its status."""
     return http.render(
-        error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra, ex.gzip
+        error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra, ex.coding
     )
 
 
@@ -237,36 +267,6 @@ def too_large(ex: Exchange) -> None:
     """A request over 16 MB: 413 with DynamoDB's error shape, then close."""
     ex.response = http.render(413, TOO_LARGE_BODY, http.JSON_1_0, ex.extra + http.CLOSE)
     ex.close = True
-
-
-def decode_body(content_encoding: bytes, body: bytes) -> bytes:
-    """Undo ``Content-Encoding`` (gzip, deflate, identity; several in the
-    order applied); SerializationException for anything else, _TooLarge
-    past MAX_BODY decoded."""
-    codings = [c.strip().lower() for c in content_encoding.decode("latin-1").split(",")]
-    for coding in reversed(codings):
-        if coding in ("identity", ""):
-            continue
-        wbits = _DECODERS.get(coding)
-        if wbits is None:
-            raise SerializationException(UNKNOWN_ENCODING.format(coding))
-        body = _inflate(body, wbits, coding)
-    return body
-
-
-def _inflate(body: bytes, wbits: int, coding: str) -> bytes:
-    attempts = (wbits, -15) if wbits == 15 else (wbits,)  # deflate: zlib, or raw
-    for bits in attempts:
-        inflater = zlib.decompressobj(bits)
-        try:
-            out = inflater.decompress(body, MAX_BODY + 1)
-        except zlib.error:
-            continue
-        if len(out) > MAX_BODY:
-            raise _TooLarge
-        if inflater.eof and not inflater.unused_data:
-            return out
-    raise SerializationException(UNDECODABLE.format(coding))
 
 
 def _content_type(ex: Exchange) -> bytes | None:

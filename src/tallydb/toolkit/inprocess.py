@@ -30,7 +30,13 @@ from botocore import UNSIGNED
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
-from tallydb.engine.api import DEFAULT_REGION, DYNAMODB_SERVICE, TARGETS, unknown_operation
+from tallydb.engine.api import (
+    DEFAULT_REGION,
+    DYNAMODB_SERVICE,
+    NO_OUTPUT,
+    TARGETS,
+    unknown_operation,
+)
 from tallydb.engine.errors import DynamoDBError, SerializationException, UnknownOperationException
 
 if TYPE_CHECKING:
@@ -116,7 +122,7 @@ class InProcessTransport:
             response = self.engine.call(operation, request, region or self.region)
         except DynamoDBError as e:
             return e.status, orjson.dumps(e.to_wire())
-        return 200, orjson.dumps(response)
+        return 200, b"" if operation in NO_OUTPUT else orjson.dumps(response)
 
     def __call__(
         self, request: AWSPreparedRequest, region: str | None = None, **_: Any

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tallydb.engine.errors import ResourceInUseException
+from tallydb.engine.errors import ResourceInUseException, ValidationException
 from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.requests import KeySchema
 from tallydb.toolkit.transport import Call, Plan, Sleep
@@ -304,17 +304,31 @@ def p_create_table(
             response = yield Call("DescribeTimeToLive", {"TableName": name})
             ttl = ttl_update(name, ttl_attribute, response["TimeToLiveDescription"])
             if ttl is not None:
-                yield Call("UpdateTimeToLive", ttl)
+                yield from _p_turn_on_ttl(name, ttl_attribute)
         return
     yield from p_wait_active(name, timeout)
     if ttl_attribute is not None:
+        yield from _p_turn_on_ttl(name, ttl_attribute)
+
+
+def _p_turn_on_ttl(name: str, attribute: str) -> Plan[None]:
+    """UpdateTimeToLive turning TTL on for ``attribute``. Another client
+    creating the same table at the same moment may have turned it on first
+    (DynamoDB then refuses with ``TimeToLive is already enabled``): TTL on
+    for the same attribute is what was asked for; on for another attribute
+    raises SchemaMismatchError."""
+    try:
         yield Call(
             "UpdateTimeToLive",
             {
                 "TableName": name,
-                "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
+                "TimeToLiveSpecification": {"Enabled": True, "AttributeName": attribute},
             },
         )
+    except ValidationException:
+        response = yield Call("DescribeTimeToLive", {"TableName": name})
+        if ttl_update(name, attribute, response["TimeToLiveDescription"]) is not None:
+            raise
 
 
 def p_wait_active(name: str, timeout: float, *, indexes: bool = False) -> Plan[None]:

@@ -7,24 +7,31 @@ documents it ("DynamoDB table export output format")::
     DIR/AWSDynamoDB/<ExportId>/data/<name>.json.gz     {"Item": {...}} per line
     DIR/AWSDynamoDB/<ExportId>/_started, *.md5
 
-Keys in the manifests are S3 keys, relative to DIR as to a bucket.
+Keys in the manifests are S3 keys, relative to DIR as to a bucket. The
+layout is written by the engine's own code (``engine/api/_export_layout``),
+the one ExportTableToPointInTime writes a bucket with.
 """
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
 import gzip
-import hashlib
-import io
 import json
-import uuid
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from tallydb.engine.api._export_layout import (
+    SUMMARY,
+    DataWriter,
+    export_id,
+    export_prefix,
+    timestamp,
+    write_manifests,
+)
+from tallydb.engine.objects import Directory
 from tallydb.transfer.errors import Progress, TransferError
 from tallydb.transfer.items import pages
 
@@ -35,85 +42,45 @@ __all__ = ["ITEMS_PER_FILE", "SUMMARY", "export", "find_exports", "item_count", 
 
 #: Items per gzip file.
 ITEMS_PER_FILE = 250_000
-SUMMARY = "manifest-summary.json"
-
-
-def _md5_base64(data: bytes) -> str:
-    return base64.b64encode(hashlib.md5(data).digest()).decode("ascii")
-
-
-def _timestamp(moment: dt.datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def export(
     db: Database, description: dict[str, Any], directory: Path, progress: Progress
 ) -> Path:
-    started = dt.datetime.now(dt.UTC)
-    export_id = f"{int(started.timestamp() * 1000):014d}-{uuid.uuid4().hex[:8]}"
-    prefix = f"AWSDynamoDB/{export_id}"
-    folder = directory / prefix
-    (folder / "data").mkdir(parents=True)
-    (folder / "_started").touch()
-    files: list[dict[str, Any]] = []
-    total = 0
-
-    def close(buffer: io.BytesIO, count: int) -> None:
-        key = f"{prefix}/data/{uuid.uuid4().hex[:26]}.json.gz"
-        data = buffer.getvalue()
-        (directory / key).write_bytes(data)
-        md5 = hashlib.md5(data)
-        files.append(
-            {
-                "itemCount": count,
-                "md5Checksum": base64.b64encode(md5.digest()).decode("ascii"),
-                "etag": md5.hexdigest(),
-                "dataFileS3Key": key,
-            }
-        )
-
-    buffer, count = io.BytesIO(), 0
-    out = gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0)
+    """Write every item of the table under ``directory`` as the engine's
+    ExportTableToPointInTime writes a bucket (the same layout code: the
+    directory is the bucket)."""
+    started = time.time()
+    export = export_id(started)
+    root = directory.resolve()
+    objects, bucket = Directory(root.parent), root.name
+    folder = export_prefix(None, export)
+    objects.put(bucket, f"{folder}/_started", b"")
+    writer = DataWriter(objects, bucket, folder, "DYNAMODB_JSON", ITEMS_PER_FILE)
     for page in pages(db, description["TableName"]):
-        out.write(b"".join(orjson.dumps({"Item": item}) + b"\n" for item in page))
-        count += len(page)
-        total += len(page)
-        if count >= ITEMS_PER_FILE:
-            out.close()
-            close(buffer, count)
-            buffer, count = io.BytesIO(), 0
-            out = gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0)
-        progress(total)
-    out.close()
-    if count or not files:
-        close(buffer, count)
-
-    manifest_files = b"".join(orjson.dumps(entry) + b"\n" for entry in files)
-    (folder / "manifest-files.json").write_bytes(manifest_files)
-    (folder / "manifest-files.md5").write_text(_md5_base64(manifest_files))
+        writer.write([b'{"Item":' + orjson.dumps(item) + b"}\n" for item in page], len(page))
+        progress(writer.total)
+    entries = writer.finish()
     table_arn = description.get("TableArn", f"arn:aws:dynamodb:::table/{description['TableName']}")
     summary = {
         "version": "2020-06-30",
-        "exportArn": f"{table_arn}/export/{export_id}",
-        "startTime": _timestamp(started),
-        "endTime": _timestamp(dt.datetime.now(dt.UTC)),
+        "exportArn": f"{table_arn}/export/{export}",
+        "startTime": timestamp(started),
+        "endTime": timestamp(time.time()),
         "tableArn": table_arn,
         "tableId": description.get("TableId", ""),
-        "exportTime": _timestamp(started),
+        "exportTime": timestamp(started),
         "s3Bucket": "",
         "s3Prefix": None,
         "s3SseAlgorithm": "AES256",
         "s3SseKmsKeyId": None,
-        "manifestFilesS3Key": f"{prefix}/manifest-files.json",
         "billedSizeBytes": 0,
-        "itemCount": total,
+        "itemCount": writer.total,
         "outputFormat": "DYNAMODB_JSON",
         "exportType": "FULL_EXPORT",
     }
-    summary_bytes = orjson.dumps(summary)
-    (folder / "manifest-summary.json").write_bytes(summary_bytes)
-    (folder / "manifest-summary.md5").write_text(_md5_base64(summary_bytes))
-    return folder
+    write_manifests(objects, bucket, folder, entries, summary)
+    return directory / folder
 
 
 def find_exports(directory: Path) -> list[Path]:

@@ -1,9 +1,14 @@
 """DynamoDB's operations: one module each, over plain request/response dicts.
 
-An operation module ``api/update_item.py`` defines ``update_item(txn, request)``;
-the registry below is built from the module names, so adding an operation adds
-a module and edits no switch. Modules whose names start with ``_`` are shared
-helpers, not operations.
+An operation module ``api/update_item.py`` defines ``update_item(txn, request)``,
+or, when it checks something without the table, ``validate(request)`` and
+``<operation>(txn, request, checked)``; the registry below is built from the
+module names, so adding an operation adds a module and edits no switch.
+Modules whose names start with ``_`` are shared helpers, not operations.
+
+Every request takes the same steps, in DynamoDB's order (``run``; the order
+and its table per operation: ``_pipeline``): the operation, its shape, its
+table-free checks, then the operation itself, which looks up what it names.
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
 from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
+from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
+from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
-from tallydb.engine.api._replicate import replicate
-from tallydb.engine.api._shapes import check_request, model_operations
-from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions
+from tallydb.engine.api._replicate import replicate, status
+from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
+from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
 from tallydb.engine.api.describe_table import find_table
@@ -46,6 +53,7 @@ __all__ = [
     "DYNAMODB_SERVICE",
     "EXPRESSIONS",
     "NAMES_NO_ARN",
+    "NO_OUTPUT",
     "OPERATIONS",
     "SWEEP_BATCH",
     "SWEEP_INTERVAL",
@@ -55,7 +63,10 @@ __all__ = [
     "KinesisSender",
     "Limits",
     "SpoiledBatchError",
+    "TableDelays",
     "check_expressions",
+    "check_statement",
+    "precheck",
     "run",
     "target_of",
     "unknown_operation",
@@ -77,21 +88,41 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
-    operations: dict[str, Operation] = {}
+def _discover() -> tuple[dict[str, Steps], dict[str, str]]:
+    steps: dict[str, Steps] = {}
     targets: dict[str, str] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         name = _operation_name(info.name)
-        operations[name] = getattr(module, info.name)
+        steps[name] = steps_of(module, info.name)
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
-    return operations, targets
+    return steps, targets
 
 
-OPERATIONS, TARGETS = _discover()
+STEPS, TARGETS = _discover()
+#: Each operation as one callable, its steps joined (``_pipeline.direct``).
+OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
+
+def precheck(operation: str, request: Request) -> None:
+    """The pipeline's checks that need no table, alone (``_pipeline``'s
+    steps 1 to 3): DynamoDB's error for a request that no table could make
+    valid, its shape, then the operation's ``validate`` (an item over
+    400 KB, say). Pure, needing no store: what a throttle checks before it
+    refuses a request, and what the server runs on a worker process for a
+    large request before parsing it where every other request waits."""
+    steps = STEPS.get(operation)
+    if steps is None:
+        raise unknown_operation(operation)
+    check_request(operation, request)
+    if steps.validate is not None:
+        steps.validate(request)
+
+
+#: Operations whose success has no body (DynamoDB's model gives them no output).
+NO_OUTPUT = operations_without_output()
 
 
 def target_of(operation: str) -> str:
@@ -152,9 +183,12 @@ class Engine:
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
         objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
-        replication_delay: float = 1.0,
+        replication_delay: float = 1.0, table_delays: TableDelays | None = None,
     ) -> None:
         self.store = store
+        #: How long tables stay CREATING, DELETING, UPDATING (``_lifecycle``;
+        #: None, the default: they change state at once).
+        store.table_delays = table_delays
         self._scratch: str | None = None
         if store.location == ":memory:":
             import tempfile
@@ -183,7 +217,7 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run)
+        self._run: Runner = run if limits is None else limits.wrap(run, precheck)
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -211,7 +245,7 @@ class Engine:
         self, txn: Transaction, operation: str, request: Request, *, region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
-        self.integrations.region = region  # (what a job it starts shows its ARNs in)
+        self.integrations.region = region  # (what a job, a stream record shows)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
             txn.region = region
@@ -307,14 +341,18 @@ class Engine:
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
         records past their 24 hours (``_streams.trim``) and point-in-time
-        history past its recovery period (``_history.trim``); the answer is
-        the largest of the counts, so a backlog of any brings the next call.
+        history past its recovery period (``_history.trim``), and, with table
+        lifecycle delays, deletes for good the tables whose DELETING is over
+        (``_streams.settle``); the answer is the largest of the counts, so a
+        backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
             forgotten = history.trim(txn, when, limit)
+            if self.store.table_delays is not None:
+                streams.settle(txn, when)
         return max(deleted, trimmed, forgotten)
 
     def replicate(self) -> float | None:
@@ -326,6 +364,14 @@ class Engine:
             wait = replicate(txn, now_ns(), settings.delay_ns)
             settings.idle = wait is None  # (inside: no writer can slip between)
         return None if wait is None else wait / 1_000_000_000
+
+    def replication_status(self) -> list[dict[str, Any]]:
+        """Every global table replica's replication: table, region, the
+        group's regions, consistency, the changes waiting to be sent and
+        the age of the oldest in seconds (its lag). DynamoDB reports lag
+        only to CloudWatch (ReplicationLatency); a console asks here."""
+        with self.store.transaction() as txn:
+            return status(txn, now_ns())
 
     def close(self) -> None:
         self.replicator.stop()
@@ -353,10 +399,16 @@ def unknown_operation(operation: str) -> UnknownOperationException:
 
 
 def run(txn: Transaction, operation: str, request: Request) -> Response:
-    """Run one DynamoDB operation inside an open transaction."""
-    handler = OPERATIONS.get(operation)
-    if handler is None:
+    """Run one DynamoDB operation inside an open transaction, in the
+    pipeline's order (``_pipeline``): the operation, the request's shape,
+    the operation's table-free checks, then the operation itself."""
+    steps = STEPS.get(operation)
+    if steps is None:
         raise unknown_operation(operation)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
-    return handler(txn, request)
+    validate, execute = steps
+    if validate is None:
+        return execute(txn, request)
+    checked = validate(request)
+    return execute(txn, request, checked)

@@ -161,8 +161,14 @@ class Forwarder:
             self._problem(record, arn, NO_ENDPOINT)
             return False
         with self.store.transaction() as txn:
-            if STREAM_SOURCE not in record.indexes:
+            # The table as it is now, read with the rows: an update of the
+            # precision committed before a row is always seen with that row.
+            current = txn.table_by_key(record.key)
+            if current is None or current.id != record.id or STREAM_SOURCE not in current.indexes:
                 return False
+            record = current
+            destination = next((d for d in record.description.get(KINESIS, {}).get(
+                "destinations", []) if d["StreamArn"] == arn), destination)
             rows = []
             for hk, rk, entries in stored_rows(txn, record, OUTBOX.encode()):
                 rows.append((hk, rk, entries))

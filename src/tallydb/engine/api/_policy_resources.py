@@ -24,19 +24,25 @@ REVISION_MISMATCH = ("Resource-based policy not found for the provided ResourceA
                      "target table {} has revision id {}.")
 
 
-def resource_of(txn: Transaction, arn: str) -> TableRecord:
-    """The table whose policy (or whose stream's) ``arn`` names."""
+def check_resource_arn(request: dict[str, Any]) -> None:
+    """The ResourceArn's form, checked before anything is looked up: a
+    table's ARN or its stream's."""
+    arn = request["ResourceArn"]
     if not arn.startswith("arn:") or ":table/" not in arn:
         raise ValidationException(NOT_A_RESOURCE.format(arn))
-    table, _, rest = arn.partition(":table/")[2].partition("/")
+    rest = arn.partition(":table/")[2].partition("/")[2]
     if rest and not rest.startswith("stream/"):
         raise ValidationException(NOT_A_RESOURCE.format(arn))
+
+
+def resource_of(txn: Transaction, arn: str) -> TableRecord:
+    """The table whose policy (or whose stream's) ``arn`` names (its form
+    already checked: ``check_resource_arn``)."""
     record = find_table(txn, arn.split("/stream/")[0])
-    if rest:
+    if "/stream/" in arn:
         known = [s["arn"] for s in record.description.get("_Streams", ())]
         if arn not in known:
             raise ResourceNotFoundException(STREAM_NOT_FOUND.format(arn))
-    del table
     return record
 
 

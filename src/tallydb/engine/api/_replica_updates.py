@@ -84,6 +84,8 @@ STRONG_LSI = ("Local secondary indexes are not supported for global tables with 
               "MultiRegionConsistency set to STRONG")
 STRONG_TTL = ("Time to live is not supported for global tables with MultiRegionConsistency "
               "set to STRONG")
+LEGACY_GROUP = ("Table {} is a replica of a global table of version 2017.11.29: change its "
+                "group with UpdateGlobalTable")
 #: Regions DynamoDB's strongly consistent groups cannot use (on record: us-west-1).
 NOT_STRONG = frozenset({"us-west-1"})
 
@@ -166,6 +168,8 @@ def apply(txn: Transaction, record: TableRecord, request: dict[str, Any]
     if _in_progress(record):
         raise ResourceInUseException(IN_PROGRESS.format(record.name))
     glob = record.description.get(GLOBAL)
+    if glob is not None and glob.get("Version") == "2017.11.29":
+        raise ValidationException(LEGACY_GROUP.format(record.name))
     before = None if glob is None else dict(glob)
     actions = _actions(request)
     witnesses = request.get("GlobalTableWitnessUpdates") or []

@@ -222,22 +222,51 @@ def _send_table(txn: Transaction, record: TableRecord, before: int | None, budge
 
 def _apply(txn: Transaction, peer: TableRecord, keys: KeySchema, indexes: Any,
            change: list[Any]) -> None:
-    """Apply one replicated change to a replica if it is the later write."""
+    """Apply one replicated change to a replica if it is the later write
+    (a legacy group's item with DynamoDB's ``aws:rep:`` attributes)."""
     stamp, region, key, new = change
     hk, rk = keys.encode(key)
     if version_of(txn.get_entry_blob(peer, VERSIONS_SOURCE, hk, rk)) >= (stamp, region):
         return  # the replica's own item is later: it wins
+    if new is not None and peer.description[GLOBAL].get("Version") == "2017.11.29":
+        new = {**new, "aws:rep:deleting": {"BOOL": False},
+               "aws:rep:updatetime": {"N": f"{stamp / 1e9:.6f}"},
+               "aws:rep:updateregion": {"S": region}}
     old: Item | None = txn.get_item(peer, hk, rk)
     write_item(txn, peer, indexes, hk, rk, old, new,
                origin=b"%d %s" % (stamp, region.encode()))
 
 
 def leave(txn: Transaction, record: TableRecord) -> None:
-    """A replica deleted by DeleteTable in its own region: what its outbox
-    holds is sent first, and the group goes on without it."""
+    """A replica leaving its group (deleted by DeleteTable in its own
+    region, or taken out of a legacy group): what its outbox holds is sent
+    first, and the group goes on without it."""
     glob = record.description[GLOBAL]
     _send_table(txn, record, None, 0)
     own = region_of(record)
     group = {name: value for name, value in glob.items() if name != "Region"}
     group["Replicas"] = [r for r in glob["Replicas"] if r["RegionName"] != own]
-    store_group(txn, record.name, group)
+    store_group(txn, record.name, group, also=(own,))
+
+
+def status(txn: Transaction, now_ns: int) -> list[dict[str, Any]]:
+    """Every global table replica's replication, as a console shows it: its
+    table and region, its group's other regions, how many of its changes
+    wait to be sent, and how long the oldest has waited (its lag, seconds)."""
+    found = []
+    for record in txn.all_tables():
+        glob = record.description.get(GLOBAL)
+        if glob is None:
+            continue
+        waiting, oldest = 0, None
+        if OUTBOX_SOURCE in record.indexes:
+            for _, rk, changes in txn.items(record, outbox_shard(), index=OUTBOX_SOURCE):
+                stamp = int.from_bytes(rk, "big")
+                oldest = stamp if oldest is None else min(oldest, stamp)
+                waiting += len(changes)
+        found.append({
+            "TableName": record.name, "RegionName": region_of(record),
+            "Replicas": [r["RegionName"] for r in glob["Replicas"]],
+            "Consistency": glob["Consistency"], "PendingChanges": waiting,
+            "LagSeconds": 0.0 if oldest is None else max(0.0, (now_ns - oldest) / 1e9)})
+    return found

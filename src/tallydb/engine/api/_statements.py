@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from tallydb.engine.api import delete_item, get_item, put_item, query, scan, update_item
+from tallydb.engine.api._pipeline import Operation, direct, steps_of
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api.delete_item import delete_item
-from tallydb.engine.api.get_item import get_item
-from tallydb.engine.api.put_item import put_item
-from tallydb.engine.api.query import query
-from tallydb.engine.api.scan import scan
-from tallydb.engine.api.update_item import update_item
 from tallydb.engine.errors import (
     ConditionalCheckFailedException,
     DuplicateItemException,
@@ -31,10 +26,13 @@ from tallydb.engine.partiql.messages import (
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import validate_value
 
-Operation = Callable[[Transaction, dict[str, Any]], dict[str, Any]]
+#: The operations a statement runs as, each with its table-free checks
+#: first (``_pipeline.direct``).
 OPERATIONS: dict[str, Operation] = {
-    "UpdateItem": update_item, "PutItem": put_item, "DeleteItem": delete_item,
-    "GetItem": get_item, "Query": query, "Scan": scan,
+    name: direct(steps_of(module, module.__name__.rsplit(".", 1)[1]))
+    for name, module in (("UpdateItem", update_item), ("PutItem", put_item),
+                         ("DeleteItem", delete_item), ("GetItem", get_item),
+                         ("Query", query), ("Scan", scan))
 }
 INVALID_TOKEN = "Invalid NextToken"
 

@@ -1,6 +1,6 @@
-"""Expressions checked as an operation would check them, without a table
-and without running anything: what the console's expression builder shows
-before a request is sent."""
+"""Expressions and PartiQL statements checked as an operation would check
+them, without a table and without running anything: what the console's
+expression builder and PartiQL editor show before a request is sent."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from typing import Any
 from tallydb.engine.api._conditions import condition_of
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._read_exprs import read_expressions
-from tallydb.engine.errors import SerializationException
+from tallydb.engine.errors import SerializationException, ValidationException
+from tallydb.engine.partiql import Exists, KeyAttributes, Select, parse_counted, plan_with
+from tallydb.engine.partiql.messages import EXISTS_OUTSIDE_TRANSACTION, PARAMETER_COUNT
+from tallydb.engine.values import validate_value
 
 EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression",
                "FilterExpression", "ProjectionExpression")
@@ -49,3 +52,34 @@ def check_expressions(request: Mapping[str, Any]) -> str:
     operation = "Query" if "KeyConditionExpression" in wanted else "Scan"
     read_expressions(wanted, operation=operation)
     return operation
+
+
+def check_statement(request: Mapping[str, Any], keys: KeyAttributes | None = None
+                    ) -> dict[str, Any]:
+    """Check ``request``'s PartiQL ``Statement`` and ``Parameters`` as
+    ExecuteStatement checks them before it looks its table up; raise
+    DynamoDB's error, or return what the statement is: its kind (``Select``,
+    ``Update``, ...), its table and index, how many ``?`` it has, and, given
+    the key attributes of that table (or index), the operation and request
+    it runs as (``planned``)."""
+    text = request.get("Statement")
+    if not isinstance(text, str):
+        raise SerializationException("Statement must be a string")
+    parameters = request.get("Parameters") or []
+    if not isinstance(parameters, list):
+        raise SerializationException("Parameters must be a list")
+    statement, count = parse_counted(text)
+    if isinstance(statement, Exists):
+        raise ValidationException(EXISTS_OUTSIDE_TRANSACTION)
+    values = [validate_value(p) for p in parameters]
+    if len(values) < count:
+        raise ValidationException(PARAMETER_COUNT)
+    answer: dict[str, Any] = {
+        "statement": type(statement).__name__, "table": statement.table,
+        "index": statement.index if isinstance(statement, Select) else None,
+        "parameters": count,
+    }
+    if keys is not None:
+        planned = plan_with(statement, values, keys)
+        answer["planned"] = {"operation": planned.operation, "request": planned.request}
+    return answer

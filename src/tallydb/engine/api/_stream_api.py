@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import time
 from typing import Any
 
@@ -28,6 +29,17 @@ STREAMS_SERVICE = "DynamoDBStreams_20120810."
 ITERATOR_LIFETIME = 15 * 60.0
 
 STREAM_NOT_FOUND = "Requested resource not found: Stream: {} not found"
+#: Not on record (DynamoDB answers a stream ARN it cannot read with a
+#: ValidationException, whose text no SDK fixture, issue or emulator tested
+#: against it quotes); ours, worded as TagResource's "Invalid TableArn".
+INVALID_STREAM_ARN = "Invalid StreamArn: {}"
+#: DynamoDB Streams' ``Limit`` maxima: the service's own checks (the model
+#: sets only a minimum), worded as DynamoDB Local 1.25 words them.
+LIST_LIMIT = "One or more parameter values were invalid: Limit cannot be greater than the " \
+    "maximum allowed size: 100"
+DESCRIBE_LIMIT = "One or more parameter values were invalid: Limit cannot be greater than the " \
+    "maximum: 100"
+MAX_LIMIT = 100
 SHARD_NOT_FOUND = "Requested resource not found: Shard does not exist"
 #: Not on record (DynamoDB's answer to an iterator it cannot read was found
 #: in no SDK fixture, issue or emulator tested against it); ours.
@@ -38,7 +50,28 @@ INVALID_ITERATOR = "Invalid ShardIterator"
 ITERATOR_EXPIRED = "Shard iterator has expired"
 
 
+#: A stream ARN: ``arn:PARTITION:dynamodb:REGION:ACCOUNT:table/NAME/stream/LABEL``
+#: (the stored form's region, ``ddblocal``, is one too).
+_STREAM_ARN = re.compile(
+    r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[a-zA-Z0-9_.-]{3,255}/stream/\S+")
+
+
+def check_stream_arn(arn: Any) -> None:
+    """Refuse a stream ARN that is not of a stream ARN's form (before any
+    lookup: a malformed ARN names nothing that could be missing)."""
+    if isinstance(arn, str) and _STREAM_ARN.fullmatch(arn) is None:
+        raise ValidationException(INVALID_STREAM_ARN.format(arn))
+
+
+def check_limit(request: dict[str, Any], message: str) -> None:
+    limit = request.get("Limit")
+    if limit is not None and limit > MAX_LIMIT:
+        raise ValidationException(message)
+
+
 def find_stream(txn: Transaction, arn: Any) -> tuple[TableRecord, dict[str, Any]]:
+    """The table and stream a well-formed ARN names (``check_stream_arn``
+    saw to its form), or DynamoDB's ResourceNotFoundException."""
     found = streams.find(txn, arn)
     if found is None:
         raise ResourceNotFoundException(STREAM_NOT_FOUND.format(arn))

@@ -41,12 +41,20 @@ def _parsed(request: Any) -> tuple[str, Item]:
     return "delete", validate_item(delete.get("Key") or {}, wording="older")
 
 
-def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+Checked = dict[str, list[tuple[str, Item]]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """The number of entries over all tables, then every entry's values."""
     request_items = request.get("RequestItems")
     if not request_items:
         raise ValidationException(BATCH_WRITE_REQUIRED)
     check_write_total(request_items)
-    parsed = {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
+    return {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
+
+
+def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
+                     ) -> dict[str, Any]:
     tables = {name: get_table(txn, name) for name in parsed}
 
     writes: list[tuple[Table, str, Item, bytes, bytes]] = []
@@ -60,7 +68,7 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
                     check_index_keys(table.indexes, body)
                 key = table.keys.key_of(body)
             else:
-                key = table.keys.validate_key(body)
+                key = table.keys.check_key(body)
             hk, rk = table.keys.encode(key)
             if (hk, rk) in seen:
                 raise ValidationException(DUPLICATE_KEYS)

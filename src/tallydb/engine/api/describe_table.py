@@ -15,6 +15,7 @@ import copy
 import time
 from typing import Any
 
+from tallydb.engine.api._lifecycle import CREATING, PENDING, gone, status_of
 from tallydb.engine.api._regions import STORED_REGION, is_stored
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -81,6 +82,8 @@ def find_table(txn: Transaction, name: str) -> TableRecord:
     record = txn.table(table_name_of(name))
     if record is None or (name.startswith("arn:") and not is_stored(name)):
         raise table_not_found(name)  # (an ARN of another region's table)
+    if PENDING in record.description and gone(record.description):
+        raise table_not_found(name)  # deleted, its DELETING over (``_lifecycle``)
     return record
 
 
@@ -119,7 +122,7 @@ def public_description(
                 if index["IndexName"] in indexes:
                     index["ItemCount"], index["IndexSizeBytes"] = indexes[index["IndexName"]]
     group = description.get(GLOBAL)
-    if group is not None:
+    if group is not None and group.get("Version") != "2017.11.29":  # a legacy group shows not
         global_members(group, shown)
     return shown
 
@@ -145,5 +148,7 @@ def global_members(group: dict[str, Any], shown: dict[str, Any]) -> None:
 
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
+    status = status_of(record.description)
     return {"Table": public_description(
-        record.description, counts=txn.count_items(record), indexes=index_counts(txn, record))}
+        record.description, counts=txn.count_items(record), indexes=index_counts(txn, record),
+        status=status, index_status="CREATING" if status == CREATING else None)}

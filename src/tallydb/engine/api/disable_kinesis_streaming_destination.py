@@ -8,6 +8,7 @@ from typing import Any
 
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
+    check_stream_arn,
     destinations,
     find_destination,
     switched,
@@ -20,8 +21,12 @@ from tallydb.engine.storage import Transaction
 NOT_LIVE = "Kinesis streaming destination {} of table {} is not enabled"
 
 
-def disable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]
-                                          ) -> dict[str, Any]:
+#: The checks before the lookup: the stream ARN's form (``_pipeline``).
+validate = check_stream_arn
+
+
+def disable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any],
+                                           checked: None) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
     found = find_destination(record, arn)

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._shapes import constraint_error, violation
 from tallydb.engine.api._stream_api import (
     STREAMS_SERVICE,
@@ -46,7 +47,8 @@ def get_records(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     size = 0
     last = after
-    for seq, wire in WireRecords(record, stream).after(txn, record, shard, after):
+    wires = WireRecords(record, stream, integrations(txn).region)
+    for seq, wire in wires.after(txn, record, shard, after):
         records.append(wire)
         last = seq
         size += wire["dynamodb"]["SizeBytes"]

@@ -24,7 +24,16 @@ OPTIONS_FOR_CSV = "InputFormatOptions are only for InputFormat CSV"
 NO_VECTORS = "tallydb does not serve vector indexes"
 
 
-def import_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def validate(request: dict[str, Any]) -> None:
+    """The checks before anything is looked up (``_pipeline``); the new
+    table's own are CreateTable's, made before it looks its name up."""
+    if request.get("InputFormatOptions") and request["InputFormat"] != "CSV":
+        raise ValidationException(OPTIONS_FOR_CSV)
+    if request["TableCreationParameters"].get("VectorIndexes"):
+        raise ValidationException(NO_VECTORS)
+
+
+def import_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
     token = request.get("ClientToken")
     if token is not None:
         for _, document in txn.documents(IMPORT):
@@ -32,11 +41,7 @@ def import_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
                 if document["request"] != request:
                     raise ImportConflictException(TOKEN_REUSED.format(token))
                 return {"ImportTableDescription": document["description"]}
-    if request.get("InputFormatOptions") and request["InputFormat"] != "CSV":
-        raise ValidationException(OPTIONS_FOR_CSV)
     params = request["TableCreationParameters"]
-    if params.get("VectorIndexes"):
-        raise ValidationException(NO_VECTORS)
     create_table(txn, params)
     record = txn.table(params["TableName"])
     assert record is not None

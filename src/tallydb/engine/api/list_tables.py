@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._lifecycle import PENDING, gone
 from tallydb.engine.storage import Transaction
 
 DEFAULT_LIMIT = 100
@@ -19,7 +20,8 @@ DEFAULT_LIMIT = 100
 def list_tables(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     limit = request.get("Limit") or DEFAULT_LIMIT
     start = request.get("ExclusiveStartTableName")
-    names = [record.name for record in txn.tables()]
+    names = [record.name for record in txn.tables()
+             if PENDING not in record.description or not gone(record.description)]
     if start is not None:
         names = [name for name in names if name > start]
     page = names[:limit]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -11,22 +11,38 @@ from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values import validate_item
+from tallydb.engine.values import Item, validate_item
 from tallydb.engine.values.size import check_item_fits, item_size
 
 
-def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+class Checked(NamedTuple):
+    return_values: str | None
+    item: Item
+    condition: BoundCondition | None
+    encoded: bytes  # the item's JSON, as it is stored
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """What PutItem checks before it reads the table, in its order (dynalite's
+    validations/putItem.js): ReturnValues, the item's values, the condition,
+    then the item's size."""
     return_values = check_return_values("PutItem", request)
     item = validate_item(request["Item"])
     bound = placeholders(request, ("ConditionExpression",), ("Expected",))
     condition = condition_of(request, bound)
     if bound is not None:
         bound.check_unused()
-    table = get_table(txn, request["TableName"])
-    table.keys.check_item_key(item)
     encoded = orjson.dumps(item)
     check_item_fits(item, encoded)
+    return Checked(return_values, item, condition, encoded)
+
+
+def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    return_values, item, condition, encoded = checked
+    table = get_table(txn, request["TableName"])
+    table.keys.check_item_key(item)
     indexes = table.indexes
     if indexes:
         check_index_keys(indexes, item)

@@ -11,6 +11,7 @@ from tallydb.engine.api._policies import check, new_revision, policy_of
 from tallydb.engine.api._policy_resources import (
     EXPECTED_NONE,
     REVISION_MISMATCH,
+    check_resource_arn,
     kept,
     resource_of,
 )
@@ -18,10 +19,17 @@ from tallydb.engine.errors import PolicyNotFoundException
 from tallydb.engine.storage import Transaction
 
 
-def put_resource_policy(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def validate(request: dict[str, Any]) -> None:
+    """The checks before the lookup (``_pipeline``): the ARN's form, the
+    policy document."""
+    check_resource_arn(request)
+    check(request["Policy"])
+
+
+def put_resource_policy(txn: Transaction, request: dict[str, Any], checked: None
+                        ) -> dict[str, Any]:
     arn = request["ResourceArn"]
     record = resource_of(txn, arn)
-    check(request["Policy"])
     current = policy_of(record, arn)
     expected = request.get("ExpectedRevisionId")
     if expected is not None:

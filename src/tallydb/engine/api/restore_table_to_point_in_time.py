@@ -79,12 +79,20 @@ def _when(request: dict[str, Any]) -> float | None:
     return float(given)
 
 
-def _source(txn: Transaction, request: dict[str, Any]) -> TableRecord:
+def validate(request: dict[str, Any]) -> float | None:
+    """The checks before anything is looked up (``_pipeline``): one time,
+    one source; the requested time."""
+    when = _when(request)
     given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
     if given is None and arn is None:
         raise ValidationException(NO_SOURCE)
     if given is not None and arn is not None:
         raise ValidationException(BOTH_SOURCES)
+    return when
+
+
+def _source(txn: Transaction, request: dict[str, Any]) -> TableRecord:
+    given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
     name = str(given if arn is None else arn.partition(":table/")[2])
     if arn is not None and not is_stored(arn):  # another region's
         raise TableNotFoundException(TABLE_NOT_FOUND.format(name=name))
@@ -189,9 +197,8 @@ def restore(txn: Transaction, source: TableRecord, target: TableRecord,
             backfill(txn, target, index)
 
 
-def restore_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
-                                   ) -> dict[str, Any]:
-    when = _when(request)
+def restore_table_to_point_in_time(txn: Transaction, request: dict[str, Any],
+                                   when: float | None) -> dict[str, Any]:
     source = _source(txn, request)
     target = request["TargetTableName"]
     if txn.table(target) is not None:

@@ -41,13 +41,23 @@ def _projection(get: dict[str, Any]) -> Callable[[Item], Item] | None:
     return None if projection is None else projection.apply
 
 
-def transact_get_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+Checked = tuple[list[dict[str, Any]], list[Callable[[Item], Item] | None], list[Item]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """Each Get's own checks, in order: its action, projection, key values."""
     gets, projections, keys = [], [], []
-    for entry in request.get("TransactItems") or ():  # each Get's own checks, in order
+    for entry in request.get("TransactItems") or ():
         get = the_action(entry, ("Get",))[1]
         gets.append(get)
         projections.append(_projection(get))
         keys.append(validate_item(get.get("Key") or {}, wording="older"))
+    return gets, projections, keys
+
+
+def transact_get_items(txn: Transaction, request: dict[str, Any], checked: Checked
+                       ) -> dict[str, Any]:
+    gets, projections, keys = checked
     tables: list[Table] = [get_table(txn, get.get("TableName")) for get in gets]
     for table in tables:
         refuse_strong(table.record, "TransactGetItems")

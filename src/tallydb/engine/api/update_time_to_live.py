@@ -6,18 +6,19 @@ first look after the call. DynamoDB's refusals (ack-api-quirks catalogue
 2026, DDB-TABLE-146/147, and architect/dynalite's tests): enabling when
 enabled, disabling when disabled, and naming another attribute than the
 enabled one. DynamoDB's one-change-per-hour limit is not enforced: a local
-store has no propagation to wait for.
+store has no propagation to wait for. On a replica of a global table the
+setting is the group's, as on DynamoDB: every replica's TTL changes with it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._global import refuse_strong
+from tallydb.engine.api._global import GLOBAL, peers, refuse_strong
 from tallydb.engine.api._indexes import TTL_INDEX, backfill, build_indexes
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.errors import ValidationException
-from tallydb.engine.storage import Transaction
+from tallydb.engine.storage import TableRecord, Transaction
 
 ALREADY_ENABLED = "TimeToLive is already enabled"
 ALREADY_DISABLED = "TimeToLive is already disabled"
@@ -36,6 +37,14 @@ def update_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, 
         raise ValidationException(ALREADY_ENABLED)
     if not enabled and current is None:
         raise ValidationException(ALREADY_DISABLED)
+    group = record.description.get(GLOBAL)
+    replicas = [record] + ([] if group is None else peers(txn, record, group))
+    for replica in replicas:
+        _switch(txn, replica, name, enabled)
+    return {"TimeToLiveSpecification": {"AttributeName": name, "Enabled": enabled}}
+
+
+def _switch(txn: Transaction, record: TableRecord, name: str, enabled: bool) -> None:
     description = dict(record.description)
     if enabled:
         description["_TimeToLive"] = {"AttributeName": name}
@@ -45,8 +54,8 @@ def update_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, 
         index = next(i for i in build_indexes(record) if i.name == TTL_INDEX)
         backfill(txn, record, index)
     else:
-        del description["_TimeToLive"]
+        description.pop("_TimeToLive", None)
         record = record.with_description(description)
         txn.update_table(record)
-        txn.drop_index(record, TTL_INDEX)
-    return {"TimeToLiveSpecification": {"AttributeName": name, "Enabled": enabled}}
+        if TTL_INDEX in record.indexes:
+            txn.drop_index(record, TTL_INDEX)

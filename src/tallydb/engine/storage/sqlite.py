@@ -320,6 +320,9 @@ class Store:
             None if path is None or self.exclusive else Checkpointer(self.location))
         #: What the engine above keeps with its store (``Transaction.context``).
         self.context: Any = None
+        #: The engine's table lifecycle delays (``Transaction.table_delays``):
+        #: None while tables change state at once.
+        self.table_delays: Any = None
         #: Read views open on their own connections (``reader.read_view``):
         #: while any is, the WAL is not started again (that would wait for them).
         self.readers = 0
@@ -806,6 +809,11 @@ class Transaction:
     def context(self) -> Any:
         """What the engine above keeps with the store (its integrations)."""
         return self._store.context
+
+    @property
+    def table_delays(self) -> Any:
+        """How long tables stay CREATING, DELETING, UPDATING (the engine's)."""
+        return self._store.table_delays
 
     def savepoint(self) -> _Savepoint:
         """Run one of several operations sharing this transaction so that,

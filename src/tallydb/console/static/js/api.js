@@ -35,6 +35,8 @@ export class Unreachable extends Error {
 
 let signer = null;
 const listeners = new Set();
+/** Signers for other regions than REGION, by region (see regionSigner). */
+let regional = new Map();
 
 /** The key the user typed, kept for this tab only (sessionStorage). */
 export function storedKey() {
@@ -45,19 +47,32 @@ export function storedKey() {
   }
 }
 
+function signerFor(key, region) {
+  return new AwsClient({
+    accessKeyId: key.accessKeyId,
+    secretAccessKey: key.secretAccessKey,
+    service: "dynamodb",
+    region,
+    retries: 0, // never resend a write: an UpdateItem sent twice counts twice
+  });
+}
+
 export function setKey(key) {
   if (key) sessionStorage.setItem(KEY_STORE, JSON.stringify(key));
   else sessionStorage.removeItem(KEY_STORE);
-  signer = key
-    ? new AwsClient({
-      accessKeyId: key.accessKeyId,
-      secretAccessKey: key.secretAccessKey,
-      service: "dynamodb",
-      region: REGION,
-      retries: 0, // never resend a write: an UpdateItem sent twice counts twice
-    })
-    : null;
+  signer = key ? signerFor(key, REGION) : null;
+  regional = new Map();
   for (const listener of listeners) listener(key);
+}
+
+/** A signer for another region: the server runs a request in the region of
+ * its signature. Without a key the server checks no signature, so any key
+ * signs (the region is all that counts). */
+function regionSigner(region) {
+  if (!regional.has(region)) {
+    regional.set(region, signerFor(storedKey() || { accessKeyId: "console", secretAccessKey: "console" }, region));
+  }
+  return regional.get(region);
 }
 
 export function onKeyChange(listener) {
@@ -67,10 +82,12 @@ export function onKeyChange(listener) {
 
 setKey(storedKey());
 
-/** fetch, signed when the user gave a key; Unreachable when no answer came. */
-export async function send(url, init = {}) {
+/** fetch, signed when the user gave a key (always, for another region than
+ * REGION); Unreachable when no answer came. */
+export async function send(url, init = {}, region = REGION) {
+  const by = region === REGION ? signer : regionSigner(region);
   try {
-    return await (signer ? signer.fetch(url, init) : fetch(url, init));
+    return await (by ? by.fetch(url, init) : fetch(url, init));
   } catch (error) {
     if (error instanceof TypeError || (error && error.name === "TypeError")) throw new Unreachable();
     throw error;
@@ -89,8 +106,9 @@ async function answer(response) {
   return body;
 }
 
-/** Run one DynamoDB operation: call("UpdateItem", {...}) -> the response body. */
-export async function call(operation, request) {
+/** Run one DynamoDB operation: call("UpdateItem", {...}) -> the response body;
+ * call("GetItem", {...}, "eu-west-1") runs it in that region. */
+export async function call(operation, request, region = REGION) {
   const response = await send(new URL("/", location.href).href, {
     method: "POST",
     headers: {
@@ -98,7 +116,7 @@ export async function call(operation, request) {
       "X-Amz-Target": (STREAMS.has(operation) ? STREAMS_TARGET : TARGET) + operation,
     },
     body: JSON.stringify(request),
-  });
+  }, region);
   try {
     return await answer(response);
   } catch (error) {
@@ -130,12 +148,35 @@ export async function parse(fields) {
   return answer(response);
 }
 
+/** Every global table replica's replication: {Replicas: [{TableName, RegionName,
+ * Replicas, Consistency, PendingChanges, LagSeconds}]} (tallydb's own route:
+ * DynamoDB reports lag only to CloudWatch). */
+export async function replication() {
+  return answer(await send(new URL("/console/api/replication", location.href).href));
+}
+
 /** {version, auth, emulateLimits}: unsigned, so the page knows whether to ask for a key. */
 export async function info() {
   const response = await fetch(new URL("/console/api/info", location.href).href).catch(() => null);
   if (!response) return { version: "", auth: false, emulateLimits: false, offline: true };
   if (!response.ok) return { version: "", auth: false, emulateLimits: false };
   return response.json();
+}
+
+// With serve --table-delays a table stays CREATING, UPDATING or DELETING for
+// a while, as on DynamoDB: pages showing one describe it again this often.
+export const STATUS_POLL_MS = 500;
+
+/** Whether a table is in a passing state (CREATING, UPDATING, DELETING). */
+export const changing = (t) => Boolean(t && t.TableStatus && t.TableStatus !== "ACTIVE");
+
+/** DescribeTable's Table once the table answers item operations (no longer CREATING). */
+export async function describeReady(table) {
+  for (;;) {
+    const { Table } = await call("DescribeTable", { TableName: table });
+    if (Table.TableStatus !== "CREATING") return Table;
+    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+  }
 }
 
 /** Every table name, following LastEvaluatedTableName. */

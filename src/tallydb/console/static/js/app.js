@@ -1,6 +1,6 @@
 // The console's shell: hash routes, navigation, the access key prompt, live status.
-import { render, useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
-import { info, onKeyChange, setKey, storedKey } from "./api.js";
+import { render, useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
+import { info, listTables, onKeyChange, setKey, storedKey } from "./api.js";
 import { setServerInfo } from "./codegen.js";
 import * as live from "./live.js";
 import { html } from "./ui.js";
@@ -8,7 +8,9 @@ import { TablesPage } from "./tables.js";
 import { TablePage } from "./table_page.js";
 import { ItemPage } from "./items.js";
 import { BuilderPage } from "./builder.js";
+import { PartiqlPage } from "./partiql.js";
 import { HotKeysPage } from "./hotkeys.js";
+import { CountersPage } from "./counters.js";
 
 /** "#/tables/videos/item?key=..." -> {parts: ["tables", "videos", "item"], query}. */
 function route() {
@@ -20,12 +22,45 @@ function route() {
 function page({ parts, query }) {
   const [section, table, view] = parts;
   if (section === "tables" && table && view === "item") {
-    return html`<${ItemPage} table=${table} keyText=${query.get("key") || ""} />`;
+    return html`<${ItemPage} table=${table} keyText=${query.get("key") || ""} watch=${query.get("watch") || ""} />`;
   }
   if (section === "tables" && table) return html`<${TablePage} table=${table} tab=${view || "items"} />`;
   if (section === "builder") return html`<${BuilderPage} />`;
+  if (section === "partiql") return html`<${PartiqlPage} />`;
   if (section === "hotkeys") return html`<${HotKeysPage} />`;
-  return html`<${TablesPage} />`;
+  if (section === "counters") return html`<${CountersPage} />`;
+  return html`<${TablesPage} search=${query.get("q") || ""} />`;
+}
+
+/** The header's search: a table by name ("/" focuses it from anywhere). */
+function Search() {
+  const [text, setText] = useState("");
+  const [names, setNames] = useState([]);
+  const box = useRef(null);
+  useEffect(() => {
+    const onKey = (event) => {
+      const target = event.target;
+      const typing = target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+      if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault();
+        box.current.focus();
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+  const submit = async (event) => {
+    event.preventDefault();
+    const wanted = text.trim();
+    const known = names.includes(wanted) ? names : await listTables().catch(() => names);
+    location.hash = known.includes(wanted) ? `#/tables/${encodeURIComponent(wanted)}` : `#/tables?q=${encodeURIComponent(wanted)}`;
+  };
+  return html`<form role="search" class="search" onSubmit=${submit}>
+    <input ref=${box} type="search" name="q" aria-label="Search tables (press / to focus)" placeholder="Search tables  /"
+      list="table-names" value=${text} onInput=${(e) => setText(e.target.value)}
+      onFocus=${() => listTables().then(setNames, () => {})} />
+    <datalist id="table-names">${names.map((name) => html`<option value=${name} />`)}</datalist>
+  </form>`;
 }
 
 function KeyForm({ onDone, reason }) {
@@ -91,8 +126,9 @@ function App() {
   return html`
     <header class="top">
       <a class="brand" href="#/tables">tally<b>db</b></a>
-      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("hotkeys", "Hot keys")}</nav>
+      <nav aria-label="Sections">${nav("tables", "Tables")}${nav("builder", "Expression builder")}${nav("partiql", "PartiQL")}${nav("hotkeys", "Hot keys")}${nav("counters", "Counters")}</nav>
       <span class="spacer"></span>
+      <${Search} />
       ${server && server.version && html`<span class="muted version">v${server.version}</span>`}
       ${server && server.emulateLimits && html`<span class="badge" title="--emulate-limits">limits</span>`}
       ${server && server.auth && html`<button type="button" class="small keybutton" onClick=${() => setAskKey(true)}>

@@ -106,22 +106,22 @@ export function BuilderPage() {
     <div class="builder">
       <form class="card" aria-label="Expression" onSubmit=${(e) => e.preventDefault()}>
         ${CLAUSES.map((clause) => html`<label class="clause"><span class="kw">${clause}</span>
-          <input name=${clause} spellcheck="false" value=${form[clause]} aria-invalid=${invalid(clause) ? "true" : undefined}
+          <input name=${clause} spellcheck=${false} value=${form[clause]} aria-invalid=${invalid(clause) ? "true" : undefined}
             placeholder=${{ SET: "#n = #n + :one, #t = :now", REMOVE: "#old", ADD: "#n :one", DELETE: "#tags :gone" }[clause]}
             onInput=${(e) => set({ [clause]: e.target.value })} /></label>`)}
         <label class="clause"><span class="kw">Condition</span>
-          <input name="ConditionExpression" spellcheck="false" value=${form.condition}
+          <input name="ConditionExpression" spellcheck=${false} value=${form.condition}
             aria-invalid=${check.state === "invalid" && detail.expression === "ConditionExpression" ? "true" : undefined}
             placeholder="attribute_exists(#pk)" onInput=${(e) => set({ condition: e.target.value })} /></label>
         <label>ExpressionAttributeNames
-          <textarea name="ExpressionAttributeNames" rows="3" spellcheck="false" value=${form.names}
+          <textarea name="ExpressionAttributeNames" rows="3" spellcheck=${false} value=${form.names}
             onInput=${(e) => set({ names: e.target.value })}></textarea></label>
         <label>ExpressionAttributeValues (plain or DynamoDB JSON)
-          <textarea name="ExpressionAttributeValues" rows="3" spellcheck="false" value=${form.values}
+          <textarea name="ExpressionAttributeValues" rows="3" spellcheck=${false} value=${form.values}
             onInput=${(e) => set({ values: e.target.value })}></textarea></label>
         <div class="row wrap">
           <label>Table <input name="table" value=${form.table} onInput=${(e) => set({ table: e.target.value })} /></label>
-          <label class="grow">Key (plain or DynamoDB JSON) <input name="key" spellcheck="false" value=${form.key}
+          <label class="grow">Key (plain or DynamoDB JSON) <input name="key" spellcheck=${false} value=${form.key}
             onInput=${(e) => set({ key: e.target.value })} /></label>
           <button type="button" class="primary" disabled=${!canSend} onClick=${send}>Send</button>
         </div>

@@ -129,7 +129,7 @@ function Row({ row, index, onChange, onRemove }) {
   const set = (patch) => onChange({ ...row, ...patch });
   return html`<tr class="attrrow">
     <td>${row.key ? html`<span class="keycol">${row.name}</span>`
-      : html`<input aria-label=${`Name of attribute ${index + 1}`} spellcheck="false" value=${row.name}
+      : html`<input aria-label=${`Name of attribute ${index + 1}`} spellcheck=${false} value=${row.name}
           onInput=${(e) => set({ name: e.target.value })} />`}</td>
     <td><select aria-label=${`Type of ${label}`} value=${row.type} disabled=${row.key}
       onChange=${(e) => set({ type: e.target.value, text: e.target.value === "BOOL" ? "true" : row.text })}>
@@ -138,7 +138,7 @@ function Row({ row, index, onChange, onRemove }) {
     <td class="grow">${row.type === "NULL" ? html`<span class="muted">null</span>`
       : row.type === "BOOL" ? html`<select aria-label=${`Value of ${label}`} value=${row.text}
           onChange=${(e) => set({ text: e.target.value })}><option>true</option><option>false</option></select>`
-      : html`<input aria-label=${`Value of ${label}`} spellcheck="false" class=${row.type === "N" ? "num" : ""}
+      : html`<input aria-label=${`Value of ${label}`} spellcheck=${false} class=${row.type === "N" ? "num" : ""}
           placeholder=${{ SS: "a, b", NS: "1, 2", L: "[1, \"a\"]", M: "{\"k\": 1}", B: "base64" }[row.type] || ""}
           value=${row.text} onInput=${(e) => set({ text: e.target.value })} />`}</td>
     <td class="actions">${!row.key && html`<button type="button" class="small" aria-label=${`Remove ${label}`}
@@ -208,7 +208,7 @@ export function Editor({ table, t, base, current, onSaved, onConflict, onCancel,
       </table>
       <p><button type="button" onClick=${() => setRows([...rows, { name: "", type: "S", text: "" }])}>Add attribute</button></p>`
     : html`<label>Item (JSON: plain or DynamoDB JSON)
-      <textarea name="item" spellcheck="false" rows=${Math.min(24, text.split("\n").length + 1)}
+      <textarea name="item" spellcheck=${false} rows=${Math.min(24, text.split("\n").length + 1)}
         value=${text} onInput=${(e) => setText(e.target.value)}></textarea></label>
       ${draft && html`<p class="hint readas" data-format=${format}>Read as ${format}${format === DYNAMODB_JSON ? "."
         : html`, typed as the toolkit types it (string S, number N, true/false BOOL, null NULL, array L, object M). It is saved as:`}</p>

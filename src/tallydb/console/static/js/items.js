@@ -1,9 +1,10 @@
 // Items: a paged grid for Scan and Query, and one item's page (view, edit,
 // delete, the update panel, "+1"), kept current by the live stream.
 import { useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
-import { call } from "./api.js";
+import { call, describeReady } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
+import { CounterChart } from "./counter_chart.js";
 import { Editor, changes } from "./item_editor.js";
 import { UpdatePanel, blankForm } from "./update_panel.js";
 import { keyId, keyOf, keyText, plainItem, show, typeOf, typed } from "./values.js";
@@ -18,7 +19,7 @@ function useDescription(table) {
   const [description, setDescription] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    call("DescribeTable", { TableName: table }).then((r) => setDescription(r.Table), setError);
+    describeReady(table).then(setDescription, setError);  // a table CREATING has no items yet
   }, [table]);
   return [description, error];
 }
@@ -92,7 +93,7 @@ function couldRead(request, item) {
 }
 
 /** The grid's columns: keys first, then attributes in order of appearance. */
-function columns(t, items) {
+export function columns(t, items) {
   const names = [...t.KeySchema.map((k) => k.AttributeName)];
   for (const item of items) {
     for (const name of Object.keys(item)) if (!names.includes(name)) names.push(name);
@@ -168,11 +169,6 @@ export function ItemsTab({ table, t: described }) {
   const cols = columns(t, items);
   const next = result && result.response.LastEvaluatedKey;
   const keys = items.map((item) => keyOf(item, t.KeySchema));
-  const toggle = (id) => {
-    const next = new Set(selected);
-    if (next.has(id)) next.delete(id); else next.add(id);
-    setSelected(next);
-  };
   return html`<section aria-label="Items">
     <div class="row wrap tabbar">
       <a class="button primary" href=${`${href("tables", table, "item")}?new=1`}>New item</a>
@@ -224,36 +220,49 @@ export function ItemsTab({ table, t: described }) {
         <button type="button" class="small" disabled=${!next || busy}
           onClick=${() => read(next, [...pages, next])}>Next</button>
       </div>
-      <div class="scroll"><table class="grid items" aria-label=${`Items of ${table}`}>
-        <thead><tr><td class="pick"><input type="checkbox" aria-label="Select every item on this page"
-          checked=${items.length > 0 && selected.size === items.length}
-          onChange=${(e) => setSelected(new Set(e.target.checked ? keys.map((k) => keyId(table, k)) : []))} /></td>
-          ${cols.map((c) => {
-          const first = items.find((item) => item[c]);
-          const numeric = first && typeOf(first[c]) === "N";
-          const isKey = t.KeySchema.some((k) => k.AttributeName === c);
-          return html`<th scope="col" class=${`${isKey ? "keycol" : ""} ${numeric ? "num" : ""}`}>${c}</th>`;
-        })}</tr></thead>
-        <tbody>${items.map((item) => {
-          const key = keyOf(item, t.KeySchema);
-          const linkable = Object.values(key).every(Boolean);
-          const id = keyId(table, key);
-          return html`<tr key=${id} class=${result.removed.has(id) ? "removed" : ""}>
-            <td class="pick"><input type="checkbox" aria-label=${`Select ${keyText(key, t.KeySchema)}`}
-              checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>
-            ${cols.map((c, i) => {
-              const value = item[c];
-              const cell = html`<${Val} text=${show(value)} title=${show(value)} />`;
-              return html`<td class=${value && typeOf(value) === "N" ? "num" : ""} data-attribute=${c}>
-                ${i === 0 && linkable ? html`<a href=${itemHref(table, key)}>${cell}</a>` : cell}</td>`;
-            })}
-          </tr>`;
-        })}</tbody>
-      </table></div>
+      <${ItemsGrid} table=${table} keySchema=${t.KeySchema} items=${items} columns=${cols}
+        removed=${result.removed} selected=${selected} onSelect=${setSelected} />
       ${!items.length && html`<p class="empty">No items on this page.</p>`}
       <details class="sentrequest"><summary>Request sent</summary>
         <${CodeTabs} operation=${result.operation} request=${result.request} /></details>`}
   </section>`;
+}
+
+/** Items in a grid: the key attributes first, the first cell a link to the
+ * item; with `selected`, a checkbox on each row (and one for all). */
+export function ItemsGrid({ table, keySchema, items, columns: cols, removed = new Set(), selected, onSelect }) {
+  const keys = items.map((item) => keyOf(item, keySchema));
+  const toggle = (id) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id); else next.add(id);
+    onSelect(next);
+  };
+  return html`<div class="scroll"><table class="grid items" aria-label=${`Items of ${table}`}>
+    <thead><tr>${selected && html`<td class="pick"><input type="checkbox" aria-label="Select every item on this page"
+      checked=${items.length > 0 && selected.size === items.length}
+      onChange=${(e) => onSelect(new Set(e.target.checked ? keys.map((k) => keyId(table, k)) : []))} /></td>`}
+      ${cols.map((c) => {
+        const first = items.find((item) => item[c]);
+        const numeric = first && typeOf(first[c]) === "N";
+        const isKey = keySchema.some((k) => k.AttributeName === c);
+        return html`<th scope="col" class=${`${isKey ? "keycol" : ""} ${numeric ? "num" : ""}`}>${c}</th>`;
+      })}</tr></thead>
+    <tbody>${items.map((item, row) => {
+      const key = keys[row];
+      const linkable = keySchema.length > 0 && Object.values(key).every(Boolean);
+      const id = keyId(table, key);
+      return html`<tr key=${linkable ? id : row} class=${removed.has(id) ? "removed" : ""}>
+        ${selected && html`<td class="pick"><input type="checkbox" aria-label=${`Select ${keyText(key, keySchema)}`}
+          checked=${selected.has(id)} onChange=${() => toggle(id)} /></td>`}
+        ${cols.map((c, i) => {
+          const value = item[c];
+          const cell = html`<${Val} text=${show(value)} title=${show(value)} />`;
+          return html`<td class=${value && typeOf(value) === "N" ? "num" : ""} data-attribute=${c}>
+            ${i === 0 && linkable ? html`<a href=${itemHref(table, key)}>${cell}</a>` : cell}</td>`;
+        })}
+      </tr>`;
+    })}</tbody>
+  </table></div>`;
 }
 
 /** Delete the chosen items together: one TransactWriteItems (all or none). */
@@ -313,7 +322,7 @@ function ChangeLog({ log }) {
   </section>`;
 }
 
-export function ItemPage({ table, keyText: keyJson }) {
+export function ItemPage({ table, keyText: keyJson, watch: watched = "" }) {
   const [t, describeError] = useDescription(table);
   const isNew = !keyJson;
   let itemKey = null;
@@ -326,6 +335,7 @@ export function ItemPage({ table, keyText: keyJson }) {
   const [form, setForm] = useState(blankForm());
   const [outcome, setOutcome] = useState(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [watch, setWatch] = useState(watched);
   const { busy, error, run } = useAction();
   const queue = useRef(Promise.resolve());
   const [log, setLog] = useState([]);
@@ -411,6 +421,8 @@ export function ItemPage({ table, keyText: keyJson }) {
       onConflict=${(now) => { if (!isNew) setItem(now); }}
       onCancel=${() => { setEditing(null); if (isNew) history.back(); }} />`}
     ${!isNew && item === null && html`<p class="empty">No item has this key (it may have been deleted).</p>`}
+    ${!isNew && item && watch && html`<${CounterChart} table=${table} itemKey=${itemKey} attribute=${watch}
+      item=${item} onClose=${() => setWatch("")} />`}
     ${!isNew && item && html`<div class="itemlayout">
       <section class="card" aria-label="Item">
         <${Tabs} label="Show item as" value=${view} onChange=${setView}
@@ -427,6 +439,8 @@ export function ItemPage({ table, keyText: keyJson }) {
               <td class="actions">
                 ${type === "N" && !isKey && html`<button type="button" class="small plusone" aria-label=${`+1 ${name}`}
                   onClick=${() => plusOne(name)}>+1</button>`}
+                ${type === "N" && html`<button type="button" class="small" aria-label=${`Chart ${name}`}
+                  aria-pressed=${watch === name ? "true" : "false"} onClick=${() => setWatch(watch === name ? "" : name)}>Chart</button>`}
                 ${!isKey && html`<button type="button" class="small" aria-label=${`Update ${name}`}
                   onClick=${() => setForm({ ...blankForm(), attribute: name, action: type === "N" ? "ADD" : "SET", type: type === "N" ? "N" : type === "S" ? "S" : "JSON", value: type === "N" ? "1" : type === "S" ? value.S : JSON.stringify(value) })}>Update…</button>`}
               </td></tr>`;

@@ -1,14 +1,20 @@
 // The page's one server-sent-events stream (GET /console/events): committed
-// changes, hot keys and resync notices for every panel. Signed like any
+// changes, hot keys, counters, the operational view's seconds and resync
+// notices for every panel. Signed like any
 // request, so it runs over fetch; closed while the tab is hidden.
 import { fetchEventSource } from "../vendor/fetch-event-source-2.0.1/index.js";
 import { call, send } from "./api.js";
 import { keyId } from "./values.js";
 
-const handlers = { changes: new Set(), hotkeys: new Set(), resync: new Set(), status: new Set() };
+const handlers = {
+  changes: new Set(), hotkeys: new Set(), counters: new Set(), metrics: new Set(),
+  resync: new Set(), status: new Set(),
+};
+/** Seconds of the operational view kept on the page (the server keeps as many). */
+const METRICS_KEPT = 300;
 let controller = null;
 let helloSeen = false;
-export const state = { connected: false, seq: null, error: "" };
+export const state = { connected: false, seq: null, error: "", hotkeys: null, counters: null, metrics: [] };
 
 class Fatal extends Error {}
 
@@ -70,7 +76,16 @@ async function handle(message) {
       break;
     }
     case "hotkeys":
+      state.hotkeys = data;
       emit("hotkeys", data);
+      break;
+    case "counters":
+      state.counters = data;
+      emit("counters", data);
+      break;
+    case "metrics":
+      state.metrics = (data.whole ? data.seconds : [...state.metrics, ...data.seconds]).slice(-METRICS_KEPT);
+      emit("metrics", state.metrics);
       break;
     case "resync":
       emit("resync", data);
@@ -117,7 +132,8 @@ export function disconnect() {
   setStatus(false);
 }
 
-/** Subscribe: kind is "changes" | "hotkeys" | "resync" | "status". Returns the unsubscribe. */
+/** Subscribe: kind is "changes" | "hotkeys" | "counters" | "metrics" | "resync" | "status".
+ * Returns the unsubscribe. */
 export function on(kind, handler) {
   handlers[kind].add(handler);
   return () => handlers[kind].delete(handler);

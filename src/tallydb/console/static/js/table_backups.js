@@ -47,7 +47,30 @@ function Pitr({ table }) {
       onClick=${() => run(async () => { await call("UpdateContinuousBackups", request); await load(); })}>
       ${on ? "Disable point-in-time recovery" : "Enable point-in-time recovery"}</button></div>
     <${ErrorBox} error=${error} />
+    ${on && html`<${RestoreToTime} table=${table} />`}
   </div>`;
+}
+
+/** RestoreTableToPointInTime under a new name: to the latest restorable time, or a given one. */
+function RestoreToTime({ table }) {
+  const [name, setName] = useState(`${table}-at`);
+  const [when, setWhen] = useState("");
+  const [restored, setRestored] = useState(null);
+  const { busy, error, run } = useAction();
+  const request = { SourceTableName: table, TargetTableName: name,
+    ...(when ? { RestoreDateTime: new Date(when).getTime() / 1000 } : { UseLatestRestorableTime: true }) };
+  const submit = (event) => {
+    event.preventDefault();
+    run(async () => setRestored((await call("RestoreTableToPointInTime", request)).TableDescription.TableName));
+  };
+  return html`<form class="row wrap restore" onSubmit=${submit} aria-label="Restore to a point in time">
+    <label>New table name <input name="PitrTargetTableName" required value=${name} onInput=${(e) => setName(e.target.value)} /></label>
+    <label>As it was at (empty: the latest) <input type="datetime-local" step="1" name="RestoreDateTime" value=${when}
+      onInput=${(e) => setWhen(e.target.value)} /></label>
+    <button type="submit" class="small primary" disabled=${busy}>Restore to this time</button>
+    ${restored && html`<span class="notice" role="status">Restored as <a href=${href("tables", restored)}>${restored}</a>.</span>`}
+    <${ErrorBox} error=${error} />
+  </form>`;
 }
 
 export function BackupsTab({ table }) {

@@ -3,9 +3,12 @@
 import { useEffect, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
 import { call } from "./api.js";
 import { ItemsTab } from "./items.js";
+import { MonitorTab } from "./monitor.js";
 import { BackupsTab } from "./table_backups.js";
+import { ExportsTab } from "./table_exports.js";
 import { IndexesTab } from "./table_indexes.js";
 import { InsightsTab } from "./table_insights.js";
+import { ReplicasTab } from "./table_replicas.js";
 import { SettingsTab, TtlTab } from "./table_settings.js";
 import { StreamTab } from "./table_stream.js";
 import { TagsTab } from "./table_tags.js";
@@ -19,16 +22,27 @@ export const TABS = [
   ["stream", "Stream", StreamTab],
   ["ttl", "TTL", TtlTab],
   ["backups", "Backups", BackupsTab],
+  ["exports", "Exports", ExportsTab],
+  ["replicas", "Replicas", ReplicasTab],
   ["insights", "Insights", InsightsTab],
   ["tags", "Tags", TagsTab],
   ["settings", "Settings", SettingsTab],
+  ["monitor", "Monitor", MonitorTab],
 ];
 
-// While the table or an index is changing, DescribeTable is asked again this often.
+// While the table, an index or a replica is changing, DescribeTable is asked again this often.
 const SETTLING_MS = 500;
 
+// A table CREATING or DELETING answers no item operation (serve --table-delays,
+// as DynamoDB): its tabs wait, the page describing it again until it is ACTIVE.
+const PASSING = {
+  CREATING: "The table is being created: its items can be read once it is ACTIVE.",
+  DELETING: "The table is being deleted.",
+};
+
 const settling = (t) => t && (t.TableStatus !== "ACTIVE"
-  || (t.GlobalSecondaryIndexes || []).some((i) => i.IndexStatus !== "ACTIVE" || i.Backfilling));
+  || (t.GlobalSecondaryIndexes || []).some((i) => i.IndexStatus !== "ACTIVE" || i.Backfilling)
+  || (t.Replicas || []).some((r) => r.ReplicaStatus !== "ACTIVE"));
 
 /** DescribeTable, kept current: after each commit to the table, and while it settles. */
 export function useTable(table) {
@@ -86,6 +100,8 @@ export function TablePage({ table, tab = "items" }) {
       ${TABS.map(([name, label]) => html`<a href=${href("tables", table, name)}
         class=${name === tab ? "tab active" : "tab"} aria-current=${name === tab ? "page" : undefined}>${label}</a>`)}
     </nav>
-    ${t && html`<${Tab} table=${table} t=${t} reload=${reload} />`}
+    ${t && (PASSING[t.TableStatus]
+      ? html`<p class="muted" role="status">${PASSING[t.TableStatus]}</p>`
+      : html`<${Tab} table=${table} t=${t} reload=${reload} />`)}
   </section>`;
 }

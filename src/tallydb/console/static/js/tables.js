@@ -1,6 +1,6 @@
 // Tables: the list (item count, size) and the create form; shared table pieces.
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
-import { call, listTables } from "./api.js";
+import { STATUS_POLL_MS, call, changing, listTables } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Fit, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
@@ -28,7 +28,7 @@ export function useLiveReload(load, tables) {
   }, [tables && tables.join("\u0000")]);
 }
 
-export function TablesPage() {
+export function TablesPage({ search = "" }) {
   const [tables, setTables] = useState(null);
   const [creating, setCreating] = useState(false);
   const { error, run } = useAction();
@@ -38,6 +38,12 @@ export function TablesPage() {
     setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
+  // A table CREATING, UPDATING or DELETING is looked at again until it is not.
+  useEffect(() => {
+    if (!tables || !tables.some(changing)) return undefined;
+    const timer = setTimeout(load, STATUS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [tables]);
   // Re-describe only the tables a commit touched.
   useEffect(() => {
     const due = new Set();
@@ -64,12 +70,13 @@ export function TablesPage() {
     </div>
     ${creating && html`<${CreateTable} onCreated=${(name) => { setCreating(false); location.hash = href("tables", name); }} />`}
     <${ErrorBox} error=${error} />
+    ${search && html`<p class="notice" role="status">Tables whose name holds “${search}”. <a href="#/tables">Show all</a></p>`}
     ${tables === null ? html`<p class="muted">Loading…</p>`
       : tables.length === 0 ? html`<p class="empty">No tables yet. Create one to start counting.</p>`
       : html`<div class="scroll"><table class="grid" aria-label="Tables">
         <thead><tr><th>Name</th><th>Keys</th><th>Status</th><th>Billing</th>
           <th class="num">Items</th><th class="num">Size</th><th>Indexes</th></tr></thead>
-        <tbody>${tables.map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
+        <tbody>${tables.filter((t) => t.TableName.toLowerCase().includes(search.toLowerCase())).map((t) => html`<tr key=${t.TableName} data-table=${t.TableName}>
           <td><a href=${href("tables", t.TableName, "items")}><${Breakable} text=${t.TableName} /></a></td>
           <td>${(t.KeySchema || []).map((k) => k.AttributeName).join(" / ")}</td>
           <td>${t.TableStatus || (t.error && t.error.type)}</td>

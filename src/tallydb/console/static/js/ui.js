@@ -64,7 +64,8 @@ export function CodeTabs({ operation, request, label = "Request" }) {
     <${Tabs} label=${`${label} as`} tabs=${FORMATS.map(([name], i) => [i, name])} value=${format} onChange=${setFormat}>
       <copy-button text=${code}></copy-button>
     </${Tabs}>
-    <pre class="code" role="tabpanel" data-format=${FORMATS[format][0]}><code>${code}</code></pre>
+    <pre class="code" role="tabpanel" tabindex="0" aria-label=${`${label} as ${FORMATS[format][0]}`}
+      data-format=${FORMATS[format][0]}><code>${code}</code></pre>
   </div>`;
 }
 
@@ -102,5 +103,5 @@ export function useAction() {
 }
 
 export function Json({ value }) {
-  return html`<pre class="code json"><code>${JSON.stringify(value, null, 2)}</code></pre>`;
+  return html`<pre class="code json" tabindex="0"><code>${JSON.stringify(value, null, 2)}</code></pre>`;
 }

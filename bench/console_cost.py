@@ -1,0 +1,139 @@
+"""The operational view's cost on the server's hot path, in instructions
+(callgrind): repeatable whatever else the machine is doing.
+
+    .venv/bin/python -m bench.console_cost                   # this tree, and --base
+    .venv/bin/python -m bench.console_cost --base main --turns 20
+
+Each condition runs in its own ``valgrind --tool=callgrind`` process doing
+``bench.server_path``'s turn: 64 ``Connection``s of a real ``Server``
+(router, batcher, engine on a temp data directory) each fed one hot-key
+``UpdateItem ADD``, then the batcher flushes, as one event-loop turn does
+under 64 connections; sockets excluded. The instructions of ``--turns``
+turns less those of a run of none (start-up, set-up and warm-up cancel
+out), divided by the requests:
+
+* ``before the operational view``: ``--base``'s server (exported with
+  ``git archive``);
+* ``no page``: this tree, no console page listening (the batcher holds no
+  metrics, so it records nothing);
+* ``page open``: this tree, with the metrics a listening page turns on
+  (``Server._observe``): each answered request timed, its consumed
+  capacity asked for and recorded.
+
+The whole server (HTTP, JSON, the event loop, the sockets) does more per
+request than this; ``bench.live_feed`` measures it whole with wrk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CONNECTIONS = 64
+
+
+def workload(mode: str, turns: int) -> None:
+    import uvloop
+
+    from bench.server_path import REQUEST
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
+    from tallydb.server.app import Server
+    from tallydb.server.protocol import Connection
+
+    with tempfile.TemporaryDirectory() as data:
+        engine = Engine(Store(data))
+        engine.call("CreateTable", {
+            "TableName": "counters", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        server = Server(engine, uvloop.new_event_loop())
+        if mode == "page":
+            from tallydb.console.metrics import Metrics
+
+            server._observe(Metrics())
+        connections = []
+        for _ in range(CONNECTIONS):
+            connection = Connection(server)
+            connection.connection_made(_sink())
+            connections.append(connection)
+
+        def turn() -> None:
+            for connection in connections:
+                connection.data_received(REQUEST)
+            server.batcher.flush()
+
+        for _ in range(50):
+            turn()  # the request shape is learnt, the model loaded
+        for _ in range(turns):
+            turn()
+        engine.close()
+
+
+def _sink() -> object:
+    from bench.server_path import _Sink
+
+    return _Sink()
+
+
+def _instructions(pythonpath: str, mode: str, turns: int) -> int:
+    """What one whole process of ``mode`` executes, under callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(tmp) / 'out'}",
+            sys.executable, "-m", "bench.console_cost", "--run", mode, "--turns", str(turns),
+        ]
+        env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
+        return int(found.group(1))
+
+
+def _measure(pythonpath: str, mode: str, turns: int) -> float:
+    """Instructions per request of ``mode``: a run of ``turns`` less a run of none."""
+    ran = _instructions(pythonpath, mode, turns)
+    idle = _instructions(pythonpath, mode, 0)
+    return (ran - idle) / (turns * CONNECTIONS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="d535c00",
+                        help="a revision from before the operational view (d535c00)")
+    parser.add_argument("--turns", type=int, default=30)
+    parser.add_argument("--run", choices=("none", "page"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.run is not None:
+        workload(args.run, args.turns)
+        return 0
+    from bench.ab import export_src
+
+    repo = Path(__file__).resolve().parent.parent
+    here = os.pathsep.join([str(repo), str(repo / "src")])
+    rows: list[tuple[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="tallydb-console-cost-") as tmp:
+        base_src = export_src(args.base, Path(tmp) / "base")
+        rows.append((f"before the operational view ({args.base})",
+                     _measure(os.pathsep.join([str(repo), str(base_src)]), "none", args.turns)))
+    rows.append(("no page", _measure(here, "none", args.turns)))
+    rows.append(("page open", _measure(here, "page", args.turns)))
+    base = rows[0][1]
+    print(f"Hot-key UpdateItem ADD through the server's path, {args.turns} turns of "
+          f"{CONNECTIONS} connections (callgrind, instructions per request)\n")
+    print("| condition | instructions/request | ratio | extra |")
+    print("|---|---:|---:|---:|")
+    for name, per_request in rows:
+        print(f"| {name} | {per_request:,.0f} | {per_request / base:.3f} "
+              f"| {per_request - base:+,.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

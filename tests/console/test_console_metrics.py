@@ -1,0 +1,159 @@
+"""The operational view's numbers and the counters view, in bounded memory:
+per table and second, requests by operation, units, throttles, p50/p99;
+the attributes that moved most. Over a real server, while a page listens:
+the ``metrics`` and ``counters`` events, and answers unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import pytest
+from console_server import EventStream, serving
+from tallytest import TallyServer
+
+from tallydb.console import counters as counters_module
+from tallydb.console import metrics as metrics_module
+from tallydb.console.counters import Counters
+from tallydb.console.metrics import OTHER, Metrics
+from tallydb.engine.feed import Change
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_second_is_summed_per_table_and_operation_with_its_percentiles() -> None:
+    clock = Clock()
+    metrics = Metrics(clock)
+    for i in range(100):
+        metrics.record("videos", "UpdateItem", (i + 1) / 1000, write=1.0)
+    metrics.record("videos", "GetItem", 0.002, read=0.5)
+    metrics.record("videos", "UpdateItem", 0.001, throttled=True)
+    assert metrics.closed() == []  # the second has not ended
+    clock.now += 1
+    [(second, tables)] = metrics.closed()
+    assert second == 1_000_000
+    numbers = tables["videos"]
+    assert numbers["operations"] == {"UpdateItem": 101, "GetItem": 1}
+    assert (numbers["read"], numbers["write"], numbers["throttled"]) == (0.5, 100.0, 1)
+    assert 48 <= numbers["p50"] <= 53  # ms, within a bucket's 5 %
+    assert 97 <= numbers["p99"] <= 104
+    assert metrics.closed() == []  # given once
+    assert len(metrics.window()) == 1
+
+
+def test_memory_is_bounded_by_tables_and_window() -> None:
+    clock = Clock()
+    metrics = Metrics(clock)
+    for _ in range(metrics_module.WINDOW + 50):
+        for table in range(metrics_module.TABLES + 10):
+            metrics.record(f"t{table}", "PutItem", 0.001)
+        clock.now += 1
+    window = metrics.window()
+    assert len(window) == metrics_module.WINDOW
+    assert all(len(tables) == metrics_module.TABLES + 1 for _, tables in window)
+    assert window[-1][1][OTHER]["operations"] == {"PutItem": 10}
+
+
+class _Table:
+    name = "videos"
+    description: ClassVar[dict[str, Any]] = {
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]}
+
+
+def change(pk: str, old: int | None, new: int) -> Change:
+    def image(n: int) -> dict[str, Any]:
+        return {"PK": {"S": pk}, "plays": {"N": str(n)}, "title": {"S": "x"}}
+
+    return Change(_Table(), pk.encode(), b"", None if old is None else image(old), image(new))
+
+
+def test_the_counters_that_moved_most_come_first_with_their_rates() -> None:
+    clock = Clock()
+    counters = Counters(clock)
+    for second in range(10):
+        hot = change("hot", second * 100, (second + 1) * 100)
+        slow = change("slow", second, second + 1)
+        counters.record([(hot.old, hot, 100), (slow.old, slow, 1)])
+        clock.now += 1
+    top = counters.top()
+    assert [(c["keys"], c["attribute"]) for c in top] == [
+        ({"PK": {"S": "hot"}}, "plays"), ({"PK": {"S": "slow"}}, "plays")]
+    assert top[0]["value"] == "1000" and top[0]["commits"] == 1000
+    assert top[0]["rate"] == round(1000 / counters_module.WINDOW, 3)
+    clock.now += counters_module.WINDOW + 1
+    assert counters.top() == []  # nothing moved in the last minute
+
+
+def test_the_counters_sketch_is_bounded() -> None:
+    clock = Clock()
+    counters = Counters(clock)
+    for second in range(3):
+        counters.record([(None, change(f"k{second}-{i}", None, 1), 1) for i in range(10_000)])
+        assert len(counters._current) <= counters_module.SECOND_KEYS
+        clock.now += 1
+    counters.top()
+    assert len(counters._tracked) <= counters_module.TRACKED
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[TallyServer]:
+    with serving() as server:
+        server.client().create_table(
+            TableName="ops", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}])
+        yield server
+
+
+def until(stream: EventStream, name: str, found: Any, timeout: float = 10.0) -> Any:
+    """The first ``name`` event whose data ``found`` accepts."""
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = stream.until(name, timeout)
+        if found(event.data):
+            return event.data
+    raise AssertionError(f"no {name} event as expected")
+
+
+def test_a_listening_page_gets_metrics_and_counters_and_answers_do_not_change(
+        server: TallyServer) -> None:
+    client = server.client()
+    stream = EventStream(server, "?tables=ops")
+    try:
+        until(stream, "metrics", lambda data: data["whole"])
+        for _ in range(20):
+            answer = client.update_item(
+                TableName="ops", Key={"PK": {"S": "a"}}, UpdateExpression="ADD plays :one",
+                ExpressionAttributeValues={":one": {"N": "1"}})
+            assert "ConsumedCapacity" not in answer  # not asked, not answered
+        asked = client.get_item(TableName="ops", Key={"PK": {"S": "a"}},
+                                ReturnConsumedCapacity="TOTAL")
+        assert asked["ConsumedCapacity"] == {"TableName": "ops", "CapacityUnits": 0.5}
+
+        def seen(data: dict[str, Any]) -> bool:
+            return any("ops" in s["tables"] for s in data["seconds"])
+
+        totals: dict[str, float] = {"UpdateItem": 0, "GetItem": 0, "write": 0.0, "read": 0.0}
+        while totals["UpdateItem"] < 20 or totals["GetItem"] < 1:
+            data = until(stream, "metrics", seen)
+            for second in data["seconds"]:
+                ops = second["tables"].get("ops")
+                if ops:
+                    for name in ("UpdateItem", "GetItem"):
+                        totals[name] += ops["operations"].get(name, 0)
+                    totals["write"] += ops["write"]
+                    totals["read"] += ops["read"]
+                    assert ops["p50"] is not None and ops["p99"] >= ops["p50"]
+        assert totals == {"UpdateItem": 20, "GetItem": 1, "write": 20.0, "read": 0.5}
+        counters = until(stream, "counters", lambda data: bool(data["counters"]))
+        assert counters["counters"][0]["attribute"] == "plays"
+        assert counters["counters"][0]["value"] == "20"
+    finally:
+        stream.close()
