@@ -5,7 +5,8 @@ A request's body is reserved against the budget once its head is complete
 released when the request is complete or abandoned, so the bodies every
 connection holds together never pass ``--max-body-memory``; past it a
 request is answered 503 before its body is read. Large bodies (over
-``SMALL`` bytes) may fill only ``LARGE_SHARE`` of the budget: what is left
+``SMALL`` bytes) may fill only ``LARGE_SHARE`` of the budget (or one
+request of the largest size, if that is more): what is left
 is for small ones, so clients stalling large bodies cannot turn every
 other client's small request away.
 
@@ -46,9 +47,10 @@ _TRIM = _malloc_trim()
 class BodyBudget:
     """How many body bytes the server holds, within ``limit``."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, largest: int = 0) -> None:
         self.limit = limit
-        self.large_limit = int(limit * LARGE_SHARE)
+        #: (but never less than one request of the ``largest`` allowed)
+        self.large_limit = max(int(limit * LARGE_SHARE), min(limit, largest))
         self.held = 0
         self._freed = 0  # released since the heap was last trimmed
 

@@ -28,6 +28,7 @@ import orjson
 from tallydb.engine.storage.checkpoint import Checkpointer
 from tallydb.engine.storage.full import SQLITE_IOERR_SHMSIZE, log_failure
 from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
+from tallydb.engine.storage.kept_keys import kept_key
 
 Item = dict[str, Any]
 #: One row of an items table: (SQLite table, hk, rk).
@@ -226,6 +227,9 @@ class Store:
 
     def __init__(self, path: Path | str | None = None, sync: Sync | str = Sync.NORMAL) -> None:
         self.sync = Sync(sync)
+        #: The data directory (None: in memory).
+        self.directory: Path | None = None if path is None else Path(path)
+        self._keys: dict[str, bytes] = {}
         if path is None:
             self.location = ":memory:"
         else:
@@ -629,6 +633,14 @@ class Store:
         """
         return _Scope(self)
 
+    def kept_key(self, name: str) -> bytes:
+        """A random key kept with the data under ``name`` (``kept_keys``):
+        the same for as long as the data directory lives."""
+        key = self._keys.get(name)
+        if key is None:
+            key = self._keys[name] = kept_key(self.directory, name)
+        return key
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:
@@ -820,6 +832,10 @@ class Transaction:
         if it fails, what it wrote is undone and the others' writes stay."""
         return _Savepoint(self._store)
 
+    def kept_key(self, name: str) -> bytes:
+        """The store's random key ``name`` (``Store.kept_key``)."""
+        return self._store.kept_key(name)
+
     # -- the catalog -------------------------------------------------------
 
     def table(self, name: str) -> TableRecord | None:
@@ -833,6 +849,12 @@ class Transaction:
     def table_in(self, catalog: str, name: str) -> TableRecord | None:
         """The table ``name`` of another catalog than this transaction's."""
         return self._store._tables.get(catalog_key(catalog, name))
+
+    def catalog_state(self) -> object:
+        """The cached catalog of every catalog, as one object: the same
+        object for as long as no table changes (it is replaced, never
+        changed in place), so a caller can keep what it derived from it."""
+        return self._store._tables
 
     def tables(self) -> list[TableRecord]:
         """The tables of this transaction's catalog, by name."""
