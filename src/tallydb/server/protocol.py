@@ -24,6 +24,7 @@ import httptools
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
+from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
@@ -81,6 +82,19 @@ LINGER = 2.0  # seconds to drain a client's unread bytes before closing
 #: megabytes its autotuning would grow to; past it, frames wait in the
 #: transport, where the feed sees them and drops the next (console/live.py).
 FEED_SNDBUF = 64 * 1024
+try:  # the TLS layer of the loop the server runs on (uvloop's stubs do not list it)
+    from uvloop.loop import SSLProtocol as _SSL_PROTOCOL  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Windows
+    from asyncio.sslproto import SSLProtocol as _SSL_PROTOCOL
+
+
+class _Refused(asyncio.Protocol):
+    """An HTTPS connection past the cap: closed before its handshake."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        cast(asyncio.Transport, transport).abort()
+
+
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, drops what is unsent
 
 
@@ -156,43 +170,44 @@ class Connection(asyncio.Protocol):
 
     # -- asyncio -----------------------------------------------------------
 
+    def secured(self, tls: ssl.SSLContext) -> asyncio.BaseProtocol:
+        """The protocol for a connection accepted for HTTPS: TLS around this
+        one, counted as open from its first byte, so that a handshake holds
+        one of ``max_connections`` and must end within the header timeout;
+        past the cap, one that closes the connection at once. (TLS is put
+        around the connection as it is accepted, as ``create_server(ssl=)``
+        does, rather than begun on it by ``start_tls``: the client's first
+        bytes may arrive with the connection, before reading could pause.)"""
+        connections = self.server.connections
+        if len(connections) >= self.limits.max_connections:
+            return _Refused()
+        connections.add(self)
+        self.handshaking = True
+        loop = self.server.loop
+        waiter = loop.create_future()
+        waiter.add_done_callback(self._handshaken)
+        protocol: asyncio.BaseProtocol = _SSL_PROTOCOL(
+            loop, self, tls, waiter, server_side=True,
+            ssl_handshake_timeout=self.limits.header_timeout)
+        return protocol
+
+    def _handshaken(self, waiter: asyncio.Future[None]) -> None:
+        if waiter.cancelled() or waiter.exception() is not None:
+            self.connection_lost(None)  # (never connected: the TLS layer closed it)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.mark = self.server.clock
+        if self.handshaking:  # TLS is up: counted since it began
+            self.handshaking = False
+            return
         connections = self.server.connections
-        tls = self.server.tls
         if len(connections) >= self.limits.max_connections:
             self.closed = self.stopped = True
-            if tls is None:  # (a TLS client could not read it before a handshake)
-                self.transport.write(busy_response(self.limits))
+            self.transport.write(busy_response(self.limits))
             self.transport.close()
             return
         connections.add(self)
-        if tls is not None:
-            self.handshaking = True
-            self.transport.pause_reading()  # the handshake's bytes are for TLS, not HTTP
-            self.server.loop.create_task(self._handshake(tls))
-
-    async def _handshake(self, tls: ssl.SSLContext) -> None:
-        """TLS over the accepted connection, within the header timeout (the
-        watchdog's, and asyncio's own); a connection that does not finish it
-        is closed and freed."""
-        raw = self.transport
-        assert raw is not None
-        try:
-            secure = await self.server.loop.start_tls(
-                raw, self, tls, server_side=True,
-                ssl_handshake_timeout=self.limits.header_timeout)
-        except Exception as error:  # a bad handshake, a timeout, a reset: never kept
-            raw.abort()
-            self.connection_lost(error)  # (never told: the handshake had the connection)
-            return
-        if self.closed or secure is None:
-            if secure is not None:
-                secure.abort()
-            return
-        self.transport = secure
-        self.handshaking = False
-        self.mark = self.server.clock
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -291,12 +306,6 @@ class Connection(asyncio.Protocol):
         if self.stream is not None or self.unparsed is not None:
             return  # the live feed's, or not read until the client reads its answers
         waited = now - self.mark
-        if self.handshaking:
-            if waited > limits.header_timeout:
-                self._abandon(transport)
-                if self.handshaking:  # the handshake's end frees it
-                    self.connection_lost(None)
-            return
         if self.ex is not None and not self.stopped:
             if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
                 self._stop(http.REQUEST_TIMEOUT)
@@ -419,7 +428,7 @@ class Connection(asyncio.Protocol):
         elif which == _FETCH_SITE:
             ex.fetch_site = value
         elif which == _ACCEPT_ENCODING:
-            ex.gzip = value != b"identity" and http.accepts_gzip(value)
+            ex.coding = response_coding(value)  # the last header counts, as DynamoDB's
         elif which == _CONTENT_ENCODING:
             ex.content_encoding = value
         elif which == _EXPECT:
@@ -454,7 +463,7 @@ class Connection(asyncio.Protocol):
             self._too_large()
             return
         if self.length < 0:  # chunked: reserved as it comes
-            if not self.bodies.reserve(len(body)):
+            if not self.bodies.reserve(len(body), self.reserved + len(body)):
                 self._stop(body_memory_full(self.limits))
                 return
             self.reserved += len(body)
