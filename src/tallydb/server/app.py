@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
-import ipaddress
 import logging
 import signal
 import ssl
@@ -28,13 +27,13 @@ from tallydb.engine.api import (
 )
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
-from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
 from tallydb.server.bodies import BodyBudget
 from tallydb.server.console_http import verifier_for
+from tallydb.server.credentials import Key
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
-from tallydb.server.origin import OriginPolicy
+from tallydb.server.origin import OriginPolicy, is_loopback
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import MAX_BODY, Router
 from tallydb.server.screening import Screen
@@ -51,15 +50,6 @@ NO_AUTH_ELSEWHERE = (
 
 class ConfigError(ValueError):
     """A configuration the server refuses to start with; the message says why."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass
@@ -181,7 +171,7 @@ class Server:
                                                          self._observe)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins,
-            regional=engine.regional)
+            regional=engine.regional, log_requests=log_requests)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tallydb.engine.api import DEFAULT_REGION
+from tallydb.engine.api import DEFAULT_REGION, Access
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
-    from tallydb.server.access import Access
 
 
 class Peer(Protocol):
@@ -84,7 +83,8 @@ class Exchange:
         self.operation: str | None = None
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
-        # the signing key's, on a ListTables by a key limited to some tables
+        # what the caller may do (the signing key's), for the engine to
+        # decide by; and what the engine resolved it to touch (the access log)
         self.access: Access | None = None
         self.region = DEFAULT_REGION  # the one the request was signed for
         self.extra = b""  # header lines every response to this request carries

@@ -1,15 +1,18 @@
 """What a parsed request is: an operation for the engine, or an answer now.
 
-First, on a server without credentials, the cross-origin rule (origin.py):
-a browser page of another origin gets 403. Then the checks run in
+First the origin rule (origin.py): on a server on loopback without
+credentials, a request whose Host is not this machine's gets 403 (DNS
+rebinding); without credentials a browser page of another origin, and with
+them one of another site asking the console, gets 403. Then the checks run in
 DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
 404; body not decodable (Content-Encoding) or not JSON ->
 SerializationException (a body its Content-Encoding cannot decode: DynamoDB's
 500 InternalFailure, ``encoding``); unknown target -> UnknownOperationException; then
-the signature; then an empty body -> SerializationException; then what the
-signing key may do -> AccessDeniedException. Only a request that passes all
-of them reaches the engine. Anything that is not the data plane goes to
-``route_other``.
+the signature; then an empty body -> SerializationException. A request that
+passes them all goes to the engine with what its signing key may do
+(``ex.access``): the engine decides AccessDeniedException itself, on what
+its own reading of the request will touch (``engine/api/_access``). Anything
+that is not the data plane goes to ``route_other``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,13 @@ from typing import Any
 import orjson
 
 from tallydb.console.routes import Console
-from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.api import (
+    DYNAMODB_SERVICE,
+    NAMES_NO_ARN,
+    Access,
+    target_of,
+    unknown_operation,
+)
 from tallydb.engine.api.describe_endpoints import endpoints
 from tallydb.engine.errors import (
     AccessDeniedException,
@@ -31,11 +40,15 @@ from tallydb.engine.errors import (
 )
 from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
-from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
 from tallydb.server.encoding import BadCoding, TooLarge, decode_body, known_coding
 from tallydb.server.exchange import Exchange
-from tallydb.server.origin import OriginPolicy, cross_origin_refusal
+from tallydb.server.origin import (
+    HostGuard,
+    OriginPolicy,
+    cross_origin_refusal,
+    cross_site_refusal,
+)
 from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
@@ -68,6 +81,7 @@ class Router:
         console: Console | None = None,
         origins: OriginPolicy | None = None,
         regional: bool = False,
+        log_requests: bool = False,
     ) -> None:
         self.targets: dict[bytes, str] = {
             target_of(name).encode(): name for name in operations
@@ -77,10 +91,17 @@ class Router:
         #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
+        #: Every request's Host, checked on a server on loopback without
+        #: credentials (DNS rebinding); None where only a browser's is.
+        self.host_guard = (HostGuard(self.origins)
+                           if not self.origins.open and self.origins.every_host else None)
         #: Whether every request's region matters (separate regions, or
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
         self.regional = regional
+        #: The access log names what each request touched: the engine resolves
+        #: every request's resources for it, not only a limited key's.
+        self.log_requests = log_requests
         #: ``host:port`` the server listens on (``Server.listen`` sets it):
         #: DescribeEndpoints' answer to a request without a Host header.
         self.address = "localhost:8000"
@@ -89,6 +110,12 @@ class Router:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
         request comes with what a worker found of its body (``verdict``,
         screening.py): then the body is parsed here only if it may be valid."""
+        guard = self.host_guard
+        if guard is not None and ex.host not in guard.allowed:
+            refusal = guard.refusal(ex.host)
+            if refusal is not None:
+                self.refuse(ex, refusal)
+                return
         if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
             self.cross_origin(ex)
@@ -139,7 +166,7 @@ class Router:
                 self.fail(ex, error)
                 return
         if isinstance(verdict, tuple):  # a request no table could make valid
-            if access is None or access.unlimited:
+            if access is None or not access.limited:
                 status, wire = verdict
                 ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.coding)
                 return
@@ -148,16 +175,13 @@ class Router:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
         ex.request = request
-        if access is not None and not access.unlimited:
-            try:
-                access.check(operation, request)
-            except AccessDeniedException as error:
-                self.fail(ex, error)
-                return
-            if access.tables is not None and operation == "ListTables":
-                ex.access = access  # answered with the key's own tables (batch.py)
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
+        if access is not None:
+            access.record = self.log_requests
+            ex.access = access
+        elif self.log_requests:
+            ex.access = Access(None, ex.region, record=True)
         if operation == "DescribeEndpoints":  # the address this request reached
             address = _text(ex.host) or self.address
             ex.response = http.render(200, orjson.dumps(endpoints(address)), ex.response_type,
@@ -219,15 +243,18 @@ class Router:
         """A browser's request: 403 for a page of another origin (unless
         allowed); else the CORS headers every response to it carries."""
         origins = self.origins
+        refusal = None
         if not origins.open:
             refusal = cross_origin_refusal(
                 origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
-            if refusal is not None:
-                ex.response = http.render(
-                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
-                )
-                return
+        elif ex.url.startswith(b"/console"):  # the console is for its own origin
+            refusal = cross_site_refusal(
+                origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
+            )
+        if refusal is not None:
+            self.refuse(ex, refusal)
+            return
         if ex.origin is not None:
             ex.extra += (
                 http.ALLOW_ANY_ORIGIN if origins.open
@@ -250,6 +277,13 @@ class Router:
             ex.response = http.render(200, body, http.TEXT, ex.extra)
         else:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+
+    @staticmethod
+    def refuse(ex: Exchange, refusal: str) -> None:
+        """403 for a request the origin rule refuses: it changes nothing."""
+        ex.response = http.render(
+            403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
+        )
 
     @staticmethod
     def fail(ex: Exchange, error: DynamoDBError) -> None:

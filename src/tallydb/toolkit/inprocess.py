@@ -130,13 +130,18 @@ class InProcessTransport:
         """Answer ``request`` in ``region`` (by default, the transport's)."""
         status, body = self.respond(
             _header(request, "X-Amz-Target"), _body_of(request), region)
+        return self.response(request.url, status, body)
+
+    @staticmethod
+    def response(url: str, status: int, body: bytes) -> AWSResponse:
+        """The HTTP response of an answer, as the server sends it."""
         headers = {
             "Content-Type": CONTENT_TYPE,
             "Content-Length": str(len(body)),
             "x-amzn-RequestId": uuid.uuid4().hex.upper(),
             "x-amz-crc32": str(zlib.crc32(body)),
         }
-        return AWSResponse(request.url, status, headers, _Body(body))
+        return AWSResponse(url, status, headers, _Body(body))
 
 
 def _config(config: Config | None) -> Config:

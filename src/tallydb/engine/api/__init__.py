@@ -2,13 +2,15 @@
 
 An operation module ``api/update_item.py`` defines ``update_item(txn, request)``,
 or, when it checks something without the table, ``validate(request)`` and
-``<operation>(txn, request, checked)``; the registry below is built from the
-module names, so adding an operation adds a module and edits no switch.
-Modules whose names start with ``_`` are shared helpers, not operations.
+``<operation>(txn, request, checked)``, and ``ACCESS``, what a request of it
+will touch (``_access``); the registry below is built from the module
+names, so adding an operation adds a module and edits no switch. Modules
+whose names start with ``_`` are shared helpers, not operations.
 
 Every request takes the same steps, in DynamoDB's order (``run``; the order
-and its table per operation: ``_pipeline``): the operation, its shape, its
-table-free checks, then the operation itself, which looks up what it names.
+and its table per operation: ``_pipeline``): the operation, its shape,
+access, its table-free checks, then the operation itself, which looks up
+what it names.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
 from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._global import GLOBAL, Replication
@@ -37,7 +41,12 @@ from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._replicate import replicate, status
-from tallydb.engine.api._shapes import check_request, model_operations, operations_without_output
+from tallydb.engine.api._shapes import (
+    check_request,
+    model_members,
+    model_operations,
+    operations_without_output,
+)
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
@@ -49,6 +58,7 @@ from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
+    "ACCESS",
     "DEFAULT_REGION",
     "DYNAMODB_SERVICE",
     "EXPRESSIONS",
@@ -58,15 +68,18 @@ __all__ = [
     "SWEEP_BATCH",
     "SWEEP_INTERVAL",
     "TARGETS",
+    "Access",
     "Engine",
     "KinesisError",
     "KinesisSender",
     "Limits",
     "SpoiledBatchError",
     "TableDelays",
+    "Touch",
     "check_expressions",
     "check_statement",
     "precheck",
+    "resolve",
     "run",
     "target_of",
     "unknown_operation",
@@ -76,7 +89,9 @@ Request = dict[str, Any]
 Response = dict[str, Any]
 Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
-Runner = Callable[[Transaction, str, Request], Response]
+Runner = Callable[[Transaction, str, Request, "Access | None"], Response]
+#: The pipeline's last step: run the operation on a checked, allowed request.
+Operate = Callable[[Transaction, str, Request], Response]
 
 
 def _operation_name(module_name: str) -> str:
@@ -88,9 +103,10 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Steps], dict[str, str]]:
+def _discover() -> tuple[dict[str, Steps], dict[str, str], dict[str, Resolver]]:
     steps: dict[str, Steps] = {}
     targets: dict[str, str] = {}
+    access: dict[str, Resolver] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
@@ -98,10 +114,14 @@ def _discover() -> tuple[dict[str, Steps], dict[str, str]]:
         name = _operation_name(info.name)
         steps[name] = steps_of(module, info.name)
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
-    return steps, targets
+        if hasattr(module, "ACCESS"):
+            access[name] = module.ACCESS
+    return steps, targets, access
 
 
-STEPS, TARGETS = _discover()
+#: Each operation's steps, X-Amz-Target, and ``ACCESS`` declaration (an
+#: operation without one is refused to every limited key).
+STEPS, TARGETS, ACCESS = _discover()
 #: Each operation as one callable, its steps joined (``_pipeline.direct``).
 OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
@@ -217,7 +237,10 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run, precheck)
+        # (the throughput ceilings come after access, and refuse only a
+        # request that passed the table-free checks: ``validate_only``)
+        self._run: Runner = run if limits is None else partial(
+            run, operate=limits.wrap(operate, validate_only))
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -242,7 +265,8 @@ class Engine:
                 self.feed.skip()
 
     def _in_region(
-        self, txn: Transaction, operation: str, request: Request, *, region: str
+        self, txn: Transaction, operation: str, request: Request, access: Access | None, *,
+        region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
         self.integrations.region = region  # (what a job, a stream record shows)
@@ -251,8 +275,8 @@ class Engine:
             txn.region = region
         try:
             if operation in NAMES_NO_ARN:
-                return self._run(txn, operation, request)
-            response = self._run(txn, operation, self.regions.request(request, region))
+                return self._run(txn, operation, request, access)
+            response = self._run(txn, operation, self.regions.request(request, region), access)
             return shown(response, region)  # type: ignore[no-any-return]
         except DynamoDBError as error:
             shown_error(error, region)
@@ -264,9 +288,31 @@ class Engine:
             return self._run
         return partial(self._in_region, region=region)
 
-    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+    def call(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION,
+        access: Access | None = None,
+    ) -> Response:
+        """Run one request in its own transaction; ``access``: what its caller
+        may do (None: anything)."""
         with self.store.transaction() as txn:
-            return self._runner(operation, region)(txn, operation, request)
+            return self._runner(operation, region)(txn, operation, request, access)
+
+    def resolve(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION
+    ) -> tuple[Touch, ...]:
+        """What a request would touch (``_access``), as the pipeline resolves
+        it for a limited key (its steps 1 to 3, without the check); runs
+        nothing. DynamoDB's error for a request refused before that."""
+        if operation not in OPERATIONS:
+            raise unknown_operation(operation)
+        with self.store.transaction() as txn:
+            if self.regions.separate:
+                txn.catalog = self.regions.catalog(region)
+            if operation not in NAMES_NO_ARN:
+                request = self.regions.request(request, region)
+            request = known_members(operation, request)
+            check_request(operation, request)
+            return resolve(txn, operation, request)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[..., Response]]:
@@ -284,20 +330,23 @@ class Engine:
         store = self.store
         spoiled: list[BaseException] = []
 
-        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+        def call(
+            operation: str, request: Request, region: str = DEFAULT_REGION,
+            access: Access | None = None,
+        ) -> Response:
             runner = run if operation in plain else in_region(operation, region)
             if operation in READ_ONLY:
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
-                    return runner(txn, operation, request)
+                    return runner(txn, operation, request, access)
                 except BaseException as error:
                     if store.writes != writes:
                         spoiled.append(error)
                     raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
 
         with store.transaction() as txn:
             yield call
@@ -398,17 +447,98 @@ def unknown_operation(operation: str) -> UnknownOperationException:
     return UnknownOperationException()
 
 
-def run(txn: Transaction, operation: str, request: Request) -> Response:
-    """Run one DynamoDB operation inside an open transaction, in the
-    pipeline's order (``_pipeline``): the operation, the request's shape,
-    the operation's table-free checks, then the operation itself."""
-    steps = STEPS.get(operation)
-    if steps is None:
-        raise unknown_operation(operation)
-    if operation not in CHECKS_ITS_SHAPE:
-        check_request(operation, request)
-    validate, execute = steps
+#: Each operation's top-level members in DynamoDB's model (filled on first use).
+_MEMBERS: dict[str, frozenset[str]] = {}
+
+
+def known_members(operation: str, request: Request) -> Request:
+    """``request`` without the members DynamoDB's model does not have for
+    ``operation``: DynamoDB ignores them, and after this no step can read
+    one (a decoy ``TableName`` on GetShardIterator is gone before anything
+    looks)."""
+    members = _MEMBERS.get(operation)
+    if members is None:
+        members = _MEMBERS[operation] = frozenset(model_members(operation))
+    if type(request) is not dict or members.issuperset(request):
+        return request
+    return {name: value for name, value in request.items() if name in members}
+
+
+def resolve(txn: Transaction, operation: str, request: Request) -> tuple[Touch, ...]:
+    """What ``request`` (its shape already checked) will touch: the
+    operation's ``ACCESS`` (an operation without one touches what no
+    limited key may)."""
+    declared = ACCESS.get(operation)
+    return refused(operation) if declared is None else tuple(declared(txn, request))
+
+
+def operate(txn: Transaction, operation: str, request: Request) -> Response:
+    """The pipeline's steps after access: the operation's table-free
+    checks (``validate``), then the operation itself."""
+    validate, execute = STEPS[operation]
     if validate is None:
         return execute(txn, request)
-    checked = validate(request)
-    return execute(txn, request, checked)
+    return execute(txn, request, validate(request))
+
+
+_operate = operate  # (``run``'s parameter of that name is another step in its place)
+
+
+def validate_only(operation: str, request: Request) -> None:
+    """The operation's table-free checks alone (its shape already checked):
+    what a throttle checks before it refuses a request."""
+    validate = STEPS[operation].validate
+    if validate is not None:
+        validate(request)
+
+
+def run(
+    txn: Transaction, operation: str, request: Request, access: Access | None = None,
+    operate: Operate | None = None,
+) -> Response:
+    """Run one DynamoDB operation inside an open transaction: the request
+    pipeline, the same for every operation, in this order:
+
+    1. the operation: UnknownOperationException for one nothing serves;
+    2. the request's shape (``_shapes``): SerializationException or
+       ValidationException; members outside DynamoDB's model are dropped
+       (``known_members``), so nothing after this step reads one;
+    3. access, for a limited caller (``_access``), or for any signed caller
+       once some table keeps a resource policy (``_policies``): the
+       operation's ``ACCESS`` resolves the request into what it will touch,
+       from the operation's own reading of it, and AccessDeniedException
+       refuses a touch the caller's key, or a policy, does not allow,
+       before anything runs;
+    4. the operation's table-free checks, its module's ``validate``
+       (``_pipeline``), in DynamoDB's order;
+    5. the operation itself, which looks up what it names, makes the checks
+       that need it, then reads and writes (``operate``: with throughput
+       ceilings, ``Limits`` first, between steps 4 and 5).
+    """
+    if operation not in STEPS:
+        raise unknown_operation(operation)
+    request = known_members(operation, request)
+    if operation not in CHECKS_ITS_SHAPE:
+        check_request(operation, request)
+    if access is not None and (access.limited or access.record or (
+            access.key is not None and policies.kept_anywhere(txn))):
+        if access.limited:
+            if operation in CHECKS_ITS_SHAPE:
+                check_request(operation, request)
+            access.touched = resolve(txn, operation, request)
+            access.check(access.touched)
+            if access.key is not None and policies.kept_anywhere(txn):
+                policies.enforce(txn, access.caller, access.region, access.touched)
+            token = touching(access)
+            try:
+                return (operate or _operate)(txn, operation, request)
+            finally:
+                done(token)
+        try:  # the operation's own errors come in its own order: one the
+            # resolution meets, the operation meets before it touches anything
+            access.touched = resolve(txn, operation, request)
+        except DynamoDBError:
+            access.touched = ()
+        if access.key is not None and policies.kept_anywhere(txn):
+            policies.enforce(txn, access.caller, access.region, access.touched)
+    return (operate or _operate)(txn, operation, request)

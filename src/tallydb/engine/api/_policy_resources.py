@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Resolver, Touch
 from tallydb.engine.api._policies import POLICIES
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_name_of
 from tallydb.engine.errors import ResourceNotFoundException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
@@ -22,6 +23,20 @@ EXPECTED_NONE = ("Resource-based policy not found for the provided ResourceArn: 
 REVISION_MISMATCH = ("Resource-based policy not found for the provided ResourceArn: Requested "
                      "update for policy with revision id {}, but the policy associated to "
                      "target table {} has revision id {}.")
+
+
+def on_policy(action: str, *, write: bool) -> Resolver:
+    """``ACCESS`` of a policy operation: the table (or its stream) its
+    ResourceArn names, read as ``resource_of`` reads it (an ARN that names
+    neither touches nothing: the operation refuses it)."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        arn = request.get("ResourceArn")
+        if not isinstance(arn, str) or not arn.startswith("arn:") or ":table/" not in arn:
+            return ()
+        table, found, label = arn.partition("/stream/")
+        return (Touch(action, table_name_of(table), write,
+                      "/stream/" + label if found else ""),)
+    return resolve
 
 
 def check_resource_arn(request: dict[str, Any]) -> None:

@@ -24,11 +24,14 @@ resource).
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from tallydb.engine.api._access import Touch
 from tallydb.engine.api._regions import is_stored
 from tallydb.engine.api.describe_table import ACCOUNT
 from tallydb.engine.errors import (
     AccessDeniedException,
+    DynamoDBError,
     ResourceNotFoundException,
     ValidationException,
 )
@@ -100,3 +103,17 @@ def store_tags(txn: Transaction, record: TableRecord, tags: Tags) -> None:
     else:
         description.pop("_Tags", None)
     txn.update_table(record.with_description(description))
+
+
+def on_tags(action: str, *, write: bool) -> Any:
+    """``ACCESS`` of a tag operation: the table its ResourceArn names, read
+    as ``check_arn`` reads it (an ARN that names none, or another account's
+    table, touches nothing: the operation refuses it)."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        arn = request.get("ResourceArn")
+        try:
+            name = check_arn(arn, action) if isinstance(arn, str) else None
+        except DynamoDBError:
+            return ()
+        return (Touch(action, name or "*", write),)
+    return resolve

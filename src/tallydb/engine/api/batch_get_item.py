@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._batches import DUPLICATE_KEYS, check_get_total
 from tallydb.engine.api._params import MIXED_PARAMETERS, placeholders
 from tallydb.engine.api._tables import get_table
@@ -49,6 +50,15 @@ def _check_mixing(request_items: dict[str, Any]) -> None:
     if expressions and legacy:
         raise ValidationException(MIXED_PARAMETERS.format(
             legacy="AttributesToGet", expressions="ProjectionExpression"))
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads each table its RequestItems names."""
+    return tuple(Touch("BatchGetItem", named(name) or "*")
+                 for name in request.get("RequestItems") or {})
+
+
+ACCESS = access
 
 
 Projections = dict[str, Callable[[Item], Item] | None]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._batches import (
     BATCH_WRITE_REQUIRED,
     DUPLICATE_KEYS,
@@ -39,6 +40,15 @@ def _parsed(request: Any) -> tuple[str, Item]:
         check_item_size(item)
         return "put", item
     return "delete", validate_item(delete.get("Key") or {}, wording="older")
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): writes each table its RequestItems names."""
+    return tuple(Touch("BatchWriteItem", named(name) or "*", write=True)
+                 for name in request.get("RequestItems") or {})
+
+
+ACCESS = access
 
 
 Checked = dict[str, list[tuple[str, Item]]]

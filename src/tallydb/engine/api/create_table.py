@@ -27,6 +27,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
 from tallydb.engine.api._tags import check_count, check_tags
@@ -475,6 +476,10 @@ def new_table(txn: Transaction, description: dict[str, Any]) -> TableRecord:
 def describe_new(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
     """The description of a new table made by a checked request."""
     return _describe(request, mode, now)
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("CreateTable", write=True)
 
 
 def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import write_item
 from tallydb.engine.api._params import (
@@ -17,6 +18,10 @@ from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_key_values
 from tallydb.engine.values.size import item_size
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("DeleteItem", write=True)
+
 
 Checked = tuple[str, Item, BoundCondition | None]
 

@@ -13,10 +13,15 @@ from tallydb.engine.api._policy_resources import (
     REVISION_MISMATCH,
     check_resource_arn,
     kept,
+    on_policy,
     resource_of,
 )
 from tallydb.engine.errors import PolicyNotFoundException
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): writes the policy of the table (or
+#: stream) its ResourceArn names.
+ACCESS = on_policy("DeleteResourcePolicy", write=True)
 
 #: The checks before the lookup: the ARN's form (``_pipeline``).
 validate = check_resource_arn

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _lifecycle as lifecycle
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import STRONG
 from tallydb.engine.api._replica_updates import STRONG_ONE_DELETE
 from tallydb.engine.api._replicate import leave
@@ -30,6 +31,7 @@ from tallydb.engine.api.describe_table import (
     find_table,
     index_counts,
     public_description,
+    table_named,
 )
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
@@ -45,6 +47,10 @@ DELETION_PROTECTED = (
 #: the conformance captures of 2026).
 _LEFT_OUT = ("CreationDateTime", "KeySchema", "AttributeDefinitions",
              "GlobalSecondaryIndexes", "LocalSecondaryIndexes")
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("DeleteTable", write=True, read=table_named)
 
 
 def delete_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_nothing
 from tallydb.engine.storage import Transaction
 
 #: The address of an engine reached in process (no HTTP endpoint at all).
 ADDRESS = "localhost:8000"
 CACHE_PERIOD_MINUTES = 1440
+
+
+#: What a request touches (``_access``): no table.
+ACCESS = on_nothing("DescribeEndpoints")
 
 
 def endpoints(address: str) -> dict[str, Any]:

@@ -14,12 +14,15 @@ from tallydb.engine.api._stream_api import (
     check_limit,
     check_stream_arn,
     find_stream,
+    on_stream,
 )
 from tallydb.engine.api._stream_records import sequence_text
 from tallydb.engine.storage import Transaction
 
 #: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
 SERVICE = STREAMS_SERVICE
+#: What a request touches (``_access``): reads the stream its StreamArn names.
+ACCESS = on_stream("DescribeStream")
 
 
 def validate(request: dict[str, Any]) -> None:

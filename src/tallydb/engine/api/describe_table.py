@@ -15,6 +15,7 @@ import copy
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._lifecycle import CREATING, PENDING, gone, status_of
 from tallydb.engine.api._regions import STORED_REGION, is_stored
 from tallydb.engine.errors import ResourceNotFoundException
@@ -30,6 +31,8 @@ __all__ = [
     "index_counts",
     "public_description",
     "table_arn",
+    "table_name_of",
+    "table_named",
     "table_not_found",
     "utc_day",
 ]
@@ -74,6 +77,11 @@ def table_name_of(value: str) -> str:
         _, _, rest = value.partition(":table/")
         return rest
     return value
+
+
+def table_named(value: Any) -> str | None:
+    """The table a TableName parameter names, as ``find_table`` reads it."""
+    return table_name_of(value) if isinstance(value, str) else None
 
 
 def find_table(txn: Transaction, name: str) -> TableRecord:
@@ -144,6 +152,10 @@ def global_members(group: dict[str, Any], shown: dict[str, Any]) -> None:
         if witness is not None:
             shown["GlobalTableWitnesses"] = [
                 {"RegionName": witness["RegionName"], "WitnessStatus": witness["WitnessStatus"]}]
+
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("DescribeTable", write=False, read=table_named)
 
 
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
     check_stream_arn,
@@ -14,11 +15,18 @@ from tallydb.engine.api._kinesis_destinations import (
     switched,
     table_of,
 )
+from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
 #: Not on record: ours.
 NOT_LIVE = "Kinesis streaming destination {} of table {} is not enabled"
+
+
+#: What a request touches (``_access``): the table its TableName names, and
+#: the Kinesis stream its changes are sent to (no table's: ``outside``).
+ACCESS = on_table("DisableKinesisStreamingDestination", write=True, read=table_named,
+                  outside="StreamArn")
 
 
 #: The checks before the lookup: the stream ARN's form (``_pipeline``).

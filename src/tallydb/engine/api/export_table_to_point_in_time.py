@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._access import Touch, bucket
 from tallydb.engine.api._exports import EXPORT, new_export
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api.describe_table import table_name_of
@@ -47,6 +48,19 @@ SPEC_FOR_INCREMENTAL = "IncrementalExportSpecification is only for ExportType IN
 WINDOW = ("ExportFromTime must be at least a second before ExportToTime, and at most 24 hours "
           "before it")
 DAY = 86_400
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): the table its TableArn names,
+    read whole into a new export (a job: a write, as a backup is), and the
+    S3 bucket its files are written to."""
+    arn = request.get("TableArn")
+    return (Touch("ExportTableToPointInTime", table_name_of(arn) if isinstance(arn, str)
+                  else "*", write=True),
+            bucket("ExportTableToPointInTime", request.get("S3Bucket"), write=True))
+
+
+ACCESS = access
 
 
 def validate(request: dict[str, Any]) -> None:

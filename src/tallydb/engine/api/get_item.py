@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._insights import INSIGHTS
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._params import bind_placeholders, check_expression_params
@@ -32,6 +33,10 @@ def validate(request: dict[str, Any]) -> Checked:
     elif request.get("AttributesToGet"):
         projection = from_attributes_to_get(request["AttributesToGet"])
     return key, projection
+
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("GetItem", write=False)
 
 
 def get_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:

@@ -8,11 +8,13 @@ from typing import Any
 
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._stream_api import (
+    MAX_SEQUENCE,
     SHARD_NOT_FOUND,
     STREAMS_SERVICE,
     check_stream_arn,
     find_stream,
     make_iterator,
+    on_stream,
 )
 from tallydb.engine.api._stream_records import last_sequence
 from tallydb.engine.errors import (
@@ -24,6 +26,8 @@ from tallydb.engine.storage import Transaction
 
 #: Served as ``DynamoDBStreams_20120810.<Operation>`` (the registry reads it).
 SERVICE = STREAMS_SERVICE
+#: What a request touches (``_access``): reads the stream its StreamArn names.
+ACCESS = on_stream("GetShardIterator")
 
 #: Not on record (no SDK fixture, issue or emulator tested against DynamoDB
 #: quotes it); ours.
@@ -46,9 +50,16 @@ def validate(request: dict[str, Any]) -> str | None:
     if request["ShardIteratorType"] in _POSITIONS:
         if text is not None:
             raise ValidationException(SEQUENCE_NOT_WANTED)
-    elif not isinstance(text, str) or not text.isdigit():
+    elif not isinstance(text, str) or not text.isdigit() or _past_every_record(text):
         raise ValidationException(INVALID_SEQUENCE)
     return text
+
+
+def _past_every_record(digits: str) -> bool:
+    """Whether a sequence number is past 2^63-1, which no record has (they
+    are 63-bit), read without converting thousands of digits."""
+    significant = digits.lstrip("0")
+    return len(significant) > len(str(MAX_SEQUENCE)) or int(significant or "0") > MAX_SEQUENCE
 
 
 def get_shard_iterator(txn: Transaction, request: dict[str, Any], text: str | None
@@ -68,4 +79,4 @@ def get_shard_iterator(txn: Transaction, request: dict[str, Any], text: str | No
         after = number - 1 if kind == "AT_SEQUENCE_NUMBER" else number
         if streams.trimmed_before(stream, max(after, 1), now):
             raise TrimmedDataAccessException(TRIMMED.format(text))
-    return {"ShardIterator": make_iterator(stream["arn"], stream["shard"], after, now)}
+    return {"ShardIterator": make_iterator(txn, stream["arn"], stream["shard"], after, now)}

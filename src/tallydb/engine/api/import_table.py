@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api._access import Touch, bucket, named
 from tallydb.engine.api._imports import IMPORT, new_import
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api.create_table import create_table
@@ -22,6 +23,20 @@ from tallydb.engine.storage import Transaction
 TOKEN_REUSED = "The ClientToken {} was used for another import request"
 OPTIONS_FOR_CSV = "InputFormatOptions are only for InputFormat CSV"
 NO_VECTORS = "tallydb does not serve vector indexes"
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): creates the table its
+    TableCreationParameters name, from the S3 bucket its S3BucketSource names."""
+    params = request.get("TableCreationParameters")
+    name = named(params.get("TableName")) if isinstance(params, dict) else None
+    source = request.get("S3BucketSource")
+    return (Touch("ImportTable", name or "*", write=True),
+            bucket("ImportTable", source.get("S3Bucket") if isinstance(source, dict) else None,
+                   write=False))
+
+
+ACCESS = access
 
 
 def validate(request: dict[str, Any]) -> None:

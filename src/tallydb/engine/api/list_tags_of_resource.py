@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._tags import check_arn, tagged_table, tags_of
+from tallydb.engine.api._tags import check_arn, on_tags, tagged_table, tags_of
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("ListTagsOfResource", write=False)
 
 
 def validate(request: dict[str, Any]) -> str:

@@ -6,6 +6,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
@@ -15,6 +16,9 @@ from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_item
 from tallydb.engine.values.size import check_item_fits, item_size
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("PutItem", write=True)
 
 
 class Checked(NamedTuple):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._key_conditions import KeyPlan, plan
 from tallydb.engine.api._multi_keys import MultiKeyPlan, plan_multi
 from tallydb.engine.api._pages import row_item
@@ -30,6 +31,10 @@ from tallydb.engine.api._select import Output, plan_output
 from tallydb.engine.api._sources import answer_page, check_index_key_paths, source_of
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the table its TableName names,
+#: or the index its IndexName names.
+ACCESS = on_table("Query", write=False, index=True)
 
 
 def validate(request: dict[str, Any]) -> tuple[ReadExpressions, Output]:

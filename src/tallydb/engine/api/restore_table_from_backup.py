@@ -14,7 +14,8 @@ import uuid
 from typing import Any
 
 from tallydb.engine.api import _lifecycle as lifecycle
-from tallydb.engine.api._backups import TABLE_EXISTS, find_backup
+from tallydb.engine.api._access import Touch, named
+from tallydb.engine.api._backups import TABLE_EXISTS, backup_touch, find_backup
 from tallydb.engine.api._streams import retire
 from tallydb.engine.api.describe_table import public_description, table_arn
 from tallydb.engine.errors import TableAlreadyExistsException
@@ -23,6 +24,18 @@ from tallydb.engine.storage import Transaction
 #: What a restore does not carry over (DynamoDB: streams, TTL and tags are
 #: set up again on the restored table).
 _NOT_RESTORED = ("StreamSpecification", "LatestStreamArn", "LatestStreamLabel")
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the backup its BackupArn
+    names (so the table it was taken of) and creates the table its
+    TargetTableName names."""
+    target = named(request.get("TargetTableName"))
+    return (backup_touch(txn, "RestoreTableFromBackup", request.get("BackupArn"), False),
+            Touch("RestoreTableFromBackup", target or "*", write=True))
+
+
+ACCESS = access
 
 
 def restore_table_from_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._backups import TABLE_EXISTS
 from tallydb.engine.api._continuous_backups import TABLE_NOT_FOUND, window
 from tallydb.engine.api._indexes import backfill, build_indexes, write_item
@@ -195,6 +196,22 @@ def restore(txn: Transaction, source: TableRecord, target: TableRecord,
     for index in indexes:
         if index.name not in copied:
             backfill(txn, target, index)
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the table its
+    SourceTableName or SourceTableArn names (as ``_source`` reads them) and
+    creates the one its TargetTableName names."""
+    given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
+    touches = [Touch("RestoreTableToPointInTime", named(request.get("TargetTableName")) or "*",
+                     write=True)]
+    for name in (given, arn.partition(":table/")[2] if isinstance(arn, str) else None):
+        if isinstance(name, str):
+            touches.append(Touch("RestoreTableToPointInTime", name))
+    return tuple(touches)
+
+
+ACCESS = access
 
 
 def restore_table_to_point_in_time(txn: Transaction, request: dict[str, Any],

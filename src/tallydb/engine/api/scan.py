@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._pages import row_item
 from tallydb.engine.api._read_exprs import ReadExpressions, check_key_paths, read_expressions
 from tallydb.engine.api._segments import WRONG_SEGMENT, checked_segment, segment_of
@@ -65,6 +66,11 @@ def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
     except ValidationException as e:
         raise ValidationException(f"{START_INVALID}: {e.message}") from None
     return source.encode_start(start)
+
+
+#: What a request touches (``_access``): reads the table its TableName names,
+#: or the index its IndexName names.
+ACCESS = on_table("Scan", write=False, index=True)
 
 
 Checked = tuple[ReadExpressions, tuple[int, int] | None, Output]

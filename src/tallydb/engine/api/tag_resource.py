@@ -8,11 +8,16 @@ from tallydb.engine.api._tags import (
     check_arn,
     check_count,
     check_tags,
+    on_tags,
     store_tags,
     tagged_table,
     tags_of,
 )
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): writes the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("TagResource", write=True)
 
 
 def validate(request: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._tables import Table, get_table
@@ -23,7 +24,7 @@ from tallydb.engine.api._transact import (
     the_action,
 )
 from tallydb.engine.api._units import TRANSACTIONAL, Tally, read_units, wants_capacity
-from tallydb.engine.errors import TransactionCanceledException
+from tallydb.engine.errors import TransactionCanceledException, ValidationException
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, item_size, validate_item
 
@@ -39,6 +40,23 @@ def _projection(get: dict[str, Any]) -> Callable[[Item], Item] | None:
     projection = None if text is None else bound.projection(text)
     bound.check_unused()
     return None if projection is None else projection.apply
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the table of each Get of
+    its TransactItems (an entry that holds no one Get touches nothing: the
+    operation refuses it before reading any)."""
+    touches = []
+    for entry in request.get("TransactItems") or ():
+        try:
+            get = the_action(entry, ("Get",))[1]
+        except ValidationException:
+            continue
+        touches.append(Touch("GetItem", named(get.get("TableName")) or "*"))
+    return tuple(touches)
+
+
+ACCESS = access
 
 
 Checked = tuple[list[dict[str, Any]], list[Callable[[Item], Item] | None], list[Item]]

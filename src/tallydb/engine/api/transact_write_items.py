@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tallydb.engine.api import _tokens
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._indexes import (
     IndexUnits,
@@ -140,6 +141,29 @@ def _evaluate(txn: Transaction, action: Action) -> dict[str, Any]:
     else:
         action.size = old_size
     return none_reason()
+
+
+#: The IAM action each kind of TransactItems entry is, and whether it writes.
+_ACTIONS = {"Put": ("PutItem", True), "Update": ("UpdateItem", True),
+            "Delete": ("DeleteItem", True), "ConditionCheck": ("ConditionCheckItem", False)}
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): each entry of its TransactItems,
+    on its table (an entry that holds no one action touches nothing: the
+    operation refuses it before reading any)."""
+    touches = []
+    for entry in request.get("TransactItems") or ():
+        try:
+            kind, body = the_action(entry, KINDS)
+        except ValidationException:
+            continue
+        action, write = _ACTIONS[kind]
+        touches.append(Touch(action, named(body.get("TableName")) or "*", write))
+    return tuple(touches)
+
+
+ACCESS = access
 
 
 def validate(request: dict[str, Any]) -> list[Action]:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._tags import check_arn, store_tags, tagged_table, tags_of
+from tallydb.engine.api._tags import check_arn, on_tags, store_tags, tagged_table, tags_of
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): writes the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("UntagResource", write=True)
 
 
 def validate(request: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import update_request
@@ -19,6 +20,9 @@ from tallydb.engine.expressions import BoundUpdate
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item
 from tallydb.engine.values.size import check_item_fits, item_size
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateItem", write=True)
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
     check_stream_arn,
@@ -14,6 +15,7 @@ from tallydb.engine.api._kinesis_destinations import (
     switched,
     table_of,
 )
+from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
@@ -21,6 +23,12 @@ from tallydb.engine.storage import Transaction
 NOT_LIVE = "Kinesis streaming destination {} of table {} is not enabled"
 NOTHING = "UpdateKinesisStreamingConfiguration must name an ApproximateCreationDateTimePrecision"
 SAME = "The ApproximateCreationDateTimePrecision of {} is already {}"
+
+
+#: What a request touches (``_access``): the table its TableName names, and
+#: the Kinesis stream its changes are sent to (no table's: ``outside``).
+ACCESS = on_table("UpdateKinesisStreamingDestination", write=True, read=table_named,
+                  outside="StreamArn")
 
 
 def validate(request: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
@@ -45,6 +46,7 @@ from tallydb.engine.api.describe_table import (
     global_members,
     index_counts,
     public_description,
+    table_named,
     utc_day,
 )
 from tallydb.engine.errors import ValidationException
@@ -280,6 +282,10 @@ def _gsis_of_the_group(txn: Transaction, record: TableRecord, group: dict[str, A
         updated = peer.with_description(description)
         txn.update_table(updated)
         store_changes(txn, updated, changes)
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateTable", write=True, read=table_named)
 
 
 def validate(request: dict[str, Any]) -> list[str]:
