@@ -66,3 +66,12 @@ def test_a_statement_nested_too_deep_is_refused(
     assert answer.json["Responses"][0]["Error"] == {"Code": "ValidationError",
                                                     "Message": message}
     assert backend.raw("GetItem", {"TableName": tbl, "Key": KEY}).json == {"Item": ITEM}
+
+
+@pytest.mark.parametrize(("operation", "member"), [
+    ("ListBulkOperations", "MaxResults"), ("ListExports", "MaxResults"),
+    ("ListImports", "PageSize")])
+def test_a_null_page_size_is_no_page_size(backend: Backend, operation: str, member: str) -> None:
+    # a member sent as null is a member not sent, as everywhere in the JSON protocol
+    answer = backend.raw(operation, {member: None})
+    assert answer.status == 200, answer.body

@@ -336,9 +336,14 @@ def test_the_access_log_quotes_what_the_client_sent(
         response = signed_post(server.url, DYNAMODB + "ExecuteStatement",
                                {"Statement": statement}, key)
         assert response.status == 400
+    # the same name as a JSON TableName: refused by its shape, logged as "-"
+    response = signed_post(server.url, DYNAMODB + "GetItem",
+                           {"TableName": forged, "Key": {"id": {"S": "v1"}}}, "AKIDADMIN")
+    assert response.status == 400
     server.stop()
     lines = [line for line in server.lines if "tallydb.access" in line]
-    assert len(lines) == 2, lines
-    for line, key in zip(lines, ("AKIDVIDEOS", "AKIDADMIN"), strict=True):
+    assert len(lines) == 3, lines
+    for line, key in zip(lines[:2], ("AKIDVIDEOS", "AKIDADMIN"), strict=True):
         assert f'"POST" "ExecuteStatement" {json.dumps(forged)} "400" ' in line
         assert line.endswith(f' "{key}"')
+    assert '"POST" "GetItem" "-" "400" ' in lines[2] and lines[2].endswith(' "AKIDADMIN"')

@@ -24,7 +24,7 @@ def list_bulk_operations(txn: Transaction, request: dict[str, Any]) -> dict[str,
                    key=lambda d: (d["StartTime"], d["BulkOperationArn"]))
     token = request.get("NextToken")
     start = int(token, 16) if token else 0
-    limit = request.get("MaxResults", PAGE)
+    limit = request.get("MaxResults") or PAGE  # (null is absent, as in every JSON member)
     answer: dict[str, Any] = {"BulkOperationsSummaryList": [
         summary(d) for d in found[start:start + limit]]}
     if start + limit < len(found):

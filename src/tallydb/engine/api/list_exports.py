@@ -28,7 +28,7 @@ def list_exports(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if after is not None:
         arns = [d["ExportArn"] for d in documents]
         documents = documents[arns.index(after) + 1:] if after in arns else []
-    limit = request.get("MaxResults", PAGE)
+    limit = request.get("MaxResults") or PAGE  # (null is absent, as in every JSON member)
     page = documents[:limit]
     answer: dict[str, Any] = {"ExportSummaries": [summary(d) for d in page]}
     if len(documents) > limit:

@@ -34,7 +34,7 @@ def list_imports(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if after is not None:
         tokens = [_token(d["ImportArn"]) for d in documents]
         documents = documents[tokens.index(after) + 1:] if after in tokens else []
-    limit = request.get("PageSize", PAGE)
+    limit = request.get("PageSize") or PAGE  # (null is absent, as in every JSON member)
     page = documents[:limit]
     answer: dict[str, Any] = {"ImportSummaryList": [summary(d) for d in page]}
     if len(documents) > limit:
