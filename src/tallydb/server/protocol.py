@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
 
+from tallydb.engine.api import prevalidate
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
@@ -519,12 +520,15 @@ class Connection(asyncio.Protocol):
         self._route(ex)
 
     def _route(self, ex: Exchange, verdict: Verdict = None) -> None:
+        self._decide(ex, verdict)
+        self.batcher.submit(ex)
+
+    def _decide(self, ex: Exchange, verdict: Verdict) -> None:
         try:
             self.router.route(ex, verdict)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-        self.batcher.submit(ex)
 
     def _screen(self, ex: Exchange, operation: str, reserved: int) -> None:
         """Have a worker judge a large body before it is parsed here
@@ -533,13 +537,21 @@ class Connection(asyncio.Protocol):
         leave in order, and nothing more is read meanwhile."""
         self.held = []
         screen = self.server.screen
+        loop = self.server.loop
 
         async def judged() -> None:
             try:
                 verdict = await screen.judge(operation, ex.content_encoding, ex.body)
             finally:
                 self.bodies.release(reserved)
-            self._route(ex, verdict)
+            self._decide(ex, verdict)
+            request = ex.request
+            if verdict is None and ex.response is None and ex.operation and request is not None:
+                # it may be valid: its values are checked on a thread, not
+                # here, and the engine does not check them again
+                with contextlib.suppress(Exception):  # (then they are, where it runs)
+                    await loop.run_in_executor(None, prevalidate, ex.operation, request)
+            self.batcher.submit(ex)
             held, self.held = self.held or [], None
             for at, (waiting, share) in enumerate(held):
                 if self.held is not None:  # another large one: the rest wait for it

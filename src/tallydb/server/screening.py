@@ -12,9 +12,12 @@ answers any other with the worker's verdict, in DynamoDB's order
 (``Router.route``). Meanwhile its connection reads nothing more, so its
 answers stay in order, and its body keeps its share of the body budget.
 
-A request that may be valid is still parsed and run on the loop: its
-items are within DynamoDB's 400 KB each, which bounds its cost, but an item
-of 200,000 tiny list elements still takes a large fraction of a second.
+A request that may be valid is then parsed on the loop, its values are
+checked on a thread (``engine.api.prevalidate``: Python code, which lets
+the loop take its turns), and it runs in its batch without checking them
+again. Its parse is what stays on the loop: orjson holds the GIL on any
+thread, about a quarter of a second for 200,000 tiny list elements on a
+busy machine.
 
 The worker is spawned with the first large request, lives as long as the
 server and dies with it; should it fail, requests are parsed on the loop as

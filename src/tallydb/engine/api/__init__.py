@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -79,6 +80,7 @@ __all__ = [
     "check_expressions",
     "check_statement",
     "precheck",
+    "prevalidate",
     "resolve",
     "run",
     "target_of",
@@ -474,11 +476,47 @@ def resolve(txn: Transaction, operation: str, request: Request) -> tuple[Touch, 
 
 def operate(txn: Transaction, operation: str, request: Request) -> Response:
     """The pipeline's steps after access: the operation's table-free
-    checks (``validate``), then the operation itself."""
+    checks (``validate``, unless ``prevalidate`` made them), then the
+    operation itself."""
     validate, execute = STEPS[operation]
     if validate is None:
         return execute(txn, request)
+    if _PREVALIDATED:
+        with _PREVALIDATED_LOCK:
+            made = _PREVALIDATED.pop(id(request), None)
+        if made is not None and made[0] is request:
+            return execute(txn, request, made[1])
     return execute(txn, request, validate(request))
+
+
+#: What ``prevalidate`` found, by the identity of the request it checked
+#: (the request itself kept, so an identity is never mistaken); at most
+#: ``_PREVALIDATED_KEPT``, the oldest forgotten first.
+_PREVALIDATED: dict[int, tuple[Request, Any]] = {}
+_PREVALIDATED_KEPT = 8
+_PREVALIDATED_LOCK = threading.Lock()
+
+
+def prevalidate(operation: str, request: Request) -> None:
+    """Make a request's table-free checks ahead, on any thread, so that
+    ``run`` does not repeat them on its own: the server does this for a
+    large request on a worker thread, where checking every value of a
+    200,000-element list does not hold up the event loop. Only a request
+    that passes is remembered (one that fails is checked again where it
+    runs, so its error comes in the pipeline's order, after access)."""
+    steps = STEPS.get(operation)
+    if steps is None or steps.validate is None or known_members(operation, request) is not request:
+        return
+    try:
+        if operation not in CHECKS_ITS_SHAPE:
+            check_request(operation, request)
+        checked = steps.validate(request)
+    except DynamoDBError:
+        return
+    with _PREVALIDATED_LOCK:
+        _PREVALIDATED[id(request)] = (request, checked)
+        while len(_PREVALIDATED) > _PREVALIDATED_KEPT:
+            del _PREVALIDATED[next(iter(_PREVALIDATED))]
 
 
 _operate = operate  # (``run``'s parameter of that name is another step in its place)

@@ -13,11 +13,10 @@ from tallydb.engine.api._params import (
     check_return_values,
 )
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
 from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_key_values
-from tallydb.engine.values.size import item_size
 
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS = on_table("DeleteItem", write=True)
@@ -53,7 +52,7 @@ def delete_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> 
         if return_values == "ALL_OLD":
             response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(item_size(old) if old is not None else 0)
+        units = item_write_units(old)
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

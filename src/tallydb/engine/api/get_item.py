@@ -9,11 +9,10 @@ from tallydb.engine.api._insights import INSIGHTS
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._params import bind_placeholders, check_expression_params
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, read_units, wants_capacity
+from tallydb.engine.api._units import consumed, item_read_units, wants_capacity
 from tallydb.engine.expressions import BoundProjection, from_attributes_to_get
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_key_values
-from tallydb.engine.values.size import item_size
 
 Checked = tuple[Item, BoundProjection | None]
 
@@ -52,8 +51,7 @@ def get_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dic
     if item is not None:
         response["Item"] = projection.apply(item) if projection is not None else item
     if wants_capacity(request):
-        units = read_units(item_size(item) if item is not None else 0,
-                           consistent=bool(request.get("ConsistentRead")))
+        units = item_read_units(item, consistent=bool(request.get("ConsistentRead")))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"])
     return response

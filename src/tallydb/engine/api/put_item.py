@@ -11,11 +11,11 @@ from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
 from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_item
-from tallydb.engine.values.size import check_item_fits, item_size
+from tallydb.engine.values.size import check_item_fits
 
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS = on_table("PutItem", write=True)
@@ -58,7 +58,7 @@ def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dic
     if return_values == "ALL_OLD" and old is not None:
         response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(max(item_size(item), item_size(old) if old is not None else 0))
+        units = max(item_write_units(item, encoded), item_write_units(old))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response
