@@ -28,18 +28,21 @@ from tallydb.server.protocol import Connection
 
 BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"%s"}},"UpdateExpression":'
         b'"ADD play_count :one","ExpressionAttributeValues":{":one":{"N":"1"}}}')
+#: PartiQL's increment of the hot key (scenario P).
+STATEMENT = (b'{"Statement":"UPDATE \\"counters\\" SET play_count = play_count + 1 '
+             b'WHERE pk = \'hot\'"}')
 HEAD = (
     b"POST / HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nContent-Type: application/x-amz-json-1.0\r\n"
-    b"X-Amz-Target: DynamoDB_20120810.UpdateItem\r\nX-Amz-Date: 20260101T000000Z\r\n"
+    b"X-Amz-Target: DynamoDB_20120810.%s\r\nX-Amz-Date: 20260101T000000Z\r\n"
     b"Authorization: AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
     b"SignedHeaders=host, Signature=00\r\nContent-Length: %d\r\n\r\n%s"
 )
 
 
-def request(key: str) -> bytes:
-    """The UpdateItem ``ADD play_count :one`` on ``key``, as wrk sends it."""
-    body = BODY % key.encode()
-    return HEAD % (len(body), body)
+def request(key: str, operation: bytes = b"UpdateItem", body: bytes | None = None) -> bytes:
+    """The UpdateItem ``ADD play_count :one`` on ``key`` (or ``body``), as wrk sends it."""
+    body = BODY % key.encode() if body is None else body
+    return HEAD % (operation, len(body), body)
 CONNECTIONS = 64
 
 
@@ -60,8 +63,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.server_path")
     parser.add_argument("--freeze", action="store_true", help="gc.freeze() before measuring")
     parser.add_argument("--turns", type=int, default=200, help="turns per timed run")
-    parser.add_argument("--scenario", default="A", choices=["A", "B"],
-                        help="A: the hot key (default); B: a key at random over --keys items")
+    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S"],
+                        help="A: the hot key (default); B: a key at random over --keys items; "
+                             "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream")
     parser.add_argument("--keys", type=int, default=10_000, help="items for B (10,000)")
     args = parser.parse_args()
     rng = random.Random(1)
@@ -71,11 +75,18 @@ def main() -> None:
         engine.call("CreateTable", {
             "TableName": "counters", "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            **({"StreamSpecification": {"StreamEnabled": True,
+                                        "StreamViewType": "NEW_AND_OLD_IMAGES"}}
+               if args.scenario == "S" else {})})
         if args.scenario == "B":
             _seed(engine, args.keys)
         keys = [f"k{i}" for i in range(args.keys)] if args.scenario == "B" else ["hot"]
         requests = [request(key) for key in keys]
+        if args.scenario == "P":  # (an UPDATE needs the item to exist)
+            engine.call("PutItem", {"TableName": "counters", "Item": {
+                "pk": {"S": "hot"}, "play_count": {"N": "0"}}})
+            requests = [request("", b"ExecuteStatement", STATEMENT)]
         server = Server(engine, uvloop.new_event_loop())
         connections = []
         for _ in range(CONNECTIONS):

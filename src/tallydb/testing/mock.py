@@ -163,7 +163,8 @@ def _parsed(endpoint: Endpoint, operation_model: Any, request_dict: dict[str, An
     context = request_dict["context"]
     retries = context.setdefault("retries", {})
     retries["attempt"] = 1
-    retries.setdefault("invocation-id", str(uuid.uuid4()))
+    if "invocation-id" not in retries:
+        retries["invocation-id"] = str(uuid.uuid4())
     http_response = InProcessTransport.response(url, 200, body)
     parser = endpoint._response_parser_factory.create_parser(
         operation_model.service_model.resolved_protocol)
