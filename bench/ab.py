@@ -3,6 +3,14 @@
     .venv/bin/python -m bench.ab 73d60b6 HEAD                  # B over 10,000 keys
     .venv/bin/python -m bench.ab HEAD~1 . --scenario A --reps 6   # . = the working tree
     .venv/bin/python -m bench.ab HEAD HEAD --keys 1000000          # this machine's noise
+    .venv/bin/python -m bench.ab 3949488 . --scenario A --credentials full   # signed
+    .venv/bin/python -m bench.ab . --scenario A --credentials full --unsigned-too
+
+With ``--credentials full`` (or ``limited``: a key limited to the bench's
+tables) every server checks signatures and every request is signed by that
+key (scenario A: its one request is signed afresh before each run). With
+``--unsigned-too`` each revision also runs without credentials, in the same
+run: what checking signatures and access costs, as a ratio.
 
 This machine's speed drifts by tens of percent over minutes, more than most
 changes are worth, so a change is judged only against a baseline measured
@@ -26,13 +34,15 @@ import sys
 import tarfile
 import tempfile
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.dynamo import setup_tables
+from bench.dynamo import COUNTERS, SHARDS, setup_tables, signed_headers
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
 from bench.run import pin_cpus
+from bench.scenarios import Scenario
 from bench.scenarios import build as build_scenarios
 from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
 
@@ -46,7 +56,36 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=2, help="seconds per server before the reps")
     p.add_argument("--duration", type=int, default=5, help="seconds per measured run")
     p.add_argument("--reps", type=int, default=5, help="measured runs per server (median)")
-    return p.parse_args(argv)
+    p.add_argument("--credentials", choices=sorted(KEYS), default=None,
+                   help="servers check signatures; requests are signed by this kind of key")
+    p.add_argument("--unsigned-too", action="store_true",
+                   help="with --credentials: each revision also without them, in the same run")
+    args = p.parse_args(argv)
+    if args.unsigned_too and args.credentials is None:
+        p.error("--unsigned-too needs --credentials")
+    return args
+
+
+#: The key each --credentials kind signs with: (access key, secret, its TOML lines).
+KEYS = {
+    "full": ("AKIDBENCH", "bench-secret", ""),
+    "limited": ("AKIDBENCH", "bench-secret", f'tables = ["{COUNTERS}", "{SHARDS}"]'),
+}
+
+
+def credentials_file(kind: str, into: Path) -> Path:
+    key, secret, rule = KEYS[kind]
+    path = into / "credentials.toml"
+    path.write_text(f'[keys.{key}]\nsecret = "{secret}"\n{rule}\n')
+    return path
+
+
+def signed_env(scenario: Scenario, url: str, kind: str) -> dict[str, str]:
+    """A static scenario's wrk environment with a real signature of its request."""
+    headers = signed_headers(url, scenario.env["BENCH_TARGET"], scenario.env["BENCH_BODY"],
+                             KEYS[kind][:2])
+    return {**scenario.env, "BENCH_AUTHORIZATION": headers["Authorization"],
+            "BENCH_DATE": headers["X-Amz-Date"]}
 
 
 def export_src(rev: str, into: Path) -> Path:
@@ -61,13 +100,15 @@ def export_src(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def _spec(name: str, label: str, src: Path, data: Path) -> ServerSpec:
+def _spec(name: str, label: str, src: Path, data: Path, credentials: Path | None = None
+          ) -> ServerSpec:
     base = SPECS["tallydb"]
     start = f"import sys, runpy; sys.path.insert(0, {str(src)!r}); runpy.run_module('tallydb', run_name='__main__')"  # noqa: E501
+    signed = [] if credentials is None else ["--credentials", str(credentials)]
 
     def argv(port: int, workdir: Path) -> list[str]:
         return [PYTHON, "-c", start, "serve", "--host", "127.0.0.1", "--port", str(port),
-                "--data", str(data)]
+                "--data", str(data), *signed]
 
     return ServerSpec(name, label, argv, base.check, base.version, cwd=REPO, tallydb=True)
 
@@ -77,27 +118,47 @@ def main(argv: list[str] | None = None) -> int:
     server_cpus, load_cpus, wrk_threads = pin_cpus()
     scenario = build_scenarios(args.keys)[args.scenario]
     plan = Plan.one(scenario, args, load_cpus, wrk_threads)
-    names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
+    if args.credentials is not None and scenario.env.get("BENCH_MODE") != "static":
+        print("--credentials signs one static request: scenario A only", file=sys.stderr)
+        return 2
+    #: Each server: its name, its revision's index, whether it checks signatures.
+    runs = [(f"{i}:{rev}", i, args.credentials is not None) for i, rev in enumerate(args.revs)]
+    if args.unsigned_too:
+        runs = [run for i, rev in enumerate(args.revs)
+                for run in ((f"{i}:{rev} unsigned", i, False),
+                            (f"{i}:{rev} {args.credentials}", i, True))]
+    names = [name for name, _, _ in runs]
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:
         root = Path(tmp)
         srcs = [export_src(rev, root / f"rev{i}") for i, rev in enumerate(args.revs)]
         seed = root / "seed"
-        with RunningServer(_spec("seed", "seed", srcs[0], seed), server_cpus) as server:
-            setup_tables(server.url, args.keys)
+        keys = None if args.credentials is None else credentials_file(args.credentials, root)
+        key = None if args.credentials is None else KEYS[args.credentials][:2]
+        with RunningServer(_spec("seed", "seed", srcs[0], seed, keys), server_cpus) as server:
+            setup_tables(server.url, args.keys, key)
         servers = []
-        for i, name in enumerate(names):
-            shutil.copytree(seed, root / f"data{i}")
+        signing: dict[str, bool] = {}
+        for n, (name, i, signed) in enumerate(runs):
+            shutil.copytree(seed, root / f"data{n}")
             # the name names temp folders: a revision may hold a "/"
-            spec = _spec(f"rev{i}", name, srcs[i], root / f"data{i}")
+            spec = _spec(f"rev{n}", name, srcs[i], root / f"data{n}", keys if signed else None)
             servers.append(stack.enter_context(RunningServer(spec, server_cpus)))
+            signing[servers[-1].url] = signed
+
+        def sent(server: RunningServer) -> Scenario:
+            """The scenario as sent to ``server``: signed now, when signatures count."""
+            if args.credentials is None or not signing[server.url]:
+                return scenario
+            return replace(scenario, env=signed_env(scenario, server.url, args.credentials))
+
         for server in servers:
             if args.warmup > 0:
-                run_wrk(server.url, scenario.env, args.conns, args.warmup,
+                run_wrk(server.url, sent(server).env, args.conns, args.warmup,
                         threads=wrk_threads, cpus=load_cpus)
         for r in range(args.reps):
             for name, server in zip(names, servers, strict=True):
-                rep = _one_rep(server, scenario, args.conns, plan, False)
+                rep = _one_rep(server, sent(server), args.conns, plan, False)
                 if rep["errors"]:
                     print(f"{name}: {rep['errors']} errors", file=sys.stderr)
                     return 1

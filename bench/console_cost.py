@@ -3,6 +3,7 @@
 
     .venv/bin/python -m bench.console_cost                   # this tree, and --base
     .venv/bin/python -m bench.console_cost --base main --turns 20
+    .venv/bin/python -m bench.console_cost --base /tmp/without-hooks/src   # a src/ directory
 
 Each condition runs in its own ``valgrind --tool=callgrind`` process doing
 ``bench.server_path``'s turn: 64 ``Connection``s of a real ``Server``
@@ -12,8 +13,8 @@ under 64 connections; sockets excluded. The instructions of ``--turns``
 turns less those of a run of none (start-up, set-up and warm-up cancel
 out), divided by the requests:
 
-* ``before the operational view``: ``--base``'s server (exported with
-  ``git archive``);
+* ``before the operational view``: ``--base``'s server (a revision
+  exported with ``git archive``, or a ``src/`` directory as it is);
 * ``no page``: this tree, no console page listening (the batcher holds no
   metrics, so it records nothing);
 * ``page open``: this tree, with the metrics a listening page turns on
@@ -40,7 +41,7 @@ CONNECTIONS = 64
 def workload(mode: str, turns: int) -> None:
     import uvloop
 
-    from bench.server_path import REQUEST
+    from bench.server_path import request
     from tallydb.engine.api import Engine
     from tallydb.engine.storage import Store
     from tallydb.server.app import Server
@@ -63,9 +64,11 @@ def workload(mode: str, turns: int) -> None:
             connection.connection_made(_sink())
             connections.append(connection)
 
+        hot = request("hot")
+
         def turn() -> None:
             for connection in connections:
-                connection.data_received(REQUEST)
+                connection.data_received(hot)
             server.batcher.flush()
 
         for _ in range(50):
@@ -106,7 +109,8 @@ def _measure(pythonpath: str, mode: str, turns: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="d535c00",
-                        help="a revision from before the operational view (d535c00)")
+                        help="a revision from before the operational view (d535c00), or a "
+                             "src/ directory (this tree with its hooks taken out, say)")
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--run", choices=("none", "page"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -119,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     here = os.pathsep.join([str(repo), str(repo / "src")])
     rows: list[tuple[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="tallydb-console-cost-") as tmp:
-        base_src = export_src(args.base, Path(tmp) / "base")
+        given = Path(args.base)
+        base_src = (given if (given / "tallydb").is_dir()
+                    else export_src(args.base, Path(tmp) / "base"))
         rows.append((f"before the operational view ({args.base})",
                      _measure(os.pathsep.join([str(repo), str(base_src)]), "none", args.turns)))
     rows.append(("no page", _measure(here, "none", args.turns)))

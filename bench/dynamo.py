@@ -36,6 +36,20 @@ def auth_headers(target: str) -> dict[str, str]:
     }
 
 
+def signed_headers(url: str, target: str, body: str, key: tuple[str, str]) -> dict[str, str]:
+    """The headers of a request to ``url`` signed (SigV4) by ``key`` (access
+    key, secret), as botocore signs it: Content-Type, Host, X-Amz-Date and
+    X-Amz-Target covered."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=url.rstrip("/") + "/", data=body.encode(), headers={
+        "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": TARGET_PREFIX + target})
+    SigV4Auth(Credentials(*key), "dynamodb", "us-east-1").add_auth(request)
+    return dict(request.headers.items())
+
+
 class DynamoError(Exception):
     def __init__(self, status: int, body: str) -> None:
         super().__init__(f"HTTP {status}: {body[:300]}")
@@ -49,6 +63,8 @@ class RawClient:
 
     url: str
     timeout: float = 30.0
+    #: (access key, secret) to sign with, for a server that checks signatures
+    key: tuple[str, str] | None = None
     _conn: http.client.HTTPConnection | None = field(default=None, repr=False)
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -69,7 +85,9 @@ class RawClient:
         for attempt in (1, 2):
             conn = self._connection()
             try:
-                conn.request("POST", "/", body=data.encode(), headers=auth_headers(target))
+                headers = (auth_headers(target) if self.key is None
+                           else signed_headers(self.url, target, data, self.key))
+                conn.request("POST", "/", body=data.encode(), headers=headers)
                 resp = conn.getresponse()
                 text = resp.read().decode("utf-8", "replace")
                 if resp.getheader("Connection", "").lower() == "close":
@@ -138,13 +156,13 @@ def _batch_put(client: RawClient, table: str, items: list[dict[str, Any]]) -> No
             raise RuntimeError(f"BatchWriteItem left {len(pending)} items unprocessed")
 
 
-def setup_tables(url: str, keys: int) -> None:
+def setup_tables(url: str, keys: int, key: tuple[str, str] | None = None) -> None:
     """Create and seed what the scenarios use.
 
     bench_counters (pk S): `hot` (A), `k0`..`k{keys-1}` (B, C), `cas` (D), each
     with a number attribute at 0; bench_shards (pk S, sk N): `total`/0..9 (E).
     """
-    client = RawClient(url, timeout=60)
+    client = RawClient(url, timeout=60, key=key)
     try:
         _create_table(client, COUNTERS, [("pk", "S", "HASH")])
         _create_table(client, SHARDS, [("pk", "S", "HASH"), ("sk", "N", "RANGE")])

@@ -3,15 +3,22 @@ and raw-HTTP abuse, against a real `tallydb serve`.
 
     .venv/bin/python -m bench.fuzz --cases 500000 --seed 1     # the long run
     .venv/bin/python -m bench.fuzz --cases 2000                # a quick look
+    .venv/bin/python -m bench.fuzz --cases 2000 --credentials  # signed, four kinds of key
 
-Requests start from a valid one per operation (every operation in
-botocore's DynamoDB model; those tallydb does not serve get random bodies;
-the item operations also in their legacy parameters)
+Requests start from a valid one per operation (every operation tallydb
+serves, Streams and backups included: ``test_bench_smoke`` checks the list
+against the registry; operations of botocore's DynamoDB model tallydb does
+not serve get random bodies; the item operations also in their legacy
+parameters)
 and are mutated: a value anywhere replaced by a wrong JSON type, null, a
 deep nest or a long string; a member dropped or added; an expression
 replaced by a soup of the expression language's tokens. One case in 20 is
 raw HTTP instead: truncated bodies, wrong lengths, huge headers,
 pipelining, invalid UTF-8, deep JSON, chunked garbage.
+
+With ``--credentials`` the server has keys of every kind (read-write,
+read-only, limited to a table, both) and each case is signed by one of
+them, so the mutated requests go through the access check too.
 
 Checks: no 500; no answer slower than --hang seconds; every answer
 DynamoDB-shaped (JSON with a ``__type``, or DynamoDB's 404 body, or an empty
@@ -40,6 +47,7 @@ from typing import Any
 import botocore.session
 
 from bench.harness import Client, Server
+from tallydb.engine.api import NO_OUTPUT
 
 WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
                     "TransactWriteItems", "ExecuteStatement", "BatchExecuteStatement",
@@ -68,6 +76,28 @@ def _strange(rng: random.Random) -> Any:
         _nest(rng.choice([50, 300, 900])), "\ud800" if rng.random() < 0.01 else "\u2603",
         [None], {"": None}, {"#n": None}, "(" * 300 + "x" + ")" * 300,
     ])
+
+
+#: The keys of ``--credentials``: (secret, TOML lines of what it may do).
+CREDENTIALS = {
+    "AKIDFULL": ("full-secret", ""),
+    "AKIDREADER": ("reader-secret", 'access = "read-only"'),
+    "AKIDLIMITED": ("limited-secret", 'tables = ["fuzz"]'),
+    "AKIDBOTH": ("both-secret", 'access = "read-only"\ntables = ["fuzzh"]'),
+}
+#: Filled in by ``Fuzz.setup`` (a stream, its shard and an iterator, a
+#: backup): the templates that name them read it when they are built.
+WORLD = {"stream": "arn:aws:dynamodb:ddblocal:000000000000:table/fuzz/stream/x",
+         "shard": "shardId-0", "iterator": "x", "backup": "arn:x", "table": "arn:x",
+         "export": "arn:x", "import": "arn:x", "bulk": "arn:x"}
+KINESIS = "arn:aws:kinesis:us-east-1:000000000000:stream/fuzz"
+POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"},
+    "Action": "dynamodb:GetItem", "Resource": "*"}]})
+BULK = {"TableName": "fuzzh",
+        "InputS3Configuration": {"S3Bucket": "fuzz-bucket", "S3KeyPrefix": "p",
+                                 "InputFormat": "DYNAMODB_JSON"},
+        "OutputS3Configuration": {"S3Bucket": "fuzz-bucket", "OutputType": ["ERROR"]}}
 
 
 def templates() -> dict[str, dict[str, Any]]:
@@ -138,6 +168,60 @@ def templates() -> dict[str, dict[str, Any]]:
             "PointInTimeRecoveryEnabled": True}},
         "DescribeLimits": {},
         "DescribeEndpoints": {},
+        "CreateBackup": {"TableName": "fuzzh", "BackupName": "fuzz-backup"},
+        "DeleteBackup": {"BackupArn": WORLD["backup"]},
+        "RestoreTableFromBackup": {"BackupArn": WORLD["backup"], "TargetTableName": "tmp",
+                                   "BillingModeOverride": "PAY_PER_REQUEST"},
+        "ListStreams": {"TableName": "fuzz", "Limit": 2},
+        "DescribeStream": {"StreamArn": WORLD["stream"], "Limit": 1},
+        "GetShardIterator": {"StreamArn": WORLD["stream"], "ShardId": WORLD["shard"],
+                             "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
+                             "SequenceNumber": "000000000000000000001"},
+        "GetRecords": {"ShardIterator": WORLD["iterator"], "Limit": 10},
+        "ExportTableToPointInTime": {"TableArn": WORLD["table"], "S3Bucket": "fuzz-bucket",
+                                     "S3Prefix": "p", "ExportFormat": "DYNAMODB_JSON"},
+        "DescribeExport": {"ExportArn": WORLD["export"]},
+        "ListExports": {"TableArn": WORLD["table"], "MaxResults": 5},
+        "ImportTable": {"S3BucketSource": {"S3Bucket": "fuzz-bucket", "S3KeyPrefix": "p"},
+                        "InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+                        "TableCreationParameters": {
+                            "TableName": "tmp2", "BillingMode": "PAY_PER_REQUEST",
+                            "AttributeDefinitions": [{"AttributeName": "id",
+                                                      "AttributeType": "S"}],
+                            "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}},
+        "DescribeImport": {"ImportArn": WORLD["import"]},
+        "ListImports": {"PageSize": 5},
+        "StartBulkPutItems": {**BULK, "MaxWriteRequestUnits": 100},
+        "DescribeBulkOperation": {"BulkOperationArn": WORLD["bulk"]},
+        "CancelBulkOperation": {"BulkOperationArn": WORLD["bulk"]},
+        "ListBulkOperations": {"MaxResults": 3},
+        "DescribeContributorInsights": {"TableName": "fuzz", "IndexName": "byg"},
+        "UpdateContributorInsights": {"TableName": "fuzz", "ContributorInsightsAction": "ENABLE"},
+        "ListContributorInsights": {"TableName": "fuzz", "MaxResults": 3},
+        "EnableKinesisStreamingDestination": {"TableName": "fuzzh", "StreamArn": KINESIS},
+        "DisableKinesisStreamingDestination": {"TableName": "fuzzh", "StreamArn": KINESIS},
+        "UpdateKinesisStreamingDestination": {
+            "TableName": "fuzzh", "StreamArn": KINESIS, "UpdateKinesisStreamingConfiguration": {
+                "ApproximateCreationDateTimePrecision": "MICROSECOND"}},
+        "DescribeKinesisStreamingDestination": {"TableName": "fuzzh"},
+        "PutResourcePolicy": {"ResourceArn": WORLD["table"], "Policy": POLICY},
+        "GetResourcePolicy": {"ResourceArn": WORLD["stream"]},
+        "DeleteResourcePolicy": {"ResourceArn": WORLD["table"]},
+        "RestoreTableToPointInTime": {"SourceTableName": "fuzz", "TargetTableName": "tmp3",
+                                      "UseLatestRestorableTime": True},
+        "CreateGlobalTable": {"GlobalTableName": "fuzzh",
+                              "ReplicationGroup": [{"RegionName": "us-east-1"}]},
+        "DescribeGlobalTable": {"GlobalTableName": "fuzzh"},
+        "DescribeGlobalTableSettings": {"GlobalTableName": "fuzzh"},
+        "UpdateGlobalTable": {"GlobalTableName": "fuzzh",
+                              "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]},
+        "UpdateGlobalTableSettings": {"GlobalTableName": "fuzzh",
+                                      "GlobalTableBillingMode": "PAY_PER_REQUEST"},
+        "ListGlobalTables": {"Limit": 3, "RegionName": "us-east-1"},
+        "DescribeTableReplicaAutoScaling": {"TableName": "fuzz"},
+        "UpdateTableReplicaAutoScaling": {
+            "TableName": "fuzz", "ProvisionedWriteCapacityAutoScalingUpdate": {
+                "AutoScalingDisabled": True}},
     }
 
 
@@ -252,20 +336,25 @@ def raw_case(rng: random.Random) -> bytes:
     return head.replace(b"HTTP/1.1", b"HTTP/1.0") + b"Content-Length: %d\r\n\r\n" % len(ok) + ok
 
 
-def shaped(status: int, body: Any) -> bool:
-    if status == 200:
-        return isinstance(body, dict)
+def shaped(status: int, body: Any, operation: str = "") -> bool:
+    if status == 200:  # (DynamoDB's model gives some operations no output: no body)
+        return isinstance(body, dict) or (body is None and operation in NO_OUTPUT)
     if status == 404:
         return body == b"<UnknownOperationException/>\n"
     return isinstance(body, dict) and isinstance(body.get("__type"), str)
 
 
 class Fuzz:
-    def __init__(self, server: Server, seed: int, hang: float) -> None:
+    def __init__(self, server: Server, seed: int, hang: float, signed: bool = False) -> None:
         self.server = server
         self.rng = random.Random(seed)
         self.hang = hang
-        self.client = Client(server.port, timeout=hang)
+        self.signed = signed
+        self.client = Client(server.port, timeout=hang, key=self.key("AKIDFULL"))
+        #: a client per key (the admin's first): each case is signed by one
+        self.clients = [self.client] + [
+            Client(server.port, timeout=hang, key=self.key(name))
+            for name in CREDENTIALS if name != "AKIDFULL"] if signed else [self.client]
         self.figures: Counter[str] = Counter()
         self.examples: dict[str, list[str]] = {}
         self.state: dict[str, tuple[Any, Any]] = {}
@@ -275,6 +364,9 @@ class Fuzz:
         self.templates = templates()
         self.legacy = legacy_templates()
 
+    def key(self, name: str) -> tuple[str, str] | None:
+        return (name, CREDENTIALS[name][0]) if self.signed else None
+
     def fail(self, kind: str, what: str) -> None:
         self.figures[kind] += 1
         self.examples.setdefault(kind, [])
@@ -282,9 +374,10 @@ class Fuzz:
             self.examples[kind].append(what[:400])
 
     def setup(self) -> None:
-        client = Client(self.server.port)
+        client = Client(self.server.port, key=self.key("AKIDFULL"))
         created = client.call("CreateTable", {
             "TableName": "fuzz", "BillingMode": "PAY_PER_REQUEST",
+            "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
                                      {"AttributeName": "sk", "AttributeType": "N"},
                                      {"AttributeName": "gk", "AttributeType": "S"}],
@@ -302,6 +395,34 @@ class Fuzz:
         for key in KEYS:
             client.call("PutItem", {"TableName": "fuzz", "Item": {**key, "n": {"N": "1"}}})
         client.call("PutItem", {"TableName": "fuzzh", "Item": {"id": {"S": "h1"}}})
+        stream = client.call("DescribeTable", {"TableName": "fuzz"})[1]["Table"][
+            "LatestStreamArn"]
+        shard = client.call("DescribeStream", {"StreamArn": stream})[1]["StreamDescription"][
+            "Shards"][0]["ShardId"]
+        iterator = client.call("GetShardIterator", {
+            "StreamArn": stream, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"})[1][
+            "ShardIterator"]
+        backup = client.call("CreateBackup", {"TableName": "fuzzh", "BackupName": "kept"})[1][
+            "BackupDetails"]["BackupArn"]
+        table = client.call("DescribeTable", {"TableName": "fuzz"})[1]["Table"]["TableArn"]
+        client.call("UpdateContinuousBackups", {
+            "TableName": "fuzz",
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+        export = client.call("ExportTableToPointInTime", {
+            "TableArn": table, "S3Bucket": "fuzz-bucket"})[1]["ExportDescription"]["ExportArn"]
+        imported = client.call("ImportTable", {
+            "S3BucketSource": {"S3Bucket": "fuzz-bucket"}, "InputFormat": "DYNAMODB_JSON",
+            "TableCreationParameters": {
+                "TableName": "fuzz-imported", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}})[1]
+        started = client.call("StartBulkPutItems", BULK)[1]
+        if "BulkOperationDescription" in started:
+            WORLD["bulk"] = started["BulkOperationDescription"]["BulkOperationArn"]
+        WORLD.update(stream=stream, shard=shard, iterator=iterator, backup=backup, table=table,
+                     export=export, **({"import": imported["ImportTableDescription"][
+                         "ImportArn"]} if "ImportTableDescription" in imported else {}))
+        self.templates = templates()
         client.close()
         self.state = self.describe()
 
@@ -354,8 +475,9 @@ class Fuzz:
         write = operation in WRITES
         scan_before = self.digest() if write and rng.random() < 0.01 else None
         started = time.monotonic()
+        client = rng.choice(self.clients)
         try:
-            status, answer = self.client.call(operation, body)
+            status, answer = client.call(operation, body)
         except TimeoutError:
             self.fail("hangs", f"{operation} {body[:300]!r}")
             self.recover()
@@ -372,7 +494,7 @@ class Fuzz:
         if status >= 500:
             self.figures[f"500s_in_{operation}"] += 1
             self.fail("500s", f"{operation} {status} {answer!r} <- {body[:300]!r}")
-        if not shaped(status, answer):
+        if not shaped(status, answer, operation):
             self.fail("unshaped", f"{operation} {status} {answer!r}")
         if operation in ("CreateTable", "DeleteTable", "UpdateTable") or (write and status == 200):
             self.state = self.describe()
@@ -422,7 +544,8 @@ class Fuzz:
         return received.count(b"HTTP/1.1 ") >= expected and received.endswith(b"}")
 
     def recover(self) -> None:
-        self.client.close()
+        for client in self.clients:
+            client.close()
         if not self.server.alive():
             self.fail("server_died", "the server exited")
             self.server.start()
@@ -430,7 +553,7 @@ class Fuzz:
 
     def alive(self) -> bool:
         try:
-            status, _ = Client(self.server.port).raw("GET", "/", b"", {})
+            status, _ = Client(self.server.port).raw("GET", "/", b"", {})  # (unsigned)
         except OSError:
             return False
         return status == 200
@@ -439,14 +562,20 @@ class Fuzz:
 FAILURES = ("500s", "hangs", "unshaped", "changed_on_reject", "server_died")
 
 
-def run(cases: int, seed: int, hang: float = 5.0, max_seconds: float = 3600.0
-        ) -> tuple[Counter[str], dict[str, list[str]], float]:
+def run(cases: int, seed: int, hang: float = 5.0, max_seconds: float = 3600.0,
+        signed: bool = False) -> tuple[Counter[str], dict[str, list[str]], float]:
     """Fuzz a fresh server: the figures, the first failures of each kind, the seconds."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # the harness walks deep nests
     with tempfile.TemporaryDirectory(prefix="tallydb-fuzz-") as tmp:
-        server = Server("--data", str(Path(tmp) / "data"), log=Path(tmp) / "server.log")
+        args = ["--data", str(Path(tmp) / "data")]
+        if signed:
+            keys = Path(tmp) / "credentials.toml"
+            keys.write_text("".join(f'[keys.{name}]\nsecret = "{secret}"\n{rule}\n'
+                                    for name, (secret, rule) in CREDENTIALS.items()))
+            args += ["--credentials", str(keys)]
+        server = Server(*args, log=Path(tmp) / "server.log")
         server.start()
-        fuzz = Fuzz(server, seed, hang)
+        fuzz = Fuzz(server, seed, hang, signed)
         started = time.monotonic()
         try:
             fuzz.setup()
@@ -471,9 +600,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--hang", type=float, default=5.0, help="seconds an answer may take (5)")
     p.add_argument("--max-seconds", type=float, default=3600.0, help="stop after this long")
+    p.add_argument("--credentials", action="store_true",
+                   help="sign every case, by keys of every kind")
     args = p.parse_args(argv)
-    figures, examples, elapsed = run(args.cases, args.seed, args.hang, args.max_seconds)
-    print(f"seed: {args.seed}")
+    figures, examples, elapsed = run(args.cases, args.seed, args.hang, args.max_seconds,
+                                     args.credentials)
+    print(f"seed: {args.seed}{' (signed)' if args.credentials else ''}")
     print(f"seconds: {elapsed:.0f} ({figures['cases'] / elapsed:.0f} cases/s)")
     for name in ("cases", "raw_cases", *FAILURES, "dropped", "rejected_writes_scanned",
                  "tables_remade"):

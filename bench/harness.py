@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 PYTHON = sys.executable
-TARGET = "DynamoDB_20120810."
 
 
 def free_port() -> int:
@@ -90,18 +89,26 @@ class Server:
 
 
 class Client:
-    """One keep-alive connection; each request is sent once, never retried."""
+    """One keep-alive connection; each request is sent once, never retried.
+    ``key``: (access key, secret) to sign every request with (SigV4)."""
 
-    def __init__(self, port: int, timeout: float = 10.0) -> None:
+    def __init__(self, port: int, timeout: float = 10.0,
+                 key: tuple[str, str] | None = None) -> None:
         self.port = port
         self.timeout = timeout
+        self.key = key
         self.conn: http.client.HTTPConnection | None = None
 
     def call(self, operation: str, request: Any) -> tuple[int, Any]:
         """(status, decoded body); OSError/HTTPException if the outcome is unknown."""
+        from tallydb.engine.api import target_of  # (the Streams operations' prefix)
+
         body = request if isinstance(request, bytes) else json.dumps(request).encode()
-        return self.raw("POST", "/", body, {
-            "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": TARGET + operation})
+        headers = {"Content-Type": "application/x-amz-json-1.0",
+                   "X-Amz-Target": target_of(operation)}
+        if self.key is not None:
+            headers = signed(self.port, body, headers, self.key)
+        return self.raw("POST", "/", body, headers)
 
     def raw(self, method: str, path: str, body: bytes,
             headers: dict[str, str]) -> tuple[int, Any]:
@@ -126,3 +133,16 @@ class Client:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def signed(port: int, body: bytes, headers: dict[str, str],
+           key: tuple[str, str]) -> dict[str, str]:
+    """``headers`` with a SigV4 signature by ``key`` over the request."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=f"http://127.0.0.1:{port}/", data=body,
+                         headers=headers)
+    SigV4Auth(Credentials(*key), "dynamodb", "us-east-1").add_auth(request)
+    return dict(request.headers.items())

@@ -12,13 +12,14 @@ neighbour hits both alike:
 * ``UpdateItem ADD``: the atomic counter;
 * ``Query``: one partition of 20 items;
 * ``test``: what a small unit test does, from an empty mock: enter the mock,
-  make a client, CreateTable, 10 PutItem, one Query, leave. Most of it is
-  botocore's own first-use work on a new client (the same under both mocks),
-  so this row is reported, not held to the target.
+  make a client, CreateTable, 10 PutItem, one Query, leave. Much of it is
+  botocore's own first-use work on a new client (the same under both mocks).
 
-Each row is the median over ``--reps`` of the mean time per call; the
-ratio is moto's time over tallydb's, measured in the same run. The target
-applies to the per-call rows.
+Each row is the median over ``--reps`` of the process's CPU time per call
+(every thread's: a mock's threads count; CPU rather than wall time, so
+that a busy machine slows both alike); the ratio is moto's time over
+tallydb's, measured in the same run. Targets: at least ``TARGET`` times
+faster on every per-call row, ``TEST_TARGET`` on the whole test.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from tallydb.testing import mock_dynamodb
 
 #: The speed target: tallydb's mock at least this many times faster than moto's.
 TARGET = 5.0
+#: ... and at least this many times faster on a whole small test.
+TEST_TARGET = 10.0
 TABLE = "bench"
 KEY_SCHEMA: dict[str, Any] = {
     "AttributeDefinitions": [
@@ -113,10 +116,11 @@ def _small_test(mock: Callable[[], AbstractContextManager[Any]]) -> None:
 
 
 def _per_call(fn: Callable[[], Any], calls: int) -> float:
-    started = time.perf_counter()
+    """CPU seconds of the process (every thread: a mock's own count) per call."""
+    started = time.process_time()
     for _ in range(calls):
         fn()
-    return (time.perf_counter() - started) / calls
+    return (time.process_time() - started) / calls
 
 
 def measure(reps: int, calls: int) -> Iterator[tuple[str, float, float]]:
@@ -150,14 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"{'call':<16} {'tallydb µs':>11} {'moto µs':>9} {'moto/tallydb':>13}")
     worst = float("inf")
+    test = 0.0
     for row, ours, moto in measure(args.reps, args.calls):
         ratio = moto / ours
-        if row != "test":
+        if row == "test":
+            test = ratio
+        else:
             worst = min(worst, ratio)
         print(f"{row:<16} {ours * 1e6:>11.0f} {moto * 1e6:>9.0f} {ratio:>12.1f}x")
     verdict = "met" if worst >= TARGET else "NOT met"
     print(f"target: tallydb's mock >= {TARGET:.0f}x faster per call: {verdict} "
           f"(worst {worst:.1f}x)")
+    verdict = "met" if test >= TEST_TARGET else "NOT met"
+    print(f"target: tallydb's mock >= {TEST_TARGET:.0f}x faster on a whole small test: "
+          f"{verdict} ({test:.1f}x)")
     return 0
 
 

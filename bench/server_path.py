@@ -7,12 +7,14 @@ CPU µs per request (best of 7) and the garbage collector's pauses, with and
 without ``gc.freeze()`` of what start-up loaded (``--freeze``).
 
     .venv/bin/python -m bench.server_path [--freeze] [--turns N]
+    .venv/bin/python -m bench.server_path --scenario B [--keys 1000000]  # random keys
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import random
 import tempfile
 import time
 from typing import Any
@@ -24,14 +26,23 @@ from tallydb.engine.storage import Store
 from tallydb.server.app import Server
 from tallydb.server.protocol import Connection
 
-BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"hot"}},"UpdateExpression":'
+BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"%s"}},"UpdateExpression":'
         b'"ADD play_count :one","ExpressionAttributeValues":{":one":{"N":"1"}}}')
-REQUEST = (
+#: PartiQL's increment of the hot key (scenario P).
+STATEMENT = (b'{"Statement":"UPDATE \\"counters\\" SET play_count = play_count + 1 '
+             b'WHERE pk = \'hot\'"}')
+HEAD = (
     b"POST / HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nContent-Type: application/x-amz-json-1.0\r\n"
-    b"X-Amz-Target: DynamoDB_20120810.UpdateItem\r\nX-Amz-Date: 20260101T000000Z\r\n"
+    b"X-Amz-Target: DynamoDB_20120810.%s\r\nX-Amz-Date: 20260101T000000Z\r\n"
     b"Authorization: AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
     b"SignedHeaders=host, Signature=00\r\nContent-Length: %d\r\n\r\n%s"
-) % (len(BODY), BODY)
+)
+
+
+def request(key: str, operation: bytes = b"UpdateItem", body: bytes | None = None) -> bytes:
+    """The UpdateItem ``ADD play_count :one`` on ``key`` (or ``body``), as wrk sends it."""
+    body = BODY % key.encode() if body is None else body
+    return HEAD % (operation, len(body), body)
 CONNECTIONS = 64
 
 
@@ -52,14 +63,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.server_path")
     parser.add_argument("--freeze", action="store_true", help="gc.freeze() before measuring")
     parser.add_argument("--turns", type=int, default=200, help="turns per timed run")
+    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S"],
+                        help="A: the hot key (default); B: a key at random over --keys items; "
+                             "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream")
+    parser.add_argument("--keys", type=int, default=10_000, help="items for B (10,000)")
     args = parser.parse_args()
+    rng = random.Random(1)
 
     with tempfile.TemporaryDirectory() as data:
         engine = Engine(Store(data))
         engine.call("CreateTable", {
             "TableName": "counters", "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            **({"StreamSpecification": {"StreamEnabled": True,
+                                        "StreamViewType": "NEW_AND_OLD_IMAGES"}}
+               if args.scenario == "S" else {})})
+        if args.scenario == "B":
+            _seed(engine, args.keys)
+        keys = [f"k{i}" for i in range(args.keys)] if args.scenario == "B" else ["hot"]
+        requests = [request(key) for key in keys]
+        if args.scenario == "P":  # (an UPDATE needs the item to exist)
+            engine.call("PutItem", {"TableName": "counters", "Item": {
+                "pk": {"S": "hot"}, "play_count": {"N": "0"}}})
+            requests = [request("", b"ExecuteStatement", STATEMENT)]
         server = Server(engine, uvloop.new_event_loop())
         connections = []
         for _ in range(CONNECTIONS):
@@ -69,7 +96,7 @@ def main() -> None:
 
         def turn() -> None:
             for connection in connections:
-                connection.data_received(REQUEST)
+                connection.data_received(requests[rng.randrange(len(requests))])
             server.batcher.flush()
 
         for _ in range(50):
@@ -89,18 +116,30 @@ def main() -> None:
 
         gc.callbacks.append(timed)
         runs = []
+        process = []
         for _ in range(7):
             begin = time.thread_time()
+            begin_process = time.process_time()
             for _ in range(args.turns):
                 turn()
             runs.append((time.thread_time() - begin) / args.turns / CONNECTIONS * 1e6)
+            process.append((time.process_time() - begin_process) / args.turns / CONNECTIONS * 1e6)
         gc.callbacks.remove(timed)
         engine.close()
 
-    print(f"CPU µs per request, best of 7: {min(runs):.1f} (freeze: {args.freeze})")
+    print(f"scenario {args.scenario}: CPU µs per request, best of 7: {min(runs):.1f} "
+          f"(the process, checkpoints included: {min(process):.1f}; freeze: {args.freeze})")
     for generation, times in pauses.items():
         worst = max(times) if times else 0.0
         print(f"gc generation {generation}: {len(times)} collections, longest {worst:.2f} ms")
+
+
+def _seed(engine: Engine, count: int) -> None:
+    """Put ``k0``..``k{count-1}`` (``play_count`` 0), 25 a BatchWriteItem."""
+    for start in range(0, count, 25):
+        engine.call("BatchWriteItem", {"RequestItems": {"counters": [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "play_count": {"N": "0"}}}}
+            for i in range(start, min(start + 25, count))]}})
 
 
 if __name__ == "__main__":

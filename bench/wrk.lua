@@ -5,7 +5,8 @@
 --
 -- Every request carries the DynamoDB JSON 1.0 headers and a static
 -- SigV4-shaped Authorization header: DynamoDB Local, dynalite and moto want
--- one to be present, none of them checks the signature.
+-- one to be present, none of them checks the signature. With
+-- BENCH_AUTHORIZATION (static mode) it is a real one (bench.ab --credentials).
 --
 -- modes (BENCH_MODE) and their variables (BENCH_<NAME>)
 --   static  target, body                 the same request every time (fastest wrk path)
@@ -30,6 +31,12 @@ local headers = {
       .. "/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, "
       .. "Signature=0000000000000000000000000000000000000000000000000000000000000000",
 }
+-- a real signature, made by the caller for the one static request, for a
+-- server that checks them (BENCH_AUTHORIZATION and the BENCH_DATE it covers)
+if os.getenv("BENCH_AUTHORIZATION") ~= nil then
+   headers["Authorization"] = os.getenv("BENCH_AUTHORIZATION")
+   headers["X-Amz-Date"] = os.getenv("BENCH_DATE")
+end
 
 local function build(target, body)
    local h = {}

@@ -51,3 +51,37 @@ def test_reading_it_back(ddb: Any, videos: str) -> None:
                           ReturnConsumedCapacity="TOTAL")
     assert eventual["ConsumedCapacity"]["CapacityUnits"] == 1.0  # 2 x 4 KB blocks, halved
     assert strong["ConsumedCapacity"]["CapacityUnits"] == 2.0
+
+
+def _sized(size: int) -> dict[str, Any]:
+    """KEY's item of exactly ``size`` bytes by DynamoDB's count: names and
+    values (PK 2 + 8, SK 2 + 11, blob 4 + the rest)."""
+    return {**KEY, "blob": {"S": "y" * (size - 27)}}
+
+
+def test_units_at_the_block_edges(ddb: Any, videos: str) -> None:
+    # An item whose JSON is longer than a block but whose size is not costs
+    # one block; one byte more, two. Each write charges the larger image.
+    def units(**call: Any) -> float:
+        name = next(iter(call))
+        answer = getattr(ddb, name)(TableName=videos, ReturnConsumedCapacity="TOTAL",
+                                    **call[name])
+        return float(answer["ConsumedCapacity"]["CapacityUnits"])
+
+    assert units(put_item={"Item": _sized(1024)}) == 1.0
+    assert units(put_item={"Item": _sized(1025)}) == 2.0  # the new image
+    assert units(put_item={"Item": _sized(10)}) == 2.0  # the old one
+    assert units(put_item={"Item": _sized(3000)}) == 3.0
+    names = {"ExpressionAttributeNames": {"#b": "blob"}}
+    assert units(update_item={"Key": KEY, "UpdateExpression": "REMOVE #b", **names}) == 3.0
+    assert units(update_item={"Key": KEY, "UpdateExpression": "SET #b = :b", **names,
+                              "ExpressionAttributeValues": {":b": {"S": "y" * 997}}}) == 1.0
+    assert units(delete_item={"Key": KEY}) == 1.0  # its 1,024 bytes
+    assert units(delete_item={"Key": KEY}) == 1.0  # nothing there
+    ddb.put_item(TableName=videos, Item=_sized(4096))
+    assert units(get_item={"Key": KEY, "ConsistentRead": True}) == 1.0
+    ddb.put_item(TableName=videos, Item=_sized(4097))
+    assert units(get_item={"Key": KEY, "ConsistentRead": True}) == 2.0
+    assert units(get_item={"Key": KEY}) == 1.0
+    ddb.delete_item(TableName=videos, Key=KEY)
+    assert units(get_item={"Key": KEY}) == 0.5

@@ -51,9 +51,6 @@ def _refused(info: pytest.ExceptionInfo[ClientError], table_arn: str) -> None:
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 400
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "resource policies are stored and validated, not yet enforced: the request "
-    "pipeline's access check (where a key's principal is known) applies them"))
 @pytest.mark.timeout(300)
 def test_a_deny_refuses_one_principals_add_everywhere_and_another_still_counts(
     tallydb_server_factory: Callable[..., TallyServer], tmp_path: Path,

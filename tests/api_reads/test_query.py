@@ -350,13 +350,19 @@ def test_two_conditions_on_a_hash_only_table(ddb: Any, hash_table: str) -> None:
 
 
 START = {"PK": {"S": "p"}, "SK": {"S": "a"}}
+SIZE = "Exclusive Start Key must have same size as table's key schema"
 
 
 @pytest.mark.parametrize(
     ("condition", "values", "start", "message"),
     [
-        ("PK = :p", {}, {"bad": {"S": "p"}}, "The provided starting key is invalid"),
-        ("PK = :p", {}, {"PK": {"S": "p"}}, "The provided starting key is invalid"),
+        # a start key of another size: DynamoDB's newer wording (Dynamoid's
+        # documentation; DynamoDB Local 1.25), dynalite's older one was
+        # "The provided starting key is invalid"
+        ("PK = :p", {}, {"bad": {"S": "p"}}, SIZE),
+        ("PK = :p", {}, {"PK": {"S": "p"}}, SIZE),
+        ("PK = :p", {}, {"PK": {"S": "p"}, "x": {"S": "p"}},
+         "The provided starting key is invalid"),
         ("PK = :p", {}, {"PK": {"S": "p"}, "SK": {"N": "1"}},
          "The provided key element does not match the schema"),
         ("PK = :q", {":q": {"S": "q"}}, START,

@@ -3,9 +3,14 @@ and reading a whole shard from TRIM_HORIZON."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+from pathlib import Path
 from typing import Any
 
 import boto3
+import orjson
 from tallytest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, unique_name
 
 
@@ -79,3 +84,19 @@ def server_streams_client(url: str) -> Any:
     return boto3.session.Session().client(
         "dynamodbstreams", endpoint_url=url, region_name=REGION,
         aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
+
+
+def data_directory(backend: Any) -> Path:
+    """Where a backend keeps its data (the server's --data, the engine's store)."""
+    if backend.name == "server":
+        return Path(backend.server.data)
+    return Path(backend.engine.store.directory)
+
+
+def signed_iterator(data: Path, arn: str, shard: str, after: int, issued: float) -> str:
+    """A shard iterator as the server whose data is in ``data`` signs one:
+    its fields, then an HMAC-SHA256 (16 bytes) under the key kept there."""
+    key = (data / "shard-iterator.key").read_bytes()
+    payload = orjson.dumps([arn, shard, after, issued])
+    mac = hmac.new(key, payload, hashlib.sha256).digest()[:16]
+    return base64.urlsafe_b64encode(payload + mac).decode()

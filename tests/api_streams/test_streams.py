@@ -24,9 +24,11 @@ from botocore.exceptions import ClientError
 from streamkit import (
     KEY,
     check_counter_records,
+    data_directory,
     increment,
     read_all,
     shard_of,
+    signed_iterator,
     table_with_stream,
 )
 from tallytest import error_of
@@ -157,7 +159,7 @@ def test_list_streams_pages(ddb: Any, streams: Any) -> None:
     assert len(seen) == len(set(seen))  # each once
 
 
-def test_errors(ddb: Any, streams: Any) -> None:
+def test_errors(ddb: Any, streams: Any, backend: Any) -> None:
     _, arn = table_with_stream(ddb)
     missing = arn.rsplit("/", 1)[0] + "/2000-01-01T00:00:00.000"
     with pytest.raises(ClientError) as excinfo:
@@ -172,13 +174,50 @@ def test_errors(ddb: Any, streams: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator="not-an-iterator")
     assert error_of(excinfo) == ("ValidationException", "Invalid ShardIterator", 400)
-    # an iterator issued 16 minutes ago (iterators are stateless tokens)
-    stale = base64.urlsafe_b64encode(orjson.dumps(
-        [arn, shard_of(streams, arn), 0, time.time() - 16 * 60])).decode()
+    # an iterator issued 16 minutes ago (iterators are stateless, signed tokens)
+    shard = shard_of(streams, arn)
+    data = data_directory(backend)
+    stale = signed_iterator(data, arn, shard, 0, time.time() - 16 * 60)
     with pytest.raises(ClientError) as excinfo:
         streams.get_records(ShardIterator=stale)
     # DynamoDB Streams' message, as an AWS SDK error quotes the service
     assert error_of(excinfo) == ("ExpiredIteratorException", "Shard iterator has expired", 400)
+    # nor does one "issued" in the future live forever
+    future = signed_iterator(data, arn, shard, 0, time.time() + 365 * 86400)
+    with pytest.raises(ClientError) as excinfo:
+        streams.get_records(ShardIterator=future)
+    assert error_of(excinfo)[0] == "ExpiredIteratorException"
+
+
+def test_a_forged_or_altered_iterator_is_refused(ddb: Any, streams: Any) -> None:
+    """An iterator is the server's own: one made by hand (the fields without
+    the server's MAC) or changed after it was issued reads nothing."""
+    _, arn = table_with_stream(ddb)
+    shard = shard_of(streams, arn)
+    unsigned = base64.urlsafe_b64encode(orjson.dumps([arn, shard, 0, time.time()])).decode()
+    issued = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    raw = bytearray(base64.urlsafe_b64decode(issued))
+    raw[raw.index(b",0,") + 1] = ord("5")  # the position, moved
+    altered = base64.urlsafe_b64encode(bytes(raw)).decode()
+    for iterator in (unsigned, altered, issued[:-4], issued + "AAAA"):
+        with pytest.raises(ClientError) as excinfo:
+            streams.get_records(ShardIterator=iterator)
+        assert error_of(excinfo) == ("ValidationException", "Invalid ShardIterator", 400)
+    assert streams.get_records(ShardIterator=issued)["Records"] == []
+
+
+def test_a_sequence_number_past_every_record_is_refused(ddb: Any, streams: Any) -> None:
+    _, arn = table_with_stream(ddb)
+    shard = shard_of(streams, arn)
+    for number in (str(2**63).zfill(21), "9" * 40):
+        with pytest.raises(ClientError) as excinfo:
+            streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                       ShardIteratorType="AFTER_SEQUENCE_NUMBER",
+                                       SequenceNumber=number)
+        assert error_of(excinfo) == (
+            "ValidationException",
+            "One or more parameter values were invalid: Invalid SequenceNumber", 400)
 
 
 def test_streams_operations_are_not_dynamodb_operations(backend: Any) -> None:

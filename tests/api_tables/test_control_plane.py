@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
-from tallytest import Backend, assert_error
+from tallytest import Backend, ServerBackend, assert_error
 
 VALIDATION = "ValidationException"
 
@@ -80,9 +81,16 @@ def test_tags_of_a_missing_or_malformed_arn(ddb: Any, tagged: tuple[str, str]) -
                  "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn")
 
 
-def test_describe_endpoints_and_limits(ddb: Any) -> None:
+def test_describe_endpoints_and_limits(backend: Backend, ddb: Any) -> None:
+    # DynamoDB names the endpoint the request reached (its regional host);
+    # a server names the host and port it was reached at, whatever they are,
+    # and an engine in process, reached at none, the conventional local one.
     endpoints = ddb.describe_endpoints()["Endpoints"]
-    assert endpoints == [{"Address": "localhost:8000", "CachePeriodInMinutes": 1440}]
+    address = "localhost:8000"
+    if isinstance(backend, ServerBackend):
+        assert backend.server.url is not None
+        address = urlsplit(backend.server.url).netloc
+    assert endpoints == [{"Address": address, "CachePeriodInMinutes": 1440}]
     limits = ddb.describe_limits()
     assert {k: v for k, v in limits.items() if k != "ResponseMetadata"} == {
         "AccountMaxReadCapacityUnits": 80000, "AccountMaxWriteCapacityUnits": 80000,

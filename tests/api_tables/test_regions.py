@@ -226,3 +226,21 @@ def test_a_request_without_a_region_runs_in_us_east_1(
     status, body = _describe(server.url, headers)
     assert status == 200
     assert body["Table"]["TableArn"] == _arn(EAST, "table/plays")
+
+
+@pytest.mark.parametrize("separate", [False, True], ids=["shared", "separate"])
+def test_stream_records_carry_the_tables_region(
+    regions: Callable[[bool], Clients], separate: bool,
+) -> None:
+    # DynamoDB writes the table's region in each record's awsRegion (the
+    # Streams API reference, Record); DynamoDB Local writes "ddblocal".
+    client = regions(separate)
+    west = client(WEST)
+    arn = _table(west, "plays", stream=True)["LatestStreamArn"]
+    west.put_item(TableName="plays", Item={"pk": {"S": "a"}})
+    streams = client(WEST, "dynamodbstreams")
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    records = streams.get_records(ShardIterator=iterator)["Records"]
+    assert [r["awsRegion"] for r in records] == [WEST]

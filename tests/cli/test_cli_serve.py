@@ -33,7 +33,7 @@ def test_a_data_directory_in_use_is_one_line_naming_the_server(
     assert first.proc is not None
     second = subprocess.run(
         [sys.executable, "-m", "tallydb", "serve", "--port", "0", "--data", str(tmp_path / "data")],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=300,
     )
     assert second.returncode == 3
     assert second.stdout == ""
@@ -55,7 +55,7 @@ def test_a_taken_port_names_its_process_before_anything_is_made(tmp_path: Path) 
         data = tmp_path / "data"
         served = subprocess.run(
             [sys.executable, "-m", "tallydb", "serve", "--port", str(port), "--data", str(data)],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True, text=True, timeout=300,
         )
         assert served.returncode == 3
         assert served.stdout == ""

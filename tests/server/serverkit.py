@@ -66,7 +66,8 @@ class StubEngine:
         calls: list[tuple[str, dict[str, Any]]] = []
 
         def call(
-            operation: str, request: dict[str, Any], region: str = "us-east-1"
+            operation: str, request: dict[str, Any], region: str = "us-east-1",
+            access: Any = None,
         ) -> dict[str, Any]:
             calls.append((operation, request))
             self.regions.append(region)
@@ -97,19 +98,22 @@ class StubServer:
 
     def __init__(
         self,
-        credentials: dict[str, str] | None = None,
+        credentials: dict[str, Any] | None = None,
         offload: bool = False,
         limits: ConnectionLimits | None = None,
+        engine: Any = None,
     ) -> None:
+        """``engine``: a real Engine to serve instead of the stub (with every
+        operation it has)."""
         import uvloop
 
-        self.engine = StubEngine()
+        self.engine = StubEngine() if engine is None else engine
         self.loop = uvloop.new_event_loop()
         self.server = Server(
-            self.engine,  # type: ignore[arg-type]
+            self.engine,
             self.loop,
             credentials=credentials,
-            operations=STUB_OPERATIONS,
+            operations=STUB_OPERATIONS if engine is None else None,
             offload=offload,
             limits=limits,
         )
@@ -131,10 +135,10 @@ class StubServer:
         self.loop.run_until_complete(self.server.shutdown())
         self.loop.close()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = TIMEOUT) -> None:
         if self._thread.is_alive():
             self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(TIMEOUT)
+            self._thread.join(timeout)
             assert not self._thread.is_alive(), "stub server did not stop"
 
 
@@ -164,6 +168,7 @@ def post(
     body: bytes | dict[str, Any] = b"{}",
     headers: dict[str, str] | None = None,
     method: str = "POST",
+    path: str = "/",
 ) -> Response:
     """One request on a fresh connection; ``target`` is an operation name."""
     parts = urlsplit(url)
@@ -174,7 +179,7 @@ def post(
     sent.update(headers or {})
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     try:
-        conn.request(method, "/", body=data, headers=sent)
+        conn.request(method, path, body=data, headers=sent)
         answer = conn.getresponse()
         return Response(
             answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read()

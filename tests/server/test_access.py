@@ -13,8 +13,11 @@ import pytest
 from botocore.exceptions import ClientError
 from serverkit import Serve
 
+from tallydb.engine.api import Access, Engine
+from tallydb.engine.errors import AccessDeniedException
+from tallydb.engine.storage import Store
 from tallydb.server import credentials
-from tallydb.server.access import Access, Key, tables_of
+from tallydb.server.credentials import Key
 
 pytest_plugins = ["server_fixtures"]
 
@@ -231,28 +234,45 @@ def test_pairs_never_echo_a_secret() -> None:
         assert "secret" not in str(error.value).replace("ACCESS_KEY:SECRET", "")
 
 
-def test_tables_of_finds_every_place_a_table_is_named() -> None:
-    assert list(tables_of("GetItem", {"TableName": "a"})) == ["a"]
-    assert list(tables_of("BatchWriteItem", {"RequestItems": {"a": [], "b": []}})) == ["a", "b"]
-    assert list(tables_of("TransactWriteItems", {"TransactItems": [
-        {"Put": {"TableName": "a"}}, {"ConditionCheck": {"TableName": "b"}}]})) == ["a", "b"]
-    assert list(tables_of("TagResource", {
-        "ResourceArn": "arn:aws:dynamodb:us-east-1:000000000000:table/t"})) == ["t"]
-    assert list(tables_of("ExecuteStatement", {
-        "Statement": 'UPDATE "my""t" SET n = n + 1 WHERE id = 1'})) == ['my"t']
+def test_the_engine_resolves_every_place_a_table_is_named() -> None:
+    engine = Engine(Store(None))
+    key = {"id": {"S": "v1"}}
+    tables = [t.table for t in engine.resolve("GetItem", {"TableName": "aaa", "Key": key})]
+    assert tables == ["aaa"]
+    put = [{"PutRequest": {"Item": key}}]
+    touched = engine.resolve("BatchWriteItem", {"RequestItems": {"aaa": put, "bbb": put}})
+    assert [(t.table, t.write) for t in touched] == [("aaa", True), ("bbb", True)]
+    touched = engine.resolve("TransactWriteItems", {"TransactItems": [
+        {"Put": {"TableName": "aaa", "Item": key}},
+        {"ConditionCheck": {"TableName": "bbb", "Key": key,
+                            "ConditionExpression": "attribute_exists(id)"}}]})
+    assert [(t.action, t.table, t.write) for t in touched] == [
+        ("PutItem", "aaa", True), ("ConditionCheckItem", "bbb", False)]
+    touched = engine.resolve("TagResource", {
+        "ResourceArn": "arn:aws:dynamodb:us-east-1:000000000000:table/ttt",
+        "Tags": [{"Key": "k", "Value": "v"}]})
+    assert [(t.table, t.write) for t in touched] == [("ttt", True)]
+    touched = engine.resolve("ExecuteStatement", {
+        "Statement": 'UPDATE "my""t" SET n = n + 1 WHERE id = 1'})
+    assert [(t.action, t.table, t.write) for t in touched] == [("PartiQLUpdate", 'my"t', True)]
 
 
-def test_partiql_is_a_read_only_as_select() -> None:
+def test_partiql_is_decided_by_what_each_statement_does() -> None:
+    engine = Engine(Store(None))
+    engine.call("CreateTable", {
+        "TableName": "ttt", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]})
     reader = Access("K", "us-east-1", read_only=True)
-    reader.check("ExecuteStatement", {"Statement": 'SELECT * FROM "t"'})
-    with pytest.raises(Exception, match="dynamodb:ExecuteStatement"):
-        reader.check("ExecuteStatement", {"Statement": 'DELETE FROM "t" WHERE id = 1'})
-    limited = Access("K", "us-east-1", tables=frozenset({"t"}))
-    with pytest.raises(Exception, match="table/u"):
-        limited.check("BatchExecuteStatement", {"Statements": [
-            {"Statement": 'SELECT * FROM "t"'}, {"Statement": "SELECT * FROM u"}]})
-    with pytest.raises(Exception, match="dynamodb:ExecuteStatement on resource: \\*"):
-        limited.check("ExecuteStatement", {"Statement": "nonsense"})  # names no table it may
+    engine.call("ExecuteStatement", {"Statement": 'SELECT * FROM "ttt"'}, access=reader)
+    with pytest.raises(AccessDeniedException, match="dynamodb:PartiQLDelete"):
+        engine.call("ExecuteStatement", {"Statement": 'DELETE FROM "ttt" WHERE id = 1'},
+                    access=reader)
+    limited = Access("K", "us-east-1", tables=frozenset({"ttt"}))
+    with pytest.raises(AccessDeniedException, match="table/uuu"):
+        engine.call("BatchExecuteStatement", {"Statements": [
+            {"Statement": 'SELECT * FROM "ttt" WHERE id = 1'},
+            {"Statement": "SELECT * FROM uuu WHERE id = 1"}]}, access=limited)
 
 
 def test_the_access_log_names_the_request_but_no_secret_or_value(
@@ -277,7 +297,9 @@ def test_the_access_log_names_the_request_but_no_secret_or_value(
     lines = [line for line in server.lines if "tallydb.access" in line]
     put = [line for line in lines if request_id in line]
     assert len(put) == 1
-    assert " POST PutItem videos 200 " in put[0]
-    assert any(" POST DeleteTable videos 400 " in line for line in lines)
+    assert '"POST" "PutItem" "videos" "200" ' in put[0]
+    assert put[0].endswith(' "AKIDADMIN"')
+    assert any('"POST" "DeleteTable" "videos" "400" ' in line and '"AKIDREADER"' in line
+               for line in lines)
     for secret in ("admin-secret", "reader-secret", "key-value-7", "item-value-9", "Signature"):
         assert secret not in server.output

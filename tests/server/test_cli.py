@@ -62,7 +62,8 @@ def test_boto3_sees_dynamodb_errors_with_a_valid_crc(cli_server: Serve) -> None:
     # would surface as a checksum error, not as the service's error code.
     ddb = cli_server.client()
     with pytest.raises(ClientError) as error:
-        ddb.describe_global_table(GlobalTableName="videos")  # an operation not served
+        ddb.search_vectors(TableName="videos", IndexName="vectors", TopK=1,  # not served
+                           SearchVector=[{"N": "1"}])
     assert error.value.response["Error"]["Code"] == "UnknownOperationException"
     assert error.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
 
@@ -70,7 +71,7 @@ def test_boto3_sees_dynamodb_errors_with_a_valid_crc(cli_server: Serve) -> None:
 def test_keep_alive_and_pipelining_through_the_command(cli_server: Serve) -> None:
     pipe = Pipe(cli_server.url)
     try:
-        pipe.send(request_bytes("NoSuch") + b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * 2)
+        pipe.send(request_bytes("NoSuch") + b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n" * 2)
         assert pipe.response().status == 400
         assert pipe.response().status == 200
         assert pipe.response().status == 200

@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from serverkit import TIMEOUT, Pipe, Serve, post
 
+from tallydb.server.bodies import LARGE_SHARE
+
 pytest_plugins = ["server_fixtures"]
 
 MB = 1 << 20
-BUDGET = 48 * MB
 DECLARED = 16_000_000  # a 16 MB PutItem's Content-Length
+BUDGET = 3 * DECLARED  # (large bodies may fill LARGE_SHARE of it: two of them)
 SENT = 15_000_000  # of which the client sends this much, then waits
 SLACK = 40 * MB  # the allocator's and the interpreter's own, on top of the bodies
 
@@ -85,39 +87,44 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) ->
         time.sleep(0.2)
 
 
+@pytest.mark.parametrize(("count", "declared", "sent", "budget"), [
+    (12, DECLARED, SENT, BUDGET),  # 16 MB PutItems, 15 MB of each sent
+    (100, 1_000_000, 900_000, 32 * MB),  # a hundred, within a small budget
+], ids=["16MB", "100"])
 def test_stalled_bodies_hold_at_most_the_budget_and_their_memory_is_returned(
-    serve: Callable[..., Serve]
+    serve: Callable[..., Serve], count: int, declared: int, sent: int, budget: int
 ) -> None:
-    server = serve("--in-memory", "--max-body-memory", str(BUDGET), "--body-timeout", "600",
+    server = serve("--in-memory", "--max-body-memory", str(budget), "--body-timeout", "600",
                    "--idle-timeout", "600")
     assert post(server.url, "CreateTable", {
         "TableName": "big", "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}).status == 200
     before = rss(server)
-    admitted = BUDGET // DECLARED
+    admitted = int(budget * LARGE_SHARE) // declared
     with connections() as socks:
-        for n in range(12):
+        for n in range(count):
             sock = connect(server)
             socks.append(sock)
-            sock.sendall(head(DECLARED))
+            sock.sendall(head(declared))
             if n < admitted:  # within the budget: its body is read, and held
-                sock.sendall(body_start(SENT))
+                sock.sendall(body_start(sent))
             else:  # past it: answered at once, before any of its body is sent
                 status, error = answer(sock)
                 assert status == 503
                 assert error["__type"] == "com.amazon.coral.availability#ThrottlingException"
                 assert "--max-body-memory" in error["message"]
-        wait_for(lambda: rss(server) > before + admitted * SENT // 2,
+        wait_for(lambda: rss(server) > before + admitted * sent // 2,
                  "the admitted bodies never arrived")
         held = rss(server)
-        assert held < before + BUDGET + SLACK, (before, held)
-        assert post(server.url, "ListTables", {}).status == 200  # everyone else is served
+        assert held < before + budget + SLACK, (before, held)
+        # everyone else is served: small bodies have the rest of the budget
+        assert post(server.url, "ListTables", {}).status == 200
     # the stalled clients leave: what their bodies took goes back to the OS
     wait_for(lambda: rss(server) < before + SLACK // 2,
              f"RSS stayed at {rss(server)} after the bodies ended ({before} before)")
     # and the budget is whole again: a body as large as it allows is read
-    big = body_start(DECLARED - 3) + b'"}}}'
+    big = body_start(declared - 3) + b'"}}}'
     assert post(server.url, "PutItem", big).status == 400  # (over 400 KB: DynamoDB's refusal)
 
 

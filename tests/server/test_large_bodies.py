@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from botocore.exceptions import ClientError
 from serverkit import Serve, post
 
 pytest_plugins = ["server_fixtures"]
@@ -160,3 +161,26 @@ def test_large_requests_get_dynamodbs_answers_in_order(
     assert (gone, missing_table["__type"]) == (
         400, "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException")
     assert (batched, unprocessed) == (200, {"UnprocessedItems": {}})
+
+
+def test_a_limited_keys_large_request_is_refused_for_access_first(
+    serve: Callable[..., Serve], tmp_path: Path
+) -> None:
+    keys = tmp_path / "credentials.toml"
+    keys.write_text('[keys.AKIDADMIN]\nsecret = "admin-secret"\n'
+                    '[keys.AKIDBIG]\nsecret = "big-secret"\ntables = ["big"]\n')
+    server = serve("--in-memory", "--credentials", str(keys))
+    admin = server.client("AKIDADMIN", "admin-secret")
+    for name in ("big", "other"):
+        admin.create_table(TableName=name, **{k: v for k, v in TABLE.items()
+                                              if k != "TableName"})
+    limited = server.client("AKIDBIG", "big-secret")
+    over = {"id": {"S": "a"}, "pad": {"S": "x" * 500_000}}  # judged off the loop
+    for client, table, code in ((limited, "other", "AccessDeniedException"),
+                                (limited, "big", "ValidationException"),
+                                (admin, "other", "ValidationException")):
+        with pytest.raises(ClientError) as error:
+            client.put_item(TableName=table, Item=over)
+        assert error.value.response["Error"]["Code"] == code, (table, error.value.response)
+        if code == "ValidationException":
+            assert error.value.response["Error"]["Message"] == TOO_BIG

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 from click.testing import CliRunner
 from serverkit import Serve, StubServer, post
 
@@ -59,8 +63,31 @@ def test_dns_rebinding_is_refused_by_host(stub: StubServer) -> None:
         "Host": f"rebound.example:{port}", "Origin": origin, "Sec-Fetch-Site": "same-origin"})
     assert answer.status == 403
     assert "DNS rebinding" in answer.json["message"]
-    # an SDK or curl may call the server by any name
-    assert post(stub.url, "Echo", {}, headers={"Host": f"devbox:{port}"}).status == 200
+
+
+def test_a_server_on_loopback_checks_every_requests_host(cli_server: Serve) -> None:
+    """Without Origin or Sec-Fetch-Site too: a page on a rebound name reading
+    the live feed, or sending a simple request, names that name in Host."""
+    port = cli_server.url.rsplit(":", 1)[1]
+    for target, method, path in (("ListTables", "POST", "/"), (None, "GET", "/console/events")):
+        refused = post(cli_server.url, target, {} if target else b"", method=method,
+                       headers={"Host": f"evil.test:{port}"}, path=path)
+        assert refused.status == 403, (path, refused.body)
+        assert refused.error_type == "com.amazon.coral.service#AccessDeniedException"
+        assert "DNS rebinding" in refused.json["message"]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", "127.0.0.1", f"[::1]:{port}",
+                 f"app.localhost:{port}", f"10.0.0.7:{port}"):
+        assert post(cli_server.url, "ListTables", {}, headers={"Host": host}).status == 200
+    # (a request with no Host at all is no browser's: HTTP/1.1 browsers always send one)
+
+
+def test_a_server_on_every_interface_answers_any_name(serve: Callable[..., Serve]) -> None:
+    # a container reached by its service name: only a browser's Host is checked
+    server = serve("--in-memory", "--host", "0.0.0.0", "--insecure-no-auth")
+    port = server.url.rsplit(":", 1)[1]
+    answer = post(f"http://127.0.0.1:{port}", "ListTables", {},
+                  headers={"Host": f"tallydb:{port}"})
+    assert answer.status == 200
 
 
 def test_a_cross_site_request_without_origin_is_refused(stub: StubServer) -> None:
@@ -101,6 +128,34 @@ def test_a_bad_cors_origin_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["serve", "--in-memory", "--cors-origin", "localhost"])
     assert result.exit_code == 2
     assert "an origin looks like http://host:port" in result.output
+
+
+def test_the_console_refuses_another_site_whatever_the_credentials(
+        serve: Callable[..., Serve], tmp_path: Path) -> None:
+    path = tmp_path / "credentials.toml"
+    path.write_text('[keys.AKIDADMIN]\nsecret = "admin-secret"\n')
+    server = serve("--in-memory", "--credentials", str(path))
+    port = server.url.rsplit(":", 1)[1]
+    signed = signed_headers(server.url + "/console/events", "GET")
+    refused = post(server.url, None, b"", method="GET", path="/console/events", headers={
+        **signed, "Origin": f"http://evil.test:{port}", "Sec-Fetch-Site": "cross-site"})
+    assert refused.status == 403
+    assert "Cross-origin request from 'http://evil.test:" in refused.json["message"]
+    assert "the console is for its own origin" in refused.json["message"]
+    refused = post(server.url, None, b"", method="GET", path="/console/events",
+                   headers={**signed, "Sec-Fetch-Site": "cross-site"})
+    assert refused.status == 403
+    # the data plane stays open to any origin with a signature, as DynamoDB's
+    data = post(server.url, "ListTables", {}, headers={"Origin": "http://evil.test"})
+    assert data.status == 400  # unsigned: MissingAuthenticationToken, not an origin refusal
+    assert data.error_type.endswith("#MissingAuthenticationTokenException")
+
+
+def signed_headers(url: str, method: str) -> dict[str, str]:
+    request = AWSRequest(method=method, url=url, data=b"")
+    SigV4Auth(Credentials("AKIDADMIN", "admin-secret"), "dynamodb", "us-east-1").add_auth(
+        request)
+    return dict(request.headers.items())
 
 
 @pytest.mark.parametrize("origin, site, host, refused", [

@@ -89,7 +89,7 @@ def test_pipelined_requests_are_answered_in_order(
         elif kind == 2:
             data += request_bytes("NoSuchOperation", {"n": n})
         elif kind == 3:
-            data += b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+            data += b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"
         else:
             data += request_bytes("Invalid", {"n": n})
     pipe.send(data)
@@ -126,7 +126,7 @@ def test_requests_split_across_many_writes(
 def test_chunked_request_body(stub: StubServer, pipe_factory: Callable[[str], Pipe]) -> None:
     pipe = pipe_factory(stub.url)
     pipe.send(
-        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
         b"Content-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.Echo\r\n"
         b"\r\n4\r\n{\"n\"\r\n3\r\n: 5\r\n1\r\n}\r\n0\r\n\r\n"
     )
@@ -224,7 +224,7 @@ def test_oversized_body_by_content_length_is_413(
 ) -> None:
     pipe = pipe_factory(stub.url)
     pipe.send(
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
         b"X-Amz-Target: DynamoDB_20120810.Echo\r\nContent-Length: %d\r\n\r\n" % (MAX_BODY + 1)
         + b" " * 100_000
     )
@@ -244,7 +244,7 @@ def test_oversized_chunked_body_is_413(
 ) -> None:
     pipe = pipe_factory(stub.url)
     pipe.send(
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
         b"X-Amz-Target: DynamoDB_20120810.Echo\r\nTransfer-Encoding: chunked\r\n\r\n"
     )
     chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
@@ -296,7 +296,7 @@ def test_endless_headers_are_cut_off(
     stub: StubServer, pipe_factory: Callable[[str], Pipe]
 ) -> None:
     pipe = pipe_factory(stub.url)
-    pipe.send(b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: ")
+    pipe.send(b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Long: ")
     try:
         for _ in range(40):
             pipe.send(b"a" * 65536)
@@ -308,7 +308,7 @@ def test_endless_headers_are_cut_off(
 
 def test_clients_that_vanish_mid_request(stub: StubServer) -> None:
     for partial in (
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{",
         b"POST / HTT",
         request_bytes("Echo") * 50,  # and never read the answers
     ):
@@ -335,7 +335,7 @@ def test_expect_100_continue(stub: StubServer, pipe_factory: Callable[[str], Pip
     pipe = pipe_factory(stub.url)
     body = b'{"n": 7}'
     pipe.send(
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
         b"X-Amz-Target: DynamoDB_20120810.Echo\r\nExpect: 100-continue\r\n"
         b"Content-Length: %d\r\n\r\n" % len(body)
     )

@@ -168,9 +168,9 @@ def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Pat
     engine.call("PutItem", _put("x", 1))
     real = engine._run
 
-    def update_fails_after_writing(txn: object, operation: str, request: dict[str, object]
-                                   ) -> object:
-        response = real(txn, operation, request)  # type: ignore[arg-type]
+    def update_fails_after_writing(txn: object, operation: str, request: dict[str, object],
+                                   access: object = None) -> object:
+        response = real(txn, operation, request, access)  # type: ignore[arg-type]
         if operation == "UpdateItem":
             raise ConditionalCheckFailedException()
         return response

@@ -170,3 +170,37 @@ def test_arns_name_each_clients_region() -> None:
         assert created["TableArn"] == "arn:aws:dynamodb:us-east-1:000000000000:table/videos"
         seen = west.describe_table(TableName="videos")["Table"]
         assert seen["TableArn"] == "arn:aws:dynamodb:eu-west-1:000000000000:table/videos"
+
+
+def test_answers_are_botocores_own_parse_and_each_request_runs_once() -> None:
+    """A success is parsed by botocore's parser for the operation (bytes,
+    metadata); an error takes botocore's whole path, events included, with
+    the answer already made: the engine runs each request once."""
+    with mock_dynamodb() as mock:
+        ddb = boto3.client("dynamodb")
+        runs: list[str] = []
+        respond = mock.transport.respond
+
+        def counted(target: str, body: bytes, region: str | None = None) -> tuple[int, bytes]:
+            runs.append(target.rpartition(".")[2])
+            return respond(target, body, region)
+
+        mock.transport.respond = counted  # type: ignore[method-assign]
+        sent: list[str] = []
+        ddb.meta.events.register("before-send.dynamodb", lambda request, **_: sent.append(
+            request.headers["X-Amz-Target"].decode().rpartition(".")[2]))
+        ddb.create_table(TableName="tbl", BillingMode="PAY_PER_REQUEST", **KEY_SCHEMA)
+        key = {"PK": {"S": "a"}, "SK": {"S": "b"}}
+        ddb.put_item(TableName="tbl", Item={**key, "blob": {"B": b"\x00\xff"}})
+        got = ddb.get_item(TableName="tbl", Key=key)
+        assert got["Item"]["blob"] == {"B": b"\x00\xff"}
+        metadata = got["ResponseMetadata"]
+        assert metadata["HTTPStatusCode"] == 200 and metadata["RetryAttempts"] == 0
+        assert metadata["RequestId"] == metadata["HTTPHeaders"]["x-amzn-requestid"]
+        with pytest.raises(ddb.exceptions.ConditionalCheckFailedException) as caught:
+            ddb.put_item(TableName="tbl", Item=key, ConditionExpression="attribute_not_exists(PK)",
+                         ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        assert caught.value.response["Item"]["blob"] == {"B": b"\x00\xff"}
+        assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+        assert runs == ["CreateTable", "PutItem", "GetItem", "PutItem"]
+        assert sent == ["PutItem"]  # the error's way, through botocore's events

@@ -13,6 +13,13 @@ from toolkit_stores import MotoServer, http_client
 import tallydb
 from tallydb.testing import serve
 
+#: How long an inner pytest run may take before it is taken for hung: long,
+#: since on a machine whose cores are busy with other work it starts a server,
+#: imports boto3 and runs its tests several times slower than alone.
+INNER_RUN = 600
+#: The test around it: the inner run, and a server of its own.
+OUTER_RUN = INNER_RUN + 300
+
 USER_TESTS = """
 import tallydb
 import tallydb.aio
@@ -100,16 +107,18 @@ def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=INNER_RUN,
     )
 
 
+@pytest.mark.timeout(OUTER_RUN)
 def test_plugin_starts_a_throwaway_server(tmp_path: Path) -> None:
     result = run_pytest(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "8 passed" in result.stdout
 
 
+@pytest.mark.timeout(OUTER_RUN)
 def test_plugin_against_a_given_endpoint(tmp_path: Path) -> None:
     # An endpoint of its own, with no tables: moto's server shared by the other
     # toolkit tests has theirs, and the plugin rightly refuses such an endpoint.
@@ -124,6 +133,7 @@ def test_plugin_against_a_given_endpoint(tmp_path: Path) -> None:
         moto.stop()
 
 
+@pytest.mark.timeout(OUTER_RUN)
 def test_an_endpoint_with_tables_is_refused_before_any_test_runs(tmp_path: Path) -> None:
     # As reported: a dev server's own "users" table met the tests' (assert 3 == 0).
     with serve(in_memory=True) as server:
@@ -161,6 +171,7 @@ def test_its_table_is_gone_and_the_users_is_not(tallydb_client):
 """
 
 
+@pytest.mark.timeout(OUTER_RUN)
 def test_allowed_existing_tables_are_left_alone(tmp_path: Path) -> None:
     with serve(in_memory=True) as server:
         with tallydb.connect(client=server.client()) as db:
@@ -170,7 +181,7 @@ def test_allowed_existing_tables_are_left_alone(tmp_path: Path) -> None:
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
              "test_alongside.py", "--tallydb-endpoint", str(server.url),
              "--tallydb-allow-existing-tables"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=240,
+            cwd=tmp_path, capture_output=True, text=True, timeout=INNER_RUN,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         assert "2 passed" in result.stdout
@@ -179,6 +190,7 @@ def test_allowed_existing_tables_are_left_alone(tmp_path: Path) -> None:
             assert db.table("users").count() == 1
 
 
+@pytest.mark.timeout(OUTER_RUN)
 def test_only_tables_this_process_made_are_deleted(tmp_path: Path) -> None:
     # Someone else's table, made on the endpoint during a test, is not the run's.
     with serve(in_memory=True) as server:
@@ -188,12 +200,12 @@ def test_only_tables_this_process_made_are_deleted(tmp_path: Path) -> None:
             def test_another_process_makes_a_table(tallydb_endpoint):
                 code = ("import tallydb; db = tallydb.connect('{server.url}');"
                         " db.create_table('theirs', hash_key=('id', 'S'))")
-                subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+                subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
         """))
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
              "test_other.py", "--tallydb-endpoint", str(server.url)],
-            cwd=tmp_path, capture_output=True, text=True, timeout=240,
+            cwd=tmp_path, capture_output=True, text=True, timeout=INNER_RUN,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         with tallydb.connect(client=server.client()) as db:

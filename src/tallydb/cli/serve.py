@@ -29,6 +29,18 @@ def _credentials(
         raise click.BadParameter(str(error)) from None
 
 
+def _table_delays(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """--table-delays CREATE,DELETE,UPDATE (milliseconds), or None."""
+    if value is None:
+        return None
+    from tallydb.engine.api import TableDelays
+
+    try:
+        return TableDelays.parse(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 for every interface).")
@@ -106,6 +118,11 @@ def _credentials(
                    "its other replicas (multi-Region eventual consistency), and the window in "
                    "which a strongly consistent one refuses another region's write to the same "
                    "item (ReplicatedWriteConflictException). 0 for tests.")
+@click.option("--table-delays", metavar="CREATE,DELETE,UPDATE", callback=_table_delays,
+              help="Keep tables CREATING, DELETING and UPDATING for these many "
+                   "milliseconds, as DynamoDB does (its item operations answer "
+                   "ResourceNotFoundException meanwhile; waiters and the console wait), "
+                   "e.g. 500,500,500. Off by default: a table is ACTIVE at once.")
 @click.option("--s3-endpoint", metavar="URL",
               help="Write exports to and read imports from this S3-compatible endpoint "
                    "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
@@ -150,6 +167,7 @@ def serve(
     emulate_limits: bool,
     separate_regions: bool,
     replication_delay: float,
+    table_delays: Any,
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
@@ -198,6 +216,7 @@ def serve(
         emulate_limits=emulate_limits,
         separate_regions=separate_regions,
         replication_delay=replication_delay,
+        table_delays=table_delays,
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,

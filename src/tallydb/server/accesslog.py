@@ -1,8 +1,11 @@
 """``--log-requests``: one line per request, for the logger ``tallydb.access``.
 
-A line says what was asked and how it ended: operation, table, status,
-duration and request id. It never carries a key's secret, a signature, a
-key value or an item's attributes.
+A line says who asked what and how it ended: method, operation, the table
+it touched (as the engine resolved it: ``engine/api/_access``), status,
+duration, request id and the access key id that signed it. Every field is
+quoted (JSON string escapes), so nothing a client sends, a table name with
+a newline or a quote in it, can end a line or forge another. A line never
+carries a key's secret, a signature, a key value or an item's attributes.
 """
 
 from __future__ import annotations
@@ -10,13 +13,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from tallydb.server.access import tables_of
+import orjson
 
 if TYPE_CHECKING:
     from tallydb.server.exchange import Exchange
 
 log = logging.getLogger("tallydb.access")
 _REQUEST_ID = b"x-amzn-RequestId: "
+
+
+def quoted(text: str) -> str:
+    """``text`` as a JSON string: quoted, every control character escaped."""
+    return orjson.dumps(text).decode()
 
 
 def record(ex: Exchange, response: bytes, now: float) -> None:
@@ -30,7 +38,13 @@ def record(ex: Exchange, response: bytes, now: float) -> None:
     operation = ex.operation
     if operation is None:  # answered while routing: say what it was
         operation = ex.target.decode("latin-1").rpartition(".")[2] if ex.target else "-"
-    table = next(tables_of(operation, ex.request), "-") if ex.request is not None else "-"
+    access = ex.access
+    table = "-"
+    key = "-"
+    if access is not None:
+        key = access.key or "-"
+        table = next((t.table for t in access.touched if t.table is not None), "-")
     took = (now - ex.started) * 1000 if ex.started else 0.0
-    log.info("%s %s %s %s %.1fms %s", ex.method.decode("latin-1") or "-", operation, table,
-             status, took, request_id)
+    fields = (ex.method.decode("latin-1") or "-", operation, table, status, f"{took:.1f}ms",
+              request_id, key)
+    log.info(" ".join(quoted(field) for field in fields))

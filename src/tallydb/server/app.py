@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
-import ipaddress
 import logging
 import signal
 import ssl
@@ -24,16 +23,17 @@ from tallydb.engine.api import (
     Engine,
     KinesisSender,
     Limits,
+    TableDelays,
 )
 from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Sync
-from tallydb.server.access import Key
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
 from tallydb.server.bodies import BodyBudget
 from tallydb.server.console_http import verifier_for
+from tallydb.server.credentials import Key
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
-from tallydb.server.origin import OriginPolicy
+from tallydb.server.origin import OriginPolicy, is_loopback
 from tallydb.server.protocol import Connection
 from tallydb.server.routing import MAX_BODY, Router
 from tallydb.server.screening import Screen
@@ -50,15 +50,6 @@ NO_AUTH_ELSEWHERE = (
 
 class ConfigError(ValueError):
     """A configuration the server refuses to start with; the message says why."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass
@@ -88,6 +79,8 @@ class Config:
     separate_regions: bool = False
     # seconds before a global table's change reaches its other replicas
     replication_delay: float = 1.0
+    # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
+    table_delays: TableDelays | None = None
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -171,14 +164,14 @@ class Server:
         self.loop = loop
         self.limits = limits or ConnectionLimits()
         self.clock = loop.time()  # coarse: the watchdog moves it once a tick
-        self.bodies = BodyBudget(self.limits.max_body_memory)
+        self.bodies = BodyBudget(self.limits.max_body_memory, MAX_BODY)
         self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None
         self.console = None if not console else _console(engine, loop, verifier,
                                                          self._observe)
         self.router = Router(
             OPERATIONS if operations is None else operations, verifier, self.console, origins,
-            regional=engine.regional)
+            regional=engine.regional, log_requests=log_requests)
         self.tls = tls
         self.batcher = Batcher(engine, loop, offload, log_requests)
         self.log_requests = log_requests
@@ -202,7 +195,9 @@ class Server:
         await listener.sockets.start_serving()
         if self._watchdog is None:
             self._watchdog = self.loop.create_task(Watchdog(self).run())
-        return int(listener.sockets.sockets[0].getsockname()[1])
+        name = listener.sockets.sockets[0].getsockname()
+        self.router.address = url_for(name[0], name[1]).split("://", 1)[1]
+        return int(name[1])
 
     async def sweep_expired(self) -> None:
         """Delete items whose TTL has passed, every SWEEP_INTERVAL seconds
@@ -310,7 +305,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
         engine = Engine(store, limits=Limits() if config.emulate_limits else None,
                         separate_regions=config.separate_regions, objects=config.objects(),
                         kinesis=config.kinesis(),
-                        replication_delay=config.replication_delay)
+                        replication_delay=config.replication_delay,
+                        table_delays=config.table_delays)
     except BaseException:
         store.close()
         listener.sockets.close()

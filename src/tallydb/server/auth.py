@@ -6,8 +6,10 @@ signed by one of the configured access keys: the signature is recomputed
 with botocore's own signer over the headers the client says it signed, so
 what botocore signs, we verify, byte for byte. As DynamoDB, the payload is
 always part of what is signed: ``X-Amz-Content-SHA256: UNSIGNED-PAYLOAD``
-does not take the body out of the signature. Errors and messages are
-DynamoDB's. A verified request's answer is the key's ``Access``.
+does not take the body out of the signature; and the signature must cover
+``Host``, the date and ``X-Amz-Target``, so that it cannot be replayed
+against another operation. Errors and messages are DynamoDB's. A verified
+request's answer is the key's ``Access``.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest, HTTPHeaders
 from botocore.credentials import Credentials
 
+from tallydb.engine.api import Access
 from tallydb.engine.errors import (
     IncompleteSignatureException,
     InvalidSignatureException,
     MissingAuthenticationTokenException,
     UnrecognizedClientException,
 )
-from tallydb.server.access import Access, Key
+from tallydb.server.credentials import Key
 
 MISSING_TOKEN = "Request is missing Authentication Token"
 INVALID_TOKEN = "The security token included in the request is invalid."
@@ -43,6 +46,13 @@ CONTENT_SHA_MISMATCH = (
     "The provided 'x-amz-content-sha256' header does not match what was computed."
 )
 HOST_NOT_SIGNED = "'Host' must be a 'SignedHeader' in the AWS Authorization."
+#: The same for the request's date and its target: not on record (DynamoDB
+#: accepts a signature without them); ours, worded as DynamoDB's for Host.
+#: Every SDK and the console sign both, and a signature that left the target
+#: out could be replayed as another operation (a GetItem as a DeleteItem).
+NOT_SIGNED = "'{}' must be a 'SignedHeader' in the AWS Authorization."
+#: Headers a signature must cover whenever the request carries them.
+MUST_SIGN = (("x-amz-date", "X-Amz-Date"), ("x-amz-target", "X-Amz-Target"))
 ALGORITHM = "AWS4-HMAC-SHA256"
 SERVICE = "dynamodb"
 TIMESTAMP = "%Y%m%dT%H%M%SZ"
@@ -146,6 +156,12 @@ class Verifier:
         if key is None:
             raise UnrecognizedClientException(INVALID_TOKEN)
         _check_time(timestamp, now)
+        # (ours, after DynamoDB's own checks: see NOT_SIGNED)
+        for name, spelled in MUST_SIGN:
+            if name in by_name and name not in signed:
+                raise InvalidSignatureException(NOT_SIGNED.format(spelled))
+        if "x-amz-date" not in by_name and "date" not in signed:
+            raise InvalidSignatureException(NOT_SIGNED.format("Date"))
         return _Head(params, access_key, key, region, signed, timestamp)
 
     def verify(
@@ -176,7 +192,7 @@ class Verifier:
         expected = signer.signature(signer.string_to_sign(request, canonical), request)
         if not hmac.compare_digest(str(expected), params["Signature"]):
             raise InvalidSignatureException(SIGNATURE_MISMATCH)
-        return Access(access_key, region, key.read_only, key.tables)
+        return Access(access_key, region, key.read_only, key.tables, principal=key.principal)
 
 
 class _Head(NamedTuple):

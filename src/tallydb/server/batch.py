@@ -16,16 +16,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 
 import orjson
 
 from tallydb.console.metrics import Metrics
-from tallydb.engine.api import Engine
+from tallydb.engine.api import NO_OUTPUT, Engine
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http, observe
-from tallydb.server.access import list_tables
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
@@ -157,16 +155,12 @@ class Batcher:
                 for ex in calls:
                     try:
                         asked = metrics is not None and observe.ask_capacity(ex)
-                        access = ex.access
-                        if access is not None:  # ListTables, of a key limited to some tables
-                            result = list_tables(
-                                access, partial(call, region=ex.region), ex.request)  # type: ignore[arg-type]
-                        else:
-                            result = call(ex.operation, ex.request, ex.region)
+                        result = call(ex.operation, ex.request, ex.region, ex.access)
                         if metrics is not None:
                             observe.answered(ex, result, asked)
-                        ex.response = http.render(200, orjson.dumps(result), ex.response_type,
-                                                  ex.extra, ex.gzip)
+                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
+                        ex.response = http.render(200, body, ex.response_type, ex.extra,
+                                                  ex.coding)
                     except DynamoDBError as error:
                         if metrics is not None:
                             observe.refused(ex, error)

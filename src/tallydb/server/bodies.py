@@ -4,7 +4,11 @@ A request's body is reserved against the budget once its head is complete
 (its whole ``Content-Length``; a chunked body as each chunk arrives) and
 released when the request is complete or abandoned, so the bodies every
 connection holds together never pass ``--max-body-memory``; past it a
-request is answered 503 before its body is read.
+request is answered 503 before its body is read. Large bodies (over
+``SMALL`` bytes) may fill only ``LARGE_SHARE`` of the budget (or one
+request of the largest size, if that is more): what is left
+is for small ones, so clients stalling large bodies cannot turn every
+other client's small request away.
 
 Freed body bytes go back to the allocator, which does not hand them back to
 the OS by itself (a heap of many 4 KB chunks stays mapped); once enough have
@@ -21,6 +25,8 @@ from collections.abc import Callable
 
 #: Body bytes released before the heap is trimmed again.
 TRIM_AFTER = 16 << 20
+SMALL = 64 * 1024  # a body of at most this many bytes is small
+LARGE_SHARE = 7 / 8  # of the budget, what large bodies may hold together
 
 
 def _malloc_trim() -> Callable[[], None] | None:
@@ -41,15 +47,19 @@ _TRIM = _malloc_trim()
 class BodyBudget:
     """How many body bytes the server holds, within ``limit``."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, largest: int = 0) -> None:
         self.limit = limit
+        #: (but never less than one request of the ``largest`` allowed)
+        self.large_limit = max(int(limit * LARGE_SHARE), min(limit, largest))
         self.held = 0
         self._freed = 0  # released since the heap was last trimmed
 
-    def reserve(self, size: int) -> bool:
-        """Hold ``size`` more bytes, unless that would pass the limit."""
+    def reserve(self, size: int, body: int = 0) -> bool:
+        """Hold ``size`` more bytes of a body of ``body`` bytes (so far;
+        ``size`` if not given), unless that would pass the limit: for a large
+        body, its share of the limit."""
         held = self.held + size
-        if held > self.limit:
+        if held > (self.limit if max(size, body) <= SMALL else self.large_limit):
             return False
         self.held = held
         return True

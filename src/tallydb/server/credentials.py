@@ -9,20 +9,34 @@ secret = "admin-secret"        # access defaults to "read-write", tables to all
 secret = "reader-secret"
 access = "read-only"
 tables = ["videos"]
+principal = "arn:aws:iam::000000000000:user/reader"  # default: user/AKIDREADER
 ```
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tallydb.server.access import Key
+
+@dataclass(frozen=True)
+class Key:
+    """One access key from the credentials file: its secret, and what it
+    may do (the engine decides each request by it: ``engine/api/_access``)."""
+
+    secret: str
+    read_only: bool = False
+    tables: frozenset[str] | None = None  # None: every table
+    #: The ARN its requests are made as (resource policies name it); None:
+    #: the key's user, ``arn:aws:iam::000000000000:user/KEY``.
+    principal: str | None = None
+
 
 ENVIRONMENT = "TALLYDB_CREDENTIALS"
 ACCESS_LEVELS = ("read-write", "read-only")
-_FIELDS = frozenset({"secret", "access", "tables"})
+_FIELDS = frozenset({"secret", "access", "tables", "principal"})
 
 
 def load(path: Path) -> dict[str, Key]:
@@ -60,7 +74,12 @@ def _key(path: Path, name: str, entry: Any) -> Key:
         not isinstance(tables, list) or not all(isinstance(t, str) and t for t in tables)
     ):
         raise ValueError(f"{where}: tables must be a list of table names")
-    return Key(secret, access == "read-only", None if tables is None else frozenset(tables))
+    principal = entry.get("principal")
+    if principal is not None and (not isinstance(principal, str)
+                                  or not principal.startswith("arn:aws:iam::")):
+        raise ValueError(f"{where}: principal must be an IAM ARN (arn:aws:iam::...)")
+    return Key(secret, access == "read-only", None if tables is None else frozenset(tables),
+               principal)
 
 
 def from_pairs(text: str) -> dict[str, Key]:

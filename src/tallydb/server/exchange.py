@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tallydb.engine.api import DEFAULT_REGION
+from tallydb.engine.api import DEFAULT_REGION, Access
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
-    from tallydb.server.access import Access
 
 
 class Peer(Protocol):
@@ -35,13 +34,13 @@ class Exchange:
         "authorization",
         "body",
         "close",
+        "coding",
         "conn",
         "connection",
         "content_encoding",
         "content_type",
         "extra",
         "fetch_site",
-        "gzip",
         "headers",
         "host",
         "method",
@@ -73,7 +72,8 @@ class Exchange:
         self.host: bytes | None = None
         self.fetch_site: bytes | None = None  # Sec-Fetch-Site
         self.content_encoding: bytes | None = None
-        self.gzip = False  # the client accepts a gzip-encoded response
+        #: the coding the client takes a response in (gzip, deflate, None)
+        self.coding: bytes | None = None
         self.connection = False  # a Connection (or Proxy-Connection) header came
         self.authorization: bytes | None = None
         # every header, in order, only when a signature has to be checked
@@ -83,7 +83,8 @@ class Exchange:
         self.operation: str | None = None
         self.request: dict[str, Any] | None = None
         self.response_type: bytes | None = None
-        # the signing key's, on a ListTables by a key limited to some tables
+        # what the caller may do (the signing key's), for the engine to
+        # decide by; and what the engine resolved it to touch (the access log)
         self.access: Access | None = None
         self.region = DEFAULT_REGION  # the one the request was signed for
         self.extra = b""  # header lines every response to this request carries

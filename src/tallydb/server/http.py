@@ -3,9 +3,10 @@
 Every response carries ``Server``, ``x-amzn-RequestId`` (52 characters of
 ``[0-9A-Z]``, as AWS's), ``x-amz-crc32`` (botocore checks it against the
 body and retries on a mismatch), a ``Content-Length`` and a ``Date``. A
-client that accepts gzip gets larger bodies compressed, the crc then over
-the compressed bytes, as DynamoDB's. Rendering is one bytes ``%`` format:
-this runs once per request on the hot path.
+client that accepts gzip or deflate gets bodies of 4 KB or more compressed
+(``encoding``), the crc then over the compressed bytes, as DynamoDB's.
+Rendering is one bytes ``%`` format: this runs once per request on the hot
+path.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import string
 import time
 import zlib
 from email.utils import formatdate
+
+from tallydb.server.encoding import COMPRESS_MIN, compress
 
 JSON_1_0 = b"application/x-amz-json-1.0"
 JSON = b"application/json"
@@ -40,8 +43,6 @@ EXPOSE_HEADERS = (
     b"x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date,x-amz-crc32\r\n"
 )
 ALLOW_ANY_ORIGIN = b"Access-Control-Allow-Origin: *\r\n" + EXPOSE_HEADERS
-GZIP_ENCODED = b"Content-Encoding: gzip\r\n"
-GZIP_MIN = 1024  # smaller bodies are sent as they are: gzip would save little or grow them
 
 # What DynamoDB answers to anything that is not a JSON POST (and dynalite
 # copies byte for byte, crc included).
@@ -98,14 +99,13 @@ def render(
     body: bytes,
     content_type: bytes | None = JSON_1_0,
     extra: bytes = b"",
-    gzip: bool = False,
+    coding: bytes | None = None,
 ) -> bytes:
     """One complete response; ``extra`` is already-formatted header lines;
-    ``gzip``: the client accepts a gzip-encoded body."""
-    if gzip and len(body) >= GZIP_MIN:
-        packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip container
-        body = packer.compress(body) + packer.flush()
-        extra += GZIP_ENCODED
+    ``coding``: the one the client takes (``encoding.response_coding``)."""
+    if coding is not None and len(body) >= COMPRESS_MIN:
+        body = compress(body, coding)
+        extra += b"Content-Encoding: " + coding + b"\r\n"
     head = _heads.get((status, content_type, extra)) or _head(status, content_type, extra)
     end = _ends.get(body) if len(body) <= _SHORT_BODY else None
     if end is None:
@@ -121,22 +121,6 @@ def _end(body: bytes) -> bytes:
             _ends.clear()
         _ends[body] = end
     return end
-
-
-def accepts_gzip(accept_encoding: bytes) -> bool:
-    """Whether an ``Accept-Encoding`` value lists gzip with a q above 0."""
-    for part in accept_encoding.lower().split(b","):
-        coding, _, params = part.partition(b";")
-        if coding.strip() not in (b"gzip", b"x-gzip", b"*"):
-            continue
-        params = params.replace(b" ", b"")
-        if not params.startswith(b"q="):
-            return True
-        try:
-            return float(params[2:]) > 0
-        except ValueError:
-            return False
-    return False
 
 
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"

@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
 
+from tallydb.engine.api import prevalidate
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
+from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
@@ -427,7 +429,7 @@ class Connection(asyncio.Protocol):
         elif which == _FETCH_SITE:
             ex.fetch_site = value
         elif which == _ACCEPT_ENCODING:
-            ex.gzip = value != b"identity" and http.accepts_gzip(value)
+            ex.coding = response_coding(value)  # the last header counts, as DynamoDB's
         elif which == _CONTENT_ENCODING:
             ex.content_encoding = value
         elif which == _EXPECT:
@@ -462,7 +464,7 @@ class Connection(asyncio.Protocol):
             self._too_large()
             return
         if self.length < 0:  # chunked: reserved as it comes
-            if not self.bodies.reserve(len(body)):
+            if not self.bodies.reserve(len(body), self.reserved + len(body)):
                 self._stop(body_memory_full(self.limits))
                 return
             self.reserved += len(body)
@@ -518,12 +520,15 @@ class Connection(asyncio.Protocol):
         self._route(ex)
 
     def _route(self, ex: Exchange, verdict: Verdict = None) -> None:
+        self._decide(ex, verdict)
+        self.batcher.submit(ex)
+
+    def _decide(self, ex: Exchange, verdict: Verdict) -> None:
         try:
             self.router.route(ex, verdict)
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-        self.batcher.submit(ex)
 
     def _screen(self, ex: Exchange, operation: str, reserved: int) -> None:
         """Have a worker judge a large body before it is parsed here
@@ -532,13 +537,21 @@ class Connection(asyncio.Protocol):
         leave in order, and nothing more is read meanwhile."""
         self.held = []
         screen = self.server.screen
+        loop = self.server.loop
 
         async def judged() -> None:
             try:
                 verdict = await screen.judge(operation, ex.content_encoding, ex.body)
             finally:
                 self.bodies.release(reserved)
-            self._route(ex, verdict)
+            self._decide(ex, verdict)
+            request = ex.request
+            if verdict is None and ex.response is None and ex.operation and request is not None:
+                # it may be valid: its values are checked on a thread, not
+                # here, and the engine does not check them again
+                with contextlib.suppress(Exception):  # (then they are, where it runs)
+                    await loop.run_in_executor(None, prevalidate, ex.operation, request)
+            self.batcher.submit(ex)
             held, self.held = self.held or [], None
             for at, (waiting, share) in enumerate(held):
                 if self.held is not None:  # another large one: the rest wait for it

@@ -1,26 +1,36 @@
 """What a parsed request is: an operation for the engine, or an answer now.
 
-First, on a server without credentials, the cross-origin rule (origin.py):
-a browser page of another origin gets 403. Then the checks run in
+First the origin rule (origin.py): on a server on loopback without
+credentials, a request whose Host is not this machine's gets 403 (DNS
+rebinding); without credentials a browser page of another origin, and with
+them one of another site asking the console, gets 403. Then the checks run in
 DynamoDB's order (as dynalite reproduces it): not a JSON POST to ``/`` ->
 404; body not decodable (Content-Encoding) or not JSON ->
-SerializationException; unknown target -> UnknownOperationException; then
-the signature; then an empty body -> SerializationException; then what the
-signing key may do -> AccessDeniedException. Only a request that passes all
-of them reaches the engine. Anything that is not the data plane goes to
-``route_other``.
+SerializationException (a body its Content-Encoding cannot decode: DynamoDB's
+500 InternalFailure, ``encoding``); unknown target -> UnknownOperationException; then
+the signature; then an empty body -> SerializationException. A request that
+passes them all goes to the engine with what its signing key may do
+(``ex.access``): the engine decides AccessDeniedException itself, on what
+its own reading of the request will touch (``engine/api/_access``). Anything
+that is not the data plane goes to ``route_other``.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from tallydb.console.routes import Console
-from tallydb.engine.api import DYNAMODB_SERVICE, NAMES_NO_ARN, target_of, unknown_operation
+from tallydb.engine.api import (
+    DYNAMODB_SERVICE,
+    NAMES_NO_ARN,
+    Access,
+    target_of,
+    unknown_operation,
+)
+from tallydb.engine.api.describe_endpoints import endpoints
 from tallydb.engine.errors import (
     AccessDeniedException,
     DynamoDBError,
@@ -30,10 +40,15 @@ from tallydb.engine.errors import (
 )
 from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
-from tallydb.server.access import Access
 from tallydb.server.auth import Verifier
+from tallydb.server.encoding import BadCoding, TooLarge, decode_body, known_coding
 from tallydb.server.exchange import Exchange
-from tallydb.server.origin import OriginPolicy, cross_origin_refusal
+from tallydb.server.origin import (
+    HostGuard,
+    OriginPolicy,
+    cross_origin_refusal,
+    cross_site_refusal,
+)
 from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
@@ -46,9 +61,6 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
 # names the documented limit, in the shape SDKs read.
 TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
 TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
-UNKNOWN_ENCODING = "Content-Encoding {!r} is not supported (gzip, deflate or identity)"
-UNDECODABLE = "The request body is not valid {} data"
-_DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
 
 
 #: What a worker found of a large body before it is parsed here
@@ -57,10 +69,6 @@ _DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each cod
 NOT_JSON = "not JSON"
 NOT_AN_OBJECT = "not an object"
 Verdict = str | tuple[int, bytes] | None
-
-
-class _TooLarge(Exception):
-    """A decoded body over MAX_BODY."""
 
 
 class Router:
@@ -73,6 +81,7 @@ class Router:
         console: Console | None = None,
         origins: OriginPolicy | None = None,
         regional: bool = False,
+        log_requests: bool = False,
     ) -> None:
         self.targets: dict[bytes, str] = {
             target_of(name).encode(): name for name in operations
@@ -82,15 +91,31 @@ class Router:
         #: paths under /console, off the data path (``route_other``).
         self.console = console
         self.origins = origins or OriginPolicy(open=verifier is not None)
+        #: Every request's Host, checked on a server on loopback without
+        #: credentials (DNS rebinding); None where only a browser's is.
+        self.host_guard = (HostGuard(self.origins)
+                           if not self.origins.open and self.origins.every_host else None)
         #: Whether every request's region matters (separate regions, or
         #: throttles naming ARNs); otherwise only an operation naming ARNs
         #: reads it, and a hot UpdateItem never parses its credential scope.
         self.regional = regional
+        #: The access log names what each request touched: the engine resolves
+        #: every request's resources for it, not only a limited key's.
+        self.log_requests = log_requests
+        #: ``host:port`` the server listens on (``Server.listen`` sets it):
+        #: DescribeEndpoints' answer to a request without a Host header.
+        self.address = "localhost:8000"
 
     def route(self, ex: Exchange, verdict: Verdict = None) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
         request comes with what a worker found of its body (``verdict``,
         screening.py): then the body is parsed here only if it may be valid."""
+        guard = self.host_guard
+        if guard is not None and ex.host not in guard.allowed:
+            refusal = guard.refusal(ex.host)
+            if refusal is not None:
+                self.refuse(ex, refusal)
+                return
         if ex.origin is not None or ex.fetch_site is not None:
             # (an SDK sends neither: only a browser's request can be cross-origin)
             self.cross_origin(ex)
@@ -108,10 +133,10 @@ class Router:
         if ex.content_encoding is not None:
             try:
                 body = decode_body(ex.content_encoding, body)
-            except SerializationException as error:
+            except BadCoding as error:
                 self.fail(ex, error)
                 return
-            except _TooLarge:
+            except TooLarge:
                 too_large(ex)
                 return
         request: Any = None
@@ -141,25 +166,27 @@ class Router:
                 self.fail(ex, error)
                 return
         if isinstance(verdict, tuple):  # a request no table could make valid
-            if access is None or access.unlimited:
+            if access is None or not access.limited:
                 status, wire = verdict
-                ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.gzip)
+                ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.coding)
                 return
             request = orjson.loads(body)  # (a limited key's access is decided first)
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
         ex.request = request
-        if access is not None and not access.unlimited:
-            try:
-                access.check(operation, request)
-            except AccessDeniedException as error:
-                self.fail(ex, error)
-                return
-            if access.tables is not None and operation == "ListTables":
-                ex.access = access  # answered with the key's own tables (batch.py)
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)
+        if access is not None:
+            access.record = self.log_requests
+            ex.access = access
+        elif self.log_requests:
+            ex.access = Access(None, ex.region, record=True)
+        if operation == "DescribeEndpoints":  # the address this request reached
+            address = _text(ex.host) or self.address
+            ex.response = http.render(200, orjson.dumps(endpoints(address)), ex.response_type,
+                                      ex.extra, ex.coding)
+            return
         ex.operation = operation
 
     def screened(self, ex: Exchange) -> str | None:
@@ -197,9 +224,10 @@ class Router:
         response_type = http.JSON_1_0 if content_type == http.JSON_1_0 else http.JSON
         if ex.content_encoding is not None:
             coding = ex.content_encoding.decode("latin-1").split(",")[-1].strip().lower()
-            if coding not in _DECODERS and coding not in ("identity", ""):  # undone first
-                error = SerializationException(UNKNOWN_ENCODING.format(coding))
-                return http.render(400, orjson.dumps(error.to_wire()), response_type, extra)
+            if not known_coding(coding):  # undone first
+                error = BadCoding()
+                return http.render(error.status, orjson.dumps(error.to_wire()), response_type,
+                                   extra)
         if ex.target is None or ex.target not in self.targets:
             return http.render(400, _unknown_target(ex.target), response_type, extra)
         if self.verifier is not None:
@@ -215,15 +243,18 @@ class Router:
         """A browser's request: 403 for a page of another origin (unless
         allowed); else the CORS headers every response to it carries."""
         origins = self.origins
+        refusal = None
         if not origins.open:
             refusal = cross_origin_refusal(
                 origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
-            if refusal is not None:
-                ex.response = http.render(
-                    403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
-                )
-                return
+        elif ex.url.startswith(b"/console"):  # the console is for its own origin
+            refusal = cross_site_refusal(
+                origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
+            )
+        if refusal is not None:
+            self.refuse(ex, refusal)
+            return
         if ex.origin is not None:
             ex.extra += (
                 http.ALLOW_ANY_ORIGIN if origins.open
@@ -248,6 +279,13 @@ class Router:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
 
     @staticmethod
+    def refuse(ex: Exchange, refusal: str) -> None:
+        """403 for a request the origin rule refuses: it changes nothing."""
+        ex.response = http.render(
+            403, orjson.dumps(AccessDeniedException(refusal).to_wire()), http.JSON_1_0
+        )
+
+    @staticmethod
     def fail(ex: Exchange, error: DynamoDBError) -> None:
         ex.response = error_response(ex, error)
 
@@ -255,7 +293,7 @@ class Router:
 def error_response(ex: Exchange, error: DynamoDBError) -> bytes:
     """DynamoDB's error body for ``error``, with its status."""
     return http.render(
-        error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra, ex.gzip
+        error.status, orjson.dumps(error.to_wire()), ex.response_type, ex.extra, ex.coding
     )
 
 
@@ -263,36 +301,6 @@ def too_large(ex: Exchange) -> None:
     """A request over 16 MB: 413 with DynamoDB's error shape, then close."""
     ex.response = http.render(413, TOO_LARGE_BODY, http.JSON_1_0, ex.extra + http.CLOSE)
     ex.close = True
-
-
-def decode_body(content_encoding: bytes, body: bytes) -> bytes:
-    """Undo ``Content-Encoding`` (gzip, deflate, identity; several in the
-    order applied); SerializationException for anything else, _TooLarge
-    past MAX_BODY decoded."""
-    codings = [c.strip().lower() for c in content_encoding.decode("latin-1").split(",")]
-    for coding in reversed(codings):
-        if coding in ("identity", ""):
-            continue
-        wbits = _DECODERS.get(coding)
-        if wbits is None:
-            raise SerializationException(UNKNOWN_ENCODING.format(coding))
-        body = _inflate(body, wbits, coding)
-    return body
-
-
-def _inflate(body: bytes, wbits: int, coding: str) -> bytes:
-    attempts = (wbits, -15) if wbits == 15 else (wbits,)  # deflate: zlib, or raw
-    for bits in attempts:
-        inflater = zlib.decompressobj(bits)
-        try:
-            out = inflater.decompress(body, MAX_BODY + 1)
-        except zlib.error:
-            continue
-        if len(out) > MAX_BODY:
-            raise _TooLarge
-        if inflater.eof and not inflater.unused_data:
-            return out
-    raise SerializationException(UNDECODABLE.format(coding))
 
 
 def _content_type(ex: Exchange) -> bytes | None:

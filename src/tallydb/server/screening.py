@@ -12,9 +12,12 @@ answers any other with the worker's verdict, in DynamoDB's order
 (``Router.route``). Meanwhile its connection reads nothing more, so its
 answers stay in order, and its body keeps its share of the body budget.
 
-A request that may be valid is still parsed and run on the loop: its
-items are within DynamoDB's 400 KB each, which bounds its cost, but an item
-of 200,000 tiny list elements still takes a large fraction of a second.
+A request that may be valid is then parsed on the loop, its values are
+checked on a thread (``engine.api.prevalidate``: Python code, which lets
+the loop take its turns), and it runs in its batch without checking them
+again. Its parse is what stays on the loop: orjson holds the GIL on any
+thread, about a quarter of a second for 200,000 tiny list elements on a
+busy machine.
 
 The worker is spawned with the first large request, lives as long as the
 server and dies with it; should it fail, requests are parsed on the loop as
@@ -36,7 +39,8 @@ import orjson
 from tallydb.engine.api import precheck
 from tallydb.engine.errors import DynamoDBError
 from tallydb.server.bodies import trim_heap
-from tallydb.server.routing import NOT_AN_OBJECT, NOT_JSON, Verdict, decode_body
+from tallydb.server.encoding import decode_body
+from tallydb.server.routing import NOT_AN_OBJECT, NOT_JSON, Verdict
 
 log = logging.getLogger("tallydb.server")
 
@@ -57,27 +61,31 @@ def _outlive_nobody(server: int) -> None:
 
 
 def judge(operation: str, content_encoding: bytes | None, body: bytes) -> Verdict:
-    """In the worker: what routing would find, short of what needs a table."""
+    """In the worker: what routing would find, short of what needs a table;
+    then what the parse took goes back to the OS."""
+    verdict = _judged(operation, content_encoding, body)
+    del body
+    trim_heap()
+    return verdict
+
+
+def _judged(operation: str, content_encoding: bytes | None, body: bytes) -> Verdict:
+    if content_encoding is not None:
+        try:
+            body = decode_body(content_encoding, body)
+        except Exception:  # undecodable, unknown, too large: routing says which, as quickly
+            return None
     try:
-        if content_encoding is not None:
-            try:
-                body = decode_body(content_encoding, body)
-            except Exception:  # undecodable, unknown, too large: routing says which, as quickly
-                return None
-        try:
-            request = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return NOT_JSON
-        if type(request) is not dict:
-            return NOT_AN_OBJECT
-        try:
-            precheck(operation, request)
-        except DynamoDBError as error:
-            return error.status, orjson.dumps(error.to_wire())
-        return None
-    finally:
-        del body
-        trim_heap()  # what the parse took goes back to the OS
+        request = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return NOT_JSON
+    if type(request) is not dict:
+        return NOT_AN_OBJECT
+    try:
+        precheck(operation, request)
+    except DynamoDBError as error:
+        return error.status, orjson.dumps(error.to_wire())
+    return None
 
 
 class Screen:

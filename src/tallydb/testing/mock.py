@@ -28,15 +28,21 @@ As moto's ``mock_aws`` does, the mock sets fake credentials in the
 environment (``AWS_ACCESS_KEY_ID``, ...) so that nothing can reach a real
 account, and ``AWS_DEFAULT_REGION`` if none is set.
 
-How: botocore sends every prepared request through
-``botocore.endpoint.Endpoint._send``; while a mock is active that method is
-replaced by one that hands DynamoDB's requests to
-:class:`tallydb.toolkit.inprocess.InProcessTransport` and everything else to the
-network as before. Requests are still built, validated, parsed and retried
-by botocore exactly as they would be against AWS; only SigV4 signing
-(``botocore.signers.RequestSigner.sign``) is skipped for the requests the
-mock answers, since nothing leaves the process and nothing checks a
-signature (it was a third of each call's cost).
+How: botocore hands every serialized request to
+``botocore.endpoint.Endpoint.make_request``, which prepares an HTTP request,
+sends it through ``Endpoint._send`` and parses the answer. While a mock is
+active, DynamoDB's requests to AWS's endpoints are answered by
+:class:`tallydb.toolkit.inprocess.InProcessTransport` in ``make_request``
+itself: a success is parsed by botocore's own parser for the operation, as
+it would parse DynamoDB's answer, without the HTTP request being prepared
+(nothing leaves the process); an error answer goes the whole way
+(``_send`` hands over the answer already made, then retries run through
+the engine again), so botocore's retry rules, its error parsing and every
+retry event stay exactly as against AWS. Requests are still built and
+validated by botocore; SigV4 signing (``botocore.signers.RequestSigner.sign``)
+is skipped for the requests the mock answers, since nothing checks a
+signature (it was a third of each call's cost). Everything else goes to the
+network as before.
 
 Only the synchronous botocore stack is covered: aiobotocore's clients send
 through their own endpoint class and are not answered by the mock.
@@ -48,6 +54,7 @@ import functools
 import inspect
 import os
 import threading
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -81,6 +88,10 @@ _lock = threading.Lock()
 _active: list[MockDynamoDB] = []
 _original_send: Callable[[Endpoint, Any], Any] | None = None
 _original_sign: Callable[..., Any] | None = None
+_original_make_request: Callable[[Endpoint, Any, Any], Any] | None = None
+#: An error answer ``_make_request`` made, for the ``_send`` of the same
+#: request (its first attempt) on this thread.
+_made = threading.local()
 
 
 def _is_aws(url: str) -> bool:
@@ -109,9 +120,61 @@ def _send(endpoint: Endpoint, request: Any) -> Any:
     """``Endpoint._send`` while a mock is active."""
     mock = _active[-1] if _active else None
     if mock is not None and _target(request).startswith(_SERVICES) and _is_aws(request.url):
+        made = getattr(_made, "answer", None)
+        if made is not None:
+            _made.answer = None
+            return mock.transport.response(request.url, *made)
         return mock.transport(request, region=_region_of(request.url))
     assert _original_send is not None
     return _original_send(endpoint, request)
+
+
+def _make_request(endpoint: Endpoint, operation_model: Any, request_dict: dict[str, Any]
+                  ) -> Any:
+    """``Endpoint.make_request`` while a mock is active: a DynamoDB request
+    answered with a success is parsed at once (see the module's docstring)."""
+    mock = _active[-1] if _active else None
+    url = request_dict["url"]
+    if mock is not None and _is_aws(url):
+        target = request_dict["headers"].get("X-Amz-Target", "")
+        if isinstance(target, bytes):
+            target = target.decode()
+        if target.startswith(_SERVICES):
+            status, body = mock.transport.respond(target, request_dict["body"], _region_of(url))
+            if status == 200:
+                return _parsed(endpoint, operation_model, request_dict, url, body)
+            _made.answer = (status, body)
+            try:
+                return _original(endpoint, operation_model, request_dict)
+            finally:
+                _made.answer = None
+    return _original(endpoint, operation_model, request_dict)
+
+
+def _original(endpoint: Endpoint, operation_model: Any, request_dict: dict[str, Any]) -> Any:
+    assert _original_make_request is not None
+    return _original_make_request(endpoint, operation_model, request_dict)
+
+
+def _parsed(endpoint: Endpoint, operation_model: Any, request_dict: dict[str, Any], url: str,
+            body: bytes) -> tuple[Any, dict[str, Any]]:
+    """(HTTP response, parsed answer) of a success, as ``make_request``
+    returns them for the first attempt."""
+    context = request_dict["context"]
+    retries = context.setdefault("retries", {})
+    retries["attempt"] = 1
+    if "invocation-id" not in retries:
+        retries["invocation-id"] = str(uuid.uuid4())
+    http_response = InProcessTransport.response(url, 200, body)
+    parser = endpoint._response_parser_factory.create_parser(
+        operation_model.service_model.resolved_protocol)
+    parsed = parser.parse(
+        {"headers": http_response.headers, "status_code": 200, "body": body,
+         "context": context},
+        operation_model.output_shape)
+    if "ResponseMetadata" in parsed:
+        parsed["ResponseMetadata"]["RetryAttempts"] = 0
+    return http_response, parsed
 
 
 def _sign(
@@ -144,7 +207,7 @@ class MockDynamoDB:
 
     def start(self) -> MockDynamoDB:
         """Activate, with a fresh empty engine."""
-        global _original_send, _original_sign
+        global _original_send, _original_sign, _original_make_request
         from tallydb.engine.api import Engine
         from tallydb.engine.storage import Store
 
@@ -161,7 +224,9 @@ class MockDynamoDB:
             os.environ.update(environment)
             if not _active:
                 _original_send, _original_sign = Endpoint._send, RequestSigner.sign
+                _original_make_request = Endpoint.make_request
                 Endpoint._send = _send
+                Endpoint.make_request = _make_request
                 RequestSigner.sign = _sign
             _active.append(self)
         return self
@@ -174,6 +239,8 @@ class MockDynamoDB:
             _active.remove(self)
             if not _active and _original_send is not None and _original_sign is not None:
                 Endpoint._send = _original_send
+                if _original_make_request is not None:
+                    Endpoint.make_request = _original_make_request
                 RequestSigner.sign = _original_sign
             for name, value in self._saved_environment.items():
                 if value is None:

@@ -1,16 +1,23 @@
 """DynamoDB's operations: one module each, over plain request/response dicts.
 
-An operation module ``api/update_item.py`` defines ``update_item(txn, request)``;
-the registry below is built from the module names, so adding an operation adds
-a module and edits no switch. Modules whose names start with ``_`` are shared
-helpers, not operations.
+An operation module ``api/update_item.py`` defines ``update_item(txn, request)``,
+or, when it checks something without the table, ``validate(request)`` and
+``<operation>(txn, request, checked)``, and ``ACCESS``, what a request of it
+will touch (``_access``); the registry below is built from the module
+names, so adding an operation adds a module and edits no switch. Modules
+whose names start with ``_`` are shared helpers, not operations.
+
+Every request takes the same steps, in DynamoDB's order (``run``; the order
+and its table per operation: ``_pipeline``): the operation, its shape,
+access, its table-free checks, then the operation itself, which looks up
+what it names.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import Access, Resolver, Touch, done, refused, touching
 from tallydb.engine.api._bulk import BULK, run_bulk
 from tallydb.engine.api._exports import EXPORT, run_export
 from tallydb.engine.api._global import GLOBAL, Replication
@@ -28,10 +37,17 @@ from tallydb.engine.api._insights import INSIGHTS, Insights, setting_of
 from tallydb.engine.api._jobs import Integrations, Jobs
 from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
+from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
+from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._replicate import replicate, status
-from tallydb.engine.api._shapes import check_request, model_operations
+from tallydb.engine.api._shapes import (
+    check_request,
+    model_members,
+    model_operations,
+    operations_without_output,
+)
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
@@ -43,22 +59,29 @@ from tallydb.engine.objects import Directory, ObjectStore
 from tallydb.engine.storage import Store, Transaction
 
 __all__ = [
+    "ACCESS",
     "DEFAULT_REGION",
     "DYNAMODB_SERVICE",
     "EXPRESSIONS",
     "NAMES_NO_ARN",
+    "NO_OUTPUT",
     "OPERATIONS",
     "SWEEP_BATCH",
     "SWEEP_INTERVAL",
     "TARGETS",
+    "Access",
     "Engine",
     "KinesisError",
     "KinesisSender",
     "Limits",
     "SpoiledBatchError",
+    "TableDelays",
+    "Touch",
     "check_expressions",
     "check_statement",
     "precheck",
+    "prevalidate",
+    "resolve",
     "run",
     "target_of",
     "unknown_operation",
@@ -68,7 +91,9 @@ Request = dict[str, Any]
 Response = dict[str, Any]
 Item = dict[str, Any]
 Operation = Callable[[Transaction, Request], Response]
-Runner = Callable[[Transaction, str, Request], Response]
+Runner = Callable[[Transaction, str, Request, "Access | None"], Response]
+#: The pipeline's last step: run the operation on a checked, allowed request.
+Operate = Callable[[Transaction, str, Request], Response]
 
 
 def _operation_name(module_name: str) -> str:
@@ -80,43 +105,46 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Operation], dict[str, str]]:
-    operations: dict[str, Operation] = {}
+def _discover() -> tuple[dict[str, Steps], dict[str, str], dict[str, Resolver]]:
+    steps: dict[str, Steps] = {}
     targets: dict[str, str] = {}
+    access: dict[str, Resolver] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         name = _operation_name(info.name)
-        operations[name] = getattr(module, info.name)
+        steps[name] = steps_of(module, info.name)
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
-    return operations, targets
+        if hasattr(module, "ACCESS"):
+            access[name] = module.ACCESS
+    return steps, targets, access
 
 
-OPERATIONS, TARGETS = _discover()
+#: Each operation's steps, X-Amz-Target, and ``ACCESS`` declaration (an
+#: operation without one is refused to every limited key).
+STEPS, TARGETS, ACCESS = _discover()
+#: Each operation as one callable, its steps joined (``_pipeline.direct``).
+OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
 
-#: The checks an operation makes, first, before it reads any table: its
-#: module's ``precheck(request)``, where it has one (the operation calls it
-#: itself; ``precheck`` below runs it alone).
-PRECHECKS: dict[str, Callable[[Request], object]] = {
-    name: check for name, handler in OPERATIONS.items()
-    if (check := getattr(sys.modules[handler.__module__], "precheck", None)) is not None
-}
-
-
 def precheck(operation: str, request: Request) -> None:
-    """Raise DynamoDB's error for a request that no table could make valid:
-    its shape, then what the operation checks before it reads a table (an
-    item over 400 KB, say). Pure, needing no store: the server runs it on a
-    worker process for a large request before parsing it where every other
-    request waits."""
-    if operation not in OPERATIONS:
+    """The pipeline's checks that need no table, alone (``_pipeline``'s
+    steps 1, 2 and 4, access aside): DynamoDB's error for a request that no table could make
+    valid, its shape, then the operation's ``validate`` (an item over
+    400 KB, say). Pure, needing no store: what a throttle checks before it
+    refuses a request, and what the server runs on a worker process for a
+    large request before parsing it where every other request waits."""
+    steps = STEPS.get(operation)
+    if steps is None:
         raise unknown_operation(operation)
     check_request(operation, request)
-    check = PRECHECKS.get(operation)
-    if check is not None:
-        check(request)
+    if steps.validate is not None:
+        steps.validate(request)
+
+
+#: Operations whose success has no body (DynamoDB's model gives them no output).
+NO_OUTPUT = operations_without_output()
 
 
 def target_of(operation: str) -> str:
@@ -177,9 +205,12 @@ class Engine:
     def __init__(
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
         objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
-        replication_delay: float = 1.0,
+        replication_delay: float = 1.0, table_delays: TableDelays | None = None,
     ) -> None:
         self.store = store
+        #: How long tables stay CREATING, DELETING, UPDATING (``_lifecycle``;
+        #: None, the default: they change state at once).
+        store.table_delays = table_delays
         self._scratch: str | None = None
         if store.location == ":memory:":
             import tempfile
@@ -208,7 +239,10 @@ class Engine:
         #: Whether every operation depends on its request's region (its
         #: catalog, a throttle's ARNs), not only those naming ARNs.
         self.regional = separate_regions or limits is not None
-        self._run: Runner = run if limits is None else limits.wrap(run)
+        # (the throughput ceilings come after access, and refuse only a
+        # request that passed the table-free checks: ``validate_only``)
+        self._run: Runner = run if limits is None else partial(
+            run, operate=limits.wrap(operate, validate_only))
         #: The operations whose region nothing depends on: they run as they
         #: are, without ``_in_region``'s work (a hot UpdateItem pays nothing).
         self._plain = frozenset() if self.regional else NAMES_NO_ARN
@@ -233,17 +267,18 @@ class Engine:
                 self.feed.skip()
 
     def _in_region(
-        self, txn: Transaction, operation: str, request: Request, *, region: str
+        self, txn: Transaction, operation: str, request: Request, access: Access | None, *,
+        region: str
     ) -> Response:
         """Run one operation in ``region``: its catalog, its ARNs."""
-        self.integrations.region = region  # (what a job it starts shows its ARNs in)
+        self.integrations.region = region  # (what a job, a stream record shows)
         if self.regions.separate:
             txn.catalog = self.regions.catalog(region)
             txn.region = region
         try:
             if operation in NAMES_NO_ARN:
-                return self._run(txn, operation, request)
-            response = self._run(txn, operation, self.regions.request(request, region))
+                return self._run(txn, operation, request, access)
+            response = self._run(txn, operation, self.regions.request(request, region), access)
             return shown(response, region)  # type: ignore[no-any-return]
         except DynamoDBError as error:
             shown_error(error, region)
@@ -255,9 +290,31 @@ class Engine:
             return self._run
         return partial(self._in_region, region=region)
 
-    def call(self, operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+    def call(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION,
+        access: Access | None = None,
+    ) -> Response:
+        """Run one request in its own transaction; ``access``: what its caller
+        may do (None: anything)."""
         with self.store.transaction() as txn:
-            return self._runner(operation, region)(txn, operation, request)
+            return self._runner(operation, region)(txn, operation, request, access)
+
+    def resolve(
+        self, operation: str, request: Request, region: str = DEFAULT_REGION
+    ) -> tuple[Touch, ...]:
+        """What a request would touch (``_access``), as the pipeline resolves
+        it for a limited key (its steps 1 to 3, without the check); runs
+        nothing. DynamoDB's error for a request refused before that."""
+        if operation not in OPERATIONS:
+            raise unknown_operation(operation)
+        with self.store.transaction() as txn:
+            if self.regions.separate:
+                txn.catalog = self.regions.catalog(region)
+            if operation not in NAMES_NO_ARN:
+                request = self.regions.request(request, region)
+            request = known_members(operation, request)
+            check_request(operation, request)
+            return resolve(txn, operation, request)
 
     @contextmanager
     def batch(self) -> Iterator[Callable[..., Response]]:
@@ -275,20 +332,23 @@ class Engine:
         store = self.store
         spoiled: list[BaseException] = []
 
-        def call(operation: str, request: Request, region: str = DEFAULT_REGION) -> Response:
+        def call(
+            operation: str, request: Request, region: str = DEFAULT_REGION,
+            access: Access | None = None,
+        ) -> Response:
             runner = run if operation in plain else in_region(operation, region)
             if operation in READ_ONLY:
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
-                    return runner(txn, operation, request)
+                    return runner(txn, operation, request, access)
                 except BaseException as error:
                     if store.writes != writes:
                         spoiled.append(error)
                     raise
             with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request)
+                return runner(txn, operation, request, access)
 
         with store.transaction() as txn:
             yield call
@@ -332,14 +392,18 @@ class Engine:
         A server calls it every ``SWEEP_INTERVAL`` seconds, and again at once
         while it returns ``limit`` (a backlog). The same loop trims stream
         records past their 24 hours (``_streams.trim``) and point-in-time
-        history past its recovery period (``_history.trim``); the answer is
-        the largest of the counts, so a backlog of any brings the next call.
+        history past its recovery period (``_history.trim``), and, with table
+        lifecycle delays, deletes for good the tables whose DELETING is over
+        (``_streams.settle``); the answer is the largest of the counts, so a
+        backlog of any brings the next call.
         """
         when = time.time() if now is None else now
         with self.store.transaction() as txn:
             deleted = sweep_expired(txn, when, limit)
             trimmed = streams.trim(txn, when, limit)
             forgotten = history.trim(txn, when, limit)
+            if self.store.table_delays is not None:
+                streams.settle(txn, when)
         return max(deleted, trimmed, forgotten)
 
     def replicate(self) -> float | None:
@@ -385,11 +449,134 @@ def unknown_operation(operation: str) -> UnknownOperationException:
     return UnknownOperationException()
 
 
-def run(txn: Transaction, operation: str, request: Request) -> Response:
-    """Run one DynamoDB operation inside an open transaction."""
-    handler = OPERATIONS.get(operation)
-    if handler is None:
+#: Each operation's top-level members in DynamoDB's model (filled on first use).
+_MEMBERS: dict[str, frozenset[str]] = {}
+
+
+def known_members(operation: str, request: Request) -> Request:
+    """``request`` without the members DynamoDB's model does not have for
+    ``operation``: DynamoDB ignores them, and after this no step can read
+    one (a decoy ``TableName`` on GetShardIterator is gone before anything
+    looks)."""
+    members = _MEMBERS.get(operation)
+    if members is None:
+        members = _MEMBERS[operation] = frozenset(model_members(operation))
+    if type(request) is not dict or members.issuperset(request):
+        return request
+    return {name: value for name, value in request.items() if name in members}
+
+
+def resolve(txn: Transaction, operation: str, request: Request) -> tuple[Touch, ...]:
+    """What ``request`` (its shape already checked) will touch: the
+    operation's ``ACCESS`` (an operation without one touches what no
+    limited key may)."""
+    declared = ACCESS.get(operation)
+    return refused(operation) if declared is None else tuple(declared(txn, request))
+
+
+def operate(txn: Transaction, operation: str, request: Request) -> Response:
+    """The pipeline's steps after access: the operation's table-free
+    checks (``validate``, unless ``prevalidate`` made them), then the
+    operation itself."""
+    validate, execute = STEPS[operation]
+    if validate is None:
+        return execute(txn, request)
+    if _PREVALIDATED:
+        with _PREVALIDATED_LOCK:
+            made = _PREVALIDATED.pop(id(request), None)
+        if made is not None and made[0] is request:
+            return execute(txn, request, made[1])
+    return execute(txn, request, validate(request))
+
+
+#: What ``prevalidate`` found, by the identity of the request it checked
+#: (the request itself kept, so an identity is never mistaken); at most
+#: ``_PREVALIDATED_KEPT``, the oldest forgotten first.
+_PREVALIDATED: dict[int, tuple[Request, Any]] = {}
+_PREVALIDATED_KEPT = 8
+_PREVALIDATED_LOCK = threading.Lock()
+
+
+def prevalidate(operation: str, request: Request) -> None:
+    """Make a request's table-free checks ahead, on any thread, so that
+    ``run`` does not repeat them on its own: the server does this for a
+    large request on a worker thread, where checking every value of a
+    200,000-element list does not hold up the event loop. Only a request
+    that passes is remembered (one that fails is checked again where it
+    runs, so its error comes in the pipeline's order, after access)."""
+    steps = STEPS.get(operation)
+    if steps is None or steps.validate is None or known_members(operation, request) is not request:
+        return
+    try:
+        if operation not in CHECKS_ITS_SHAPE:
+            check_request(operation, request)
+        checked = steps.validate(request)
+    except DynamoDBError:
+        return
+    with _PREVALIDATED_LOCK:
+        _PREVALIDATED[id(request)] = (request, checked)
+        while len(_PREVALIDATED) > _PREVALIDATED_KEPT:
+            del _PREVALIDATED[next(iter(_PREVALIDATED))]
+
+
+_operate = operate  # (``run``'s parameter of that name is another step in its place)
+
+
+def validate_only(operation: str, request: Request) -> None:
+    """The operation's table-free checks alone (its shape already checked):
+    what a throttle checks before it refuses a request."""
+    validate = STEPS[operation].validate
+    if validate is not None:
+        validate(request)
+
+
+def run(
+    txn: Transaction, operation: str, request: Request, access: Access | None = None,
+    operate: Operate | None = None,
+) -> Response:
+    """Run one DynamoDB operation inside an open transaction: the request
+    pipeline, the same for every operation, in this order:
+
+    1. the operation: UnknownOperationException for one nothing serves;
+    2. the request's shape (``_shapes``): SerializationException or
+       ValidationException; members outside DynamoDB's model are dropped
+       (``known_members``), so nothing after this step reads one;
+    3. access, for a limited caller (``_access``), or for any signed caller
+       once some table keeps a resource policy (``_policies``): the
+       operation's ``ACCESS`` resolves the request into what it will touch,
+       from the operation's own reading of it, and AccessDeniedException
+       refuses a touch the caller's key, or a policy, does not allow,
+       before anything runs;
+    4. the operation's table-free checks, its module's ``validate``
+       (``_pipeline``), in DynamoDB's order;
+    5. the operation itself, which looks up what it names, makes the checks
+       that need it, then reads and writes (``operate``: with throughput
+       ceilings, ``Limits`` first, between steps 4 and 5).
+    """
+    if operation not in STEPS:
         raise unknown_operation(operation)
+    request = known_members(operation, request)
     if operation not in CHECKS_ITS_SHAPE:
         check_request(operation, request)
-    return handler(txn, request)
+    if access is not None and (access.limited or access.record or (
+            access.key is not None and policies.kept_anywhere(txn))):
+        if access.limited:
+            if operation in CHECKS_ITS_SHAPE:
+                check_request(operation, request)
+            access.touched = resolve(txn, operation, request)
+            access.check(access.touched)
+            if access.key is not None and policies.kept_anywhere(txn):
+                policies.enforce(txn, access.caller, access.region, access.touched)
+            token = touching(access)
+            try:
+                return (operate or _operate)(txn, operation, request)
+            finally:
+                done(token)
+        try:  # the operation's own errors come in its own order: one the
+            # resolution meets, the operation meets before it touches anything
+            access.touched = resolve(txn, operation, request)
+        except DynamoDBError:
+            access.touched = ()
+        if access.key is not None and policies.kept_anywhere(txn):
+            policies.enforce(txn, access.caller, access.region, access.touched)
+    return (operate or _operate)(txn, operation, request)

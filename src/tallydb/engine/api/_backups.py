@@ -15,6 +15,7 @@ import time
 import uuid
 from typing import Any
 
+from tallydb.engine.api._access import Touch
 from tallydb.engine.api.describe_table import table_arn
 from tallydb.engine.errors import BackupNotFoundException
 from tallydb.engine.storage import Transaction
@@ -89,3 +90,21 @@ def description(meta: dict[str, Any]) -> dict[str, Any]:
     if features:
         answer["SourceTableFeatureDetails"] = features
     return answer
+
+
+def backup_touch(txn: Transaction, action: str, arn: Any, write: bool) -> Touch:
+    """What a request on the backup ``arn`` names touches (``_access``): the
+    backup of the table its stored record was taken of (an ARN of no
+    backup: of the table the ARN names)."""
+    meta = txn.snapshot(arn) if isinstance(arn, str) else None
+    text = arn if isinstance(arn, str) else ""
+    named, _, backup = text.partition(":table/")[2].partition("/backup/")
+    table = meta["table"]["TableName"] if meta is not None else (named if backup else "*")
+    return Touch(action, table, write, f"/backup/{backup}")
+
+
+def on_backup(action: str, *, write: bool) -> Any:
+    """``ACCESS`` of an operation on the backup its BackupArn names."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        return (backup_touch(txn, action, request.get("BackupArn"), write),)
+    return resolve

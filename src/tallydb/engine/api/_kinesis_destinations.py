@@ -17,7 +17,8 @@ from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
-__all__ = ["LIVE", "destinations", "find_destination", "shown", "switched", "table_of"]
+__all__ = ["LIVE", "check_stream_arn", "destinations", "find_destination", "shown", "switched",
+           "table_of"]
 
 #: The statuses of a destination that takes the table's changes.
 LIVE = ("ENABLING", "ACTIVE", "UPDATING")
@@ -25,13 +26,16 @@ NOT_A_STREAM = "StreamArn must be the ARN of a Kinesis data stream: {}"
 NO_DESTINATION = "Table {} has no Kinesis streaming destination {}"
 
 
-def table_of(txn: Transaction, request: dict[str, Any]) -> TableRecord:
-    record = find_table(txn, request["TableName"])
+def check_stream_arn(request: dict[str, Any]) -> None:
+    """The StreamArn's form, checked before the table is looked up."""
     arn = request.get("StreamArn")
     if arn is not None and not (arn.startswith("arn:") and ":kinesis:" in arn
                                 and ":stream/" in arn):
         raise ValidationException(NOT_A_STREAM.format(arn))
-    return record
+
+
+def table_of(txn: Transaction, request: dict[str, Any]) -> TableRecord:
+    return find_table(txn, request["TableName"])
 
 
 def destinations(record: TableRecord) -> list[dict[str, Any]]:

@@ -144,12 +144,15 @@ class Limits:
     on_throttle: Callable[[str, bytes], None] | None = None
     _buckets: dict[tuple[Any, ...], Bucket] = field(default_factory=dict, repr=False)
 
-    def wrap(self, run: Runner) -> Runner:
-        """``run`` with the ceilings enforced on the data-plane operations."""
+    def wrap(self, run: Runner, validate: Callable[[str, Request], None] = check_request
+             ) -> Runner:
+        """``run`` with the ceilings enforced on the data-plane operations;
+        ``validate`` checks a request as the pipeline does before any lookup
+        (a throttled request is refused only once it has passed)."""
         def limited(txn: Transaction, operation: str, request: Request) -> Response:
             if operation not in _READS and operation not in _WRITES:
                 return run(txn, operation, request)
-            return self._run(txn, operation, request, run)
+            return self._run(txn, operation, request, run, validate)
         return limited
 
     # -- buckets ------------------------------------------------------------------
@@ -228,7 +231,8 @@ class Limits:
 
     # -- one request ----------------------------------------------------------------
 
-    def _run(self, txn: Transaction, operation: str, request: Request, run: Runner) -> Response:
+    def _run(self, txn: Transaction, operation: str, request: Request, run: Runner,
+             validate: Callable[[str, Request], None]) -> Response:
         try:
             targets = _TARGETS[operation](txn, request, operation in _WRITES)
         except (DynamoDBError, LookupError, TypeError, ValueError, AttributeError):
@@ -237,7 +241,7 @@ class Limits:
         admitted = [t for t in targets if self._admit(t, now)]
         mode = request.get("ReturnConsumedCapacity")
         if len(admitted) < len(targets):
-            check_request(operation, request)  # DynamoDB validates before it throttles
+            validate(operation, request)  # DynamoDB validates before it throttles
             request = _refuse(operation, request, targets)
         forced = request
         if mode in _CAPACITY_MODES and mode != "INDEXES":

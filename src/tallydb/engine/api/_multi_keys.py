@@ -9,8 +9,20 @@ attributes' order-preserving encodings one after another (prefix-free, see
 ``tallydb.engine.values.key``), so the equal sort attributes are a prefix of the
 range read and the last condition bounds what follows it.
 
-Refusals use the single-attribute key condition's messages, DynamoDB's
-wording for these cases not being on record.
+Refusals: a sort-key attribute left out or given with a range before a
+later one is given is DynamoDB's RANGE_NEEDS_EQUALITY (paritysuite's
+dynamodb-conformance, verified against DynamoDB in October 2026: "RANGE key
+attributes b must have equality conditions specified in the query because
+a condition is present on key attribute c"; with several left out, all
+are named); a partition-key attribute given with anything but ``=`` is
+HASH_NEEDS_EQUALITY (a user quotes DynamoDB's "HASH key attributes
+createdAt must have equality conditions", the rest of the sentence is
+not on record and is the RANGE message's). The other refusals use the
+single-attribute key condition's messages.
+
+An ExclusiveStartKey must carry the table's key and every index key
+attribute; an attribute beyond those is ignored, as DynamoDB ignores it
+for these indexes (suites run against DynamoDB page with such keys).
 """
 
 from __future__ import annotations
@@ -34,6 +46,13 @@ from tallydb.engine.api._key_conditions import (
 )
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.values import Item, encode_key_prefix, encode_key_value
+
+_NOT_KEY_OPERATORS = frozenset({"NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"})
+HASH_NEEDS_EQUALITY = (
+    "HASH key attributes {} must have equality conditions specified in the query")
+RANGE_NEEDS_EQUALITY = (
+    "RANGE key attributes {} must have equality conditions specified in the query because a "
+    "condition is present on key attribute {}")
 
 
 @dataclass(frozen=True)
@@ -83,29 +102,30 @@ def plan_multi(terms: list[KeyTerm], index: Index, start: Item | None) -> MultiK
             raise ValidationException(MISSED_KEY.format(missing))
         if any(kind not in value for value in term.values):
             raise ValidationException(TYPE_MISMATCH)
-    hash_key = b""
     for name, _ in index.hash_key:
-        equal = by_name.get(name)
-        if equal is None:
+        if name not in by_name:
             raise ValidationException(MISSED_KEY.format(name))
-        if equal.op != "EQ":
-            raise ValidationException(NOT_SUPPORTED)
-        hash_key += encode_key_value(equal.values[0])
-    prefix, last = b"", None
+    not_equal = [name for name, _ in index.hash_key if by_name[name].op != "EQ"]
+    if not_equal:
+        raise ValidationException(HASH_NEEDS_EQUALITY.format(", ".join(not_equal)))
+    hash_key = b"".join(encode_key_value(by_name[name].values[0]) for name, _ in index.hash_key)
     given = [by_name.get(name) for name, _ in index.range_key]
-    for position, sort_term in enumerate(given):
-        if sort_term is None:
-            if any(t is not None for t in given[position + 1:]):
-                raise ValidationException(MISSED_KEY.format(index.range_key[position][0]))
-            break
-        if sort_term.op in ("NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"):
-            raise ValidationException(NOT_SUPPORTED)
-        if all(t is None for t in given[position + 1:]):
-            last = sort_term
-        elif sort_term.op != "EQ":
-            raise ValidationException(NOT_SUPPORTED)
-        else:
-            prefix += encode_key_value(sort_term.values[0])
+    if any(t is not None and t.op in _NOT_KEY_OPERATORS for t in given):
+        raise ValidationException(NOT_SUPPORTED)
+    prefix = b""
+    last: KeyTerm | None = None
+    named = [position for position, term in enumerate(given) if term is not None]
+    if named:
+        last_named = named[-1]
+        unequal = [index.range_key[position][0] for position, term in enumerate(given)
+                   if position < last_named and (term is None or term.op != "EQ")]
+        if unequal:
+            raise ValidationException(RANGE_NEEDS_EQUALITY.format(
+                ", ".join(unequal), index.range_key[last_named][0]))
+        for equal in given[:last_named]:
+            assert equal is not None  # an equality, checked above
+            prefix += encode_key_value(equal.values[0])
+        last = given[last_named]
     if start is not None:
         for name in index.start_names:
             if name not in start:

@@ -43,7 +43,7 @@ from tallydb.engine.expressions.condition import CompiledCondition, compiled_con
 from tallydb.engine.expressions.messages import ExpressionError
 from tallydb.engine.expressions.update import CompiledUpdate, UpdatePlan, compiled_update
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values import Item, messages, validate_value
+from tallydb.engine.values import Item, messages, validate_key_values, validate_value
 from tallydb.engine.values.number import is_canonical
 from tallydb.engine.values.types import Wording
 
@@ -331,9 +331,13 @@ def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
 
 
 def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
-    """Every check, in order (the path for a request of a new shape)."""
+    """Every check, in order (the path for a request of a new shape): the
+    request's own (ReturnValues, expression parameters, the key's values,
+    placeholders, the update, the condition), then the table's."""
     return_values = check_return_values("UpdateItem", request)
-    bound = placeholders(request)
+    uses_expressions = check_expression_params(request)
+    key = validate_key_values(request["Key"])
+    bound = bind_placeholders(request) if uses_expressions else None
     update: BoundUpdate | None = None
     if bound is not None and request.get("UpdateExpression") is not None:
         update = bound.update(request["UpdateExpression"])
@@ -344,7 +348,7 @@ def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReque
         bound.check_unused()
     table = get_table(txn, request["TableName"])
     keys = table.keys
-    key = keys.validate_key(request["Key"])
+    key = keys.check_key(key)
     if update is not None:
         update.check_key_unchanged(keys.names)
         if table.indexes:

@@ -21,6 +21,19 @@ wildcards, case-insensitive), and its Resource (or NotResource) matches
 the resource's ARN. Conditions are not evaluated: a Deny with a Condition
 applies as if it held (the safe reading), an Allow with one does not. An
 explicit Deny wins over any Allow.
+
+``enforce`` applies the kept policies to a request, in the engine's
+pipeline, on what the request will touch as the engine resolved it
+(``_access``): each touch of a table (or of one of its indexes) is decided
+by the table's policy, each touch of a stream by that stream's; backups and
+what is no table's have no policy. The caller is the signing key's
+principal (``Access.caller``: its ``principal`` in the credentials file, by
+default its user, ``arn:aws:iam::000000000000:user/KEY``). A Deny that applies refuses the
+request with AccessDeniedException for an explicit deny; an Allow grants
+nothing beyond what the key may already do. Without credentials no request
+has a caller and nothing is enforced, as in DynamoDB Local.
+``kept_anywhere`` lets a request that no policy can concern pay one
+identity check of the catalog and nothing else.
 """
 
 from __future__ import annotations
@@ -31,10 +44,12 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.errors import ValidationException
-from tallydb.engine.storage import TableRecord
+from tallydb.engine.api._access import Touch
+from tallydb.engine.errors import AccessDeniedException, ValidationException
+from tallydb.engine.storage import TableRecord, Transaction
 
-__all__ = ["MAX_BYTES", "POLICIES", "check", "decide", "new_revision", "policy_of"]
+__all__ = ["MAX_BYTES", "POLICIES", "check", "decide", "enforce",
+           "kept_anywhere", "new_revision", "policy_of"]
 
 POLICIES = "_ResourcePolicies"
 MAX_BYTES = 20 * 1024
@@ -137,3 +152,61 @@ def decide(text: str, caller: str, action: str, resource: str) -> str | None:
                 return "Deny"
             allowed = True
     return "Allow" if allowed else None
+
+
+# --- enforcement -------------------------------------------------------------------------
+
+#: The catalog last looked at (``Transaction.catalog_state``) and whether any
+#: of its tables keeps a policy.
+_LAST: list[Any] = [None, False]
+
+
+def kept_anywhere(txn: Transaction) -> bool:
+    """Whether any table, of any catalog, keeps a policy (its own or a
+    stream's): derived again only when the catalog changed."""
+    state = txn.catalog_state()
+    last = _LAST
+    if last[0] is not state:
+        found = any(POLICIES in record.description for record in txn.all_tables())
+        last[:] = [state, found]
+    return bool(last[1])
+
+
+def _deny_message(caller: str, action: str, resource: str) -> str:
+    """IAM's message for an explicit deny in a resource-based policy, as its
+    troubleshooting guide words it (DynamoDB's own for this case is not on
+    record)."""
+    return (f"User: {caller} is not authorized to perform: dynamodb:{action} on resource: "
+            f"{resource} with an explicit deny in a resource-based policy")
+
+
+def _governing(record: TableRecord, part: str) -> list[str]:
+    """The kept policies that decide a touch of ``part`` of ``record``'s
+    table: the table's for the table and its indexes, a stream's for it."""
+    kept: dict[str, dict[str, str]] = record.description.get(POLICIES, {})
+    stream = part.startswith("/stream/")
+    if not stream and part and not part.startswith("/index/"):
+        return []  # a backup: no policy of DynamoDB's names one
+    found = []
+    for arn, policy in kept.items():
+        _, has_stream, label = arn.partition("/stream/")
+        if (stream and has_stream and "/stream/" + label == part) or (
+                not stream and not has_stream):
+            found.append(policy["Policy"])
+    return found
+
+
+def enforce(txn: Transaction, caller: str, region: str, touches: tuple[Touch, ...]) -> None:
+    """AccessDeniedException for the first touch a kept policy denies to
+    ``caller`` (a principal's ARN)."""
+    for touch in touches:
+        if touch.table is None or touch.other:
+            continue
+        record = txn.table(touch.table)
+        if record is None or POLICIES not in record.description:
+            continue
+        resource = touch.resource(region)
+        action = "dynamodb:" + touch.action
+        for text in _governing(record, touch.part):
+            if decide(text, caller, action, resource) == "Deny":
+                raise AccessDeniedException(_deny_message(caller, touch.action, resource))

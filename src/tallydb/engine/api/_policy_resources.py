@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Resolver, Touch
 from tallydb.engine.api._policies import POLICIES
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_name_of
 from tallydb.engine.errors import ResourceNotFoundException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
@@ -24,19 +25,39 @@ REVISION_MISMATCH = ("Resource-based policy not found for the provided ResourceA
                      "target table {} has revision id {}.")
 
 
-def resource_of(txn: Transaction, arn: str) -> TableRecord:
-    """The table whose policy (or whose stream's) ``arn`` names."""
+def on_policy(action: str, *, write: bool) -> Resolver:
+    """``ACCESS`` of a policy operation: the table (or its stream) its
+    ResourceArn names, read as ``resource_of`` reads it (an ARN that names
+    neither touches nothing: the operation refuses it)."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        arn = request.get("ResourceArn")
+        if not isinstance(arn, str) or not arn.startswith("arn:") or ":table/" not in arn:
+            return ()
+        table, found, label = arn.partition("/stream/")
+        return (Touch(action, table_name_of(table), write,
+                      "/stream/" + label if found else ""),)
+    return resolve
+
+
+def check_resource_arn(request: dict[str, Any]) -> None:
+    """The ResourceArn's form, checked before anything is looked up: a
+    table's ARN or its stream's."""
+    arn = request["ResourceArn"]
     if not arn.startswith("arn:") or ":table/" not in arn:
         raise ValidationException(NOT_A_RESOURCE.format(arn))
-    table, _, rest = arn.partition(":table/")[2].partition("/")
+    rest = arn.partition(":table/")[2].partition("/")[2]
     if rest and not rest.startswith("stream/"):
         raise ValidationException(NOT_A_RESOURCE.format(arn))
+
+
+def resource_of(txn: Transaction, arn: str) -> TableRecord:
+    """The table whose policy (or whose stream's) ``arn`` names (its form
+    already checked: ``check_resource_arn``)."""
     record = find_table(txn, arn.split("/stream/")[0])
-    if rest:
+    if "/stream/" in arn:
         known = [s["arn"] for s in record.description.get("_Streams", ())]
         if arn not in known:
             raise ResourceNotFoundException(STREAM_NOT_FOUND.format(arn))
-    del table
     return record
 
 

@@ -42,6 +42,7 @@ of DynamoDB's requests lies outside an AttributeValue).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -57,6 +58,7 @@ __all__ = [
     "constraint_error",
     "model_members",
     "model_operations",
+    "operations_without_output",
     "render_value",
     "violation",
 ]
@@ -882,6 +884,15 @@ def model_operations() -> frozenset[str]:
 
 
 _operations: frozenset[str] | None = None
+
+
+@functools.cache
+def operations_without_output() -> frozenset[str]:
+    """The operations whose answer has no body in DynamoDB's model (their
+    success is an empty HTTP 200: TagResource, UntagResource)."""
+    model = _service_model()
+    return frozenset(name for name in model.operation_names
+                     if model.operation_model(name).output_shape is None)
 
 
 def model_members(operation: str) -> tuple[str, ...]:

@@ -1,28 +1,35 @@
 """What the three PartiQL operations share: a statement planned against its
-table and run through an existing operation's own function."""
+table and run through an existing operation's own function, and what a
+statement touches."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from tallydb.engine.api import delete_item, get_item, put_item, query, scan, update_item
+from tallydb.engine.api._access import Touch
+from tallydb.engine.api._pipeline import Operation, direct, steps_of
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api.delete_item import delete_item
-from tallydb.engine.api.get_item import get_item
-from tallydb.engine.api.put_item import put_item
-from tallydb.engine.api.query import query
-from tallydb.engine.api.scan import scan
-from tallydb.engine.api.update_item import update_item
 from tallydb.engine.errors import (
     ConditionalCheckFailedException,
     DuplicateItemException,
+    DynamoDBError,
     ValidationException,
 )
-from tallydb.engine.partiql import Exists, Insert, Planned, Select, parse_counted, plan_with
+from tallydb.engine.partiql import (
+    Delete,
+    Exists,
+    Insert,
+    Planned,
+    Select,
+    Update,
+    parse_counted,
+    plan_with,
+)
 from tallydb.engine.partiql.messages import (
     DUPLICATE_ITEM,
     EXISTS_OUTSIDE_TRANSACTION,
@@ -31,12 +38,43 @@ from tallydb.engine.partiql.messages import (
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import validate_value
 
-Operation = Callable[[Transaction, dict[str, Any]], dict[str, Any]]
+#: The operations a statement runs as, each with its table-free checks
+#: first (``_pipeline.direct``).
 OPERATIONS: dict[str, Operation] = {
-    "UpdateItem": update_item, "PutItem": put_item, "DeleteItem": delete_item,
-    "GetItem": get_item, "Query": query, "Scan": scan,
+    name: direct(steps_of(module, module.__name__.rsplit(".", 1)[1]))
+    for name, module in (("UpdateItem", update_item), ("PutItem", put_item),
+                         ("DeleteItem", delete_item), ("GetItem", get_item),
+                         ("Query", query), ("Scan", scan))
 }
 INVALID_TOKEN = "Invalid NextToken"
+#: The IAM action of each kind of statement, and whether it writes.
+_ACTIONS: dict[type[Any], tuple[str, bool]] = {
+    Select: ("PartiQLSelect", False), Exists: ("PartiQLSelect", False),
+    Insert: ("PartiQLInsert", True), Update: ("PartiQLUpdate", True),
+    Delete: ("PartiQLDelete", True),
+}
+
+
+def statement_touches(entries: Any) -> tuple[Touch, ...]:
+    """What statement entries touch (``_access``): the table, and index, of
+    each ``Statement`` as the parser that plans it reads it (one that does
+    not parse touches nothing: the operation refuses it, or answers its
+    error in its slot, before reading anything)."""
+    touches = []
+    for entry in entries:
+        text = entry.get("Statement") if isinstance(entry, dict) else None
+        if not isinstance(text, str):
+            continue
+        try:
+            statement = parse_counted(text)[0]
+        except DynamoDBError:
+            continue
+        action, write = _ACTIONS[type(statement)]
+        select = statement.select if isinstance(statement, Exists) else statement
+        index = select.index if isinstance(select, Select) else None
+        touches.append(Touch(action, statement.table, write,
+                             "" if index is None else f"/index/{index}"))
+    return tuple(touches)
 
 
 def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False,

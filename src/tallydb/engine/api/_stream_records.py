@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import orjson
 
-from tallydb.engine.api.describe_table import REGION
+from tallydb.engine.api._regions import DEFAULT_REGION
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 
@@ -227,10 +227,13 @@ class WireRecords:
     of one item shares one ``Keys`` dict), which the page keeps alive.
     """
 
-    __slots__ = ("names", "sizes", "view")
+    __slots__ = ("names", "region", "sizes", "view")
 
-    def __init__(self, record: TableRecord, stream: dict[str, Any]) -> None:
+    def __init__(self, record: TableRecord, stream: dict[str, Any], region: str) -> None:
         self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+        #: ``awsRegion``: the table's region, which is the request's (a
+        #: region sees only its own tables, or, shared, every region's as its own).
+        self.region = region or DEFAULT_REGION
         self.view = stream["view"]
         self.sizes: dict[int, int] = {}
 
@@ -242,7 +245,7 @@ class WireRecords:
             yield from self._of_row(entries, after)
 
     def _of_row(self, entries: Entries, after: int) -> Iterator[tuple[int, dict[str, Any]]]:
-        names, view, sizes = self.names, self.view, self.sizes
+        names, view, sizes, region = self.names, self.view, self.sizes, self.region
         last_new = None
         last_keys: dict[str, Any] | None = None
         for seq, event, keys, new, old, by_service in entries:
@@ -283,7 +286,7 @@ class WireRecords:
                 "eventName": EVENTS[event],
                 "eventVersion": "1.1",
                 "eventSource": "aws:dynamodb",
-                "awsRegion": REGION,
+                "awsRegion": region,
                 "dynamodb": dynamodb,
             }
             if by_service:

@@ -22,6 +22,7 @@ import hashlib
 import time
 from typing import Any
 
+from tallydb.engine.api._lifecycle import PENDING, gone
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
     first_row,
@@ -120,6 +121,17 @@ def with_source(txn: Transaction, record: TableRecord) -> TableRecord:
 
 
 # --- upkeep ---------------------------------------------------------------------------
+
+
+def settle(txn: Transaction, now: float) -> int:
+    """Delete for good the tables whose DELETING has passed, of every
+    catalog (``_lifecycle``); how many."""
+    done = 0
+    for record in txn.all_tables():
+        if PENDING in record.description and gone(record.description, now):
+            retire(txn, record)
+            done += 1
+    return done
 
 
 def recover(txn: Transaction) -> None:

@@ -7,10 +7,16 @@ from functools import cached_property
 from typing import Any
 
 from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes
+from tallydb.engine.api._lifecycle import CREATING, DELETING, PENDING, gone, status_of
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item
-from tallydb.engine.values.attribute_value import plain_key, validate_item_key, validate_key
+from tallydb.engine.values.attribute_value import (
+    check_key_schema,
+    plain_key,
+    validate_item_key,
+    validate_key,
+)
 from tallydb.engine.values.key import encode_key_value
 
 REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
@@ -45,6 +51,11 @@ class KeySchema:
     def validate_key(self, key: Any) -> Item:
         """A request's ``Key``, checked against the schema (DynamoDB's messages)."""
         return validate_key(key, self.attributes)
+
+    def check_key(self, checked: Item) -> Item:
+        """A request's ``Key`` whose values were checked before the table
+        was known (``validate_key_values``), checked against the schema."""
+        return check_key_schema(checked, self.attributes)
 
     def check_item_key(self, item: Item) -> None:
         """An item about to be written carries the whole key (PutItem's checks)."""
@@ -91,6 +102,11 @@ class Table:
         return self.record.name
 
     @cached_property
+    def pending(self) -> bool:
+        """Whether the table has a state with a deadline (``_lifecycle``)."""
+        return PENDING in self.record.description
+
+    @cached_property
     def keys(self) -> KeySchema:
         return KeySchema(self.record.description)
 
@@ -118,4 +134,12 @@ def get_table(txn: Transaction, name: Any) -> Table:
     table = _cache.get(record.key)
     if table is None or table.record is not record:
         table = _cache[record.key] = Table(record)
+    if table.pending and _unreachable(record.description):
+        raise ResourceNotFoundException(REQUESTED_RESOURCE_NOT_FOUND)
     return table
+
+
+def _unreachable(description: dict[str, Any]) -> bool:
+    """CREATING or DELETING, or deleted: no item operation reaches the table
+    (``_lifecycle``)."""
+    return status_of(description) in (CREATING, DELETING) or gone(description)

@@ -19,6 +19,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from tallydb.engine.values import Item
+from tallydb.engine.values.size import item_size
+
 #: ConsumedCapacity's member for each kind of index.
 _INDEX_MEMBERS = {"GSI": "GlobalSecondaryIndexes", "LSI": "LocalSecondaryIndexes"}
 
@@ -38,6 +43,25 @@ def read_units(nbytes: int, *, consistent: bool) -> float:
 
 def write_units(nbytes: int) -> float:
     return float(_blocks(nbytes, WRITE_BLOCK))
+
+
+def item_write_units(item: Item | None, encoded: bytes | None = None) -> float:
+    """Units for writing ``item`` (None: nothing, still one unit), given its
+    JSON if it is at hand. An item's JSON is never shorter than its size
+    (``values.size.check_item_fits``), so an item whose JSON fits in a
+    block costs one unit without counting its bytes."""
+    if item is None:
+        return 1.0
+    if len(encoded if encoded is not None else orjson.dumps(item)) <= WRITE_BLOCK:
+        return 1.0
+    return write_units(item_size(item))
+
+
+def item_read_units(item: Item | None, *, consistent: bool) -> float:
+    """Units for reading ``item`` (None: nothing found), as ``item_write_units`` counts."""
+    if item is None or len(orjson.dumps(item)) <= READ_BLOCK:
+        return 1.0 if consistent else 0.5
+    return read_units(item_size(item), consistent=consistent)
 
 
 def wants_capacity(request: dict[str, Any]) -> bool:

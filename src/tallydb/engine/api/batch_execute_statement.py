@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._statements import planned, run_planned
+from tallydb.engine.api._access import Touch
+from tallydb.engine.api._statements import planned, run_planned, statement_touches
 from tallydb.engine.errors import ConditionalCheckFailedException, DynamoDBError
 from tallydb.engine.storage import Transaction
 
@@ -18,6 +19,14 @@ _CODES = {"ValidationException": "ValidationError",
           "ResourceNotFoundException": "ResourceNotFound",
           "ConditionalCheckFailedException": "ConditionalCheckFailed",
           "DuplicateItemException": "DuplicateItem"}
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): what each of its Statements does."""
+    return statement_touches(request.get("Statements") or ())
+
+
+ACCESS = access
 
 
 def batch_execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._batches import DUPLICATE_KEYS, check_get_total
 from tallydb.engine.api._params import MIXED_PARAMETERS, placeholders
 from tallydb.engine.api._tables import get_table
@@ -21,7 +22,7 @@ from tallydb.engine.api._units import Tally, read_units, wants_capacity
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.expressions import from_attributes_to_get
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values import Item, item_size
+from tallydb.engine.values import Item, item_size, validate_key_values
 
 #: DynamoDB's cap on one BatchGetItem response.
 RESPONSE_BYTES = 16 * 1024 * 1024
@@ -51,19 +52,43 @@ def _check_mixing(request_items: dict[str, Any]) -> None:
             legacy="AttributesToGet", expressions="ProjectionExpression"))
 
 
-def batch_get_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads each table its RequestItems names."""
+    return tuple(Touch("BatchGetItem", named(name) or "*")
+                 for name in request.get("RequestItems") or {})
+
+
+ACCESS = access
+
+
+Projections = dict[str, Callable[[Item], Item] | None]
+Checked = tuple[Projections, dict[str, list[Item]]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """Each table's projection, the mixing of the two kinds, the number of
+    keys, then every key's values (dynalite's validations/batchGetItem.js)."""
     request_items: dict[str, Any] = request.get("RequestItems") or {}
     projections = {name: _projection(wanted) for name, wanted in request_items.items()}
     _check_mixing(request_items)
     check_get_total(request_items)
+    keys = {name: [validate_key_values(key) for key in wanted["Keys"]]
+            for name, wanted in request_items.items()}
+    return projections, keys
+
+
+def batch_get_item(txn: Transaction, request: dict[str, Any], checked: Checked
+                   ) -> dict[str, Any]:
+    request_items: dict[str, Any] = request.get("RequestItems") or {}
+    projections, keys = checked
 
     plans = []
     for name, wanted in request_items.items():
         table = get_table(txn, name)
         seen: set[tuple[bytes, bytes]] = set()
         encoded = []
-        for raw_key in wanted["Keys"]:
-            key = table.keys.validate_key(raw_key)
+        for raw_key, values in zip(wanted["Keys"], keys[name], strict=True):
+            key = table.keys.check_key(values)
             hk, rk = table.keys.encode(key)
             if (hk, rk) in seen:
                 raise ValidationException(DUPLICATE_KEYS)

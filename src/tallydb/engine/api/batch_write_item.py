@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._batches import (
     BATCH_WRITE_REQUIRED,
     DUPLICATE_KEYS,
@@ -41,9 +42,20 @@ def _parsed(request: Any) -> tuple[str, Item]:
     return "delete", validate_item(delete.get("Key") or {}, wording="older")
 
 
-def precheck(request: dict[str, Any]) -> dict[str, list[tuple[str, Item]]]:
-    """What BatchWriteItem checks before it reads a table: how many writes,
-    and each one's values and item size; the writes, by table."""
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): writes each table its RequestItems names."""
+    return tuple(Touch("BatchWriteItem", named(name) or "*", write=True)
+                 for name in request.get("RequestItems") or {})
+
+
+ACCESS = access
+
+
+Checked = dict[str, list[tuple[str, Item]]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """The number of entries over all tables, then every entry's values."""
     request_items = request.get("RequestItems")
     if not request_items:
         raise ValidationException(BATCH_WRITE_REQUIRED)
@@ -51,8 +63,8 @@ def precheck(request: dict[str, Any]) -> dict[str, list[tuple[str, Item]]]:
     return {name: [_parsed(r) for r in requests] for name, requests in request_items.items()}
 
 
-def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    parsed = precheck(request)
+def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
+                     ) -> dict[str, Any]:
     tables = {name: get_table(txn, name) for name in parsed}
 
     writes: list[tuple[Table, str, Item, bytes, bytes]] = []
@@ -66,7 +78,7 @@ def batch_write_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any
                     check_index_keys(table.indexes, body)
                 key = table.keys.key_of(body)
             else:
-                key = table.keys.validate_key(body)
+                key = table.keys.check_key(body)
             hk, rk = table.keys.encode(key)
             if (hk, rk) in seen:
                 raise ValidationException(DUPLICATE_KEYS)

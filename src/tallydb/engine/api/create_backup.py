@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._backups import TABLE_NOT_FOUND, new_backup
-from tallydb.engine.api.describe_table import table_name_of
+from tallydb.engine.api.describe_table import table_name_of, table_named
 from tallydb.engine.errors import TableNotFoundException
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("CreateBackup", write=True, read=table_named)
 
 
 def create_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import GLOBAL
 from tallydb.engine.api._legacy_global import description, join, joining, regional
 from tallydb.engine.errors import GlobalTableAlreadyExistsException
 from tallydb.engine.storage import Transaction
 
 EXISTS = "Global table already exists: {}"
+
+
+#: What a request touches (``_access``): writes the tables of the name its GlobalTableName names
+#: (a legacy group's tables share it).
+ACCESS = on_table("CreateGlobalTable", write=True, member="GlobalTableName")
 
 
 def create_global_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -24,11 +24,13 @@ import uuid
 from collections import Counter
 from typing import Any
 
+from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
-from tallydb.engine.api._tags import check_count
+from tallydb.engine.api._tags import check_count, check_tags
 from tallydb.engine.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.engine.errors import ResourceInUseException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -440,7 +442,6 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
         description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
     if request.get("Tags"):
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
-        check_count(description["_Tags"])
     return description
 
 
@@ -457,6 +458,9 @@ def check_table(request: dict[str, Any]) -> str:
         _check_indexes(request, mode)
     _check_stream(request)
     _check_sse(request)
+    if request.get("Tags"):
+        check_tags(request["Tags"])
+        check_count(request["Tags"])
     return mode
 
 
@@ -474,6 +478,10 @@ def describe_new(request: dict[str, Any], mode: str, now: float) -> dict[str, An
     return _describe(request, mode, now)
 
 
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("CreateTable", write=True)
+
+
 def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     name = request["TableName"]
     if name.startswith("arn:"):
@@ -485,9 +493,14 @@ def create_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     policy = request.get("ResourcePolicy")
     if policy is not None:
         policies.check(policy)
-    if txn.table(name) is not None:
-        raise ResourceInUseException(f"Table already exists: {name}")
-    description = _describe(request, mode, time.time())
+    existing = txn.table(name)
+    if existing is not None:
+        if not lifecycle.gone(existing.description):
+            raise ResourceInUseException(f"Table already exists: {name}")
+        streams.retire(txn, existing)  # DELETING, and its time is up: gone for good now
+    now = time.time()
+    description = _describe(request, mode, now)
+    lifecycle.begin(txn, description, lifecycle.CREATING, now)
     if policy is not None:  # kept by its ARN, as PutResourcePolicy keeps it
         description[policies.POLICIES] = {description["TableArn"]: {
             "Policy": policy, "RevisionId": policies.new_revision()}}

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._backups import description, find_backup
+from tallydb.engine.api._backups import description, find_backup, on_backup
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): deletes the backup its BackupArn names.
+ACCESS = on_backup("DeleteBackup", write=True)
 
 
 def delete_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

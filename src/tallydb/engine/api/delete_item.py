@@ -4,23 +4,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import write_item
-from tallydb.engine.api._params import check_return_values, placeholders
+from tallydb.engine.api._params import (
+    bind_placeholders,
+    check_expression_params,
+    check_return_values,
+)
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
+from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values.size import item_size
+from tallydb.engine.values import Item, validate_key_values
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("DeleteItem", write=True)
 
 
-def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+Checked = tuple[str, Item, BoundCondition | None]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """ReturnValues, the expression parameters, the key's values, then the
+    condition (dynalite's validations/deleteItem.js)."""
     return_values = check_return_values("DeleteItem", request)
-    bound = placeholders(request, ("ConditionExpression",), ("Expected",))
+    uses_expressions = check_expression_params(request, ("ConditionExpression",), ("Expected",))
+    key = validate_key_values(request["Key"])
+    bound = bind_placeholders(request) if uses_expressions else None
     condition = condition_of(request, bound)
     if bound is not None:
         bound.check_unused()
+    return return_values, key, condition
+
+
+def delete_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    return_values, key, condition = checked
     table = get_table(txn, request["TableName"])
-    key = table.keys.validate_key(request["Key"])
+    key = table.keys.check_key(key)
     hk, rk = table.keys.encode(key)
     old = txn.get_item(table.record, hk, rk)
     check_condition(request, condition, old)
@@ -31,7 +52,7 @@ def delete_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         if return_values == "ALL_OLD":
             response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(item_size(old) if old is not None else 0)
+        units = item_write_units(old)
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

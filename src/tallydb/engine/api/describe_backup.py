@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._backups import description, find_backup
+from tallydb.engine.api._backups import description, find_backup, on_backup
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the backup its BackupArn names.
+ACCESS = on_backup("DescribeBackup", write=False)
 
 
 def describe_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

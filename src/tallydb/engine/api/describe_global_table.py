@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._legacy_global import description, find_group
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the group (its tables' name) its GlobalTableName
+#: names.
+ACCESS = on_table("DescribeGlobalTable", write=False, member="GlobalTableName")
 
 
 def describe_global_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._kinesis_destinations import destinations, shown, table_of
+from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("DescribeKinesisStreamingDestination", write=False, read=table_named)
 
 
 def describe_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_nothing
 from tallydb.engine.storage import Transaction
 
 ACCOUNT_MAX_UNITS = 80_000
 TABLE_MAX_UNITS = 40_000
+
+
+#: What a request touches (``_access``): no table.
+ACCESS = on_nothing("DescribeLimits")
 
 
 def describe_limits(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

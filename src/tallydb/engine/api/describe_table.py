@@ -15,6 +15,8 @@ import copy
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
+from tallydb.engine.api._lifecycle import CREATING, PENDING, gone, status_of
 from tallydb.engine.api._regions import STORED_REGION, is_stored
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -29,6 +31,8 @@ __all__ = [
     "index_counts",
     "public_description",
     "table_arn",
+    "table_name_of",
+    "table_named",
     "table_not_found",
     "utc_day",
 ]
@@ -75,12 +79,19 @@ def table_name_of(value: str) -> str:
     return value
 
 
+def table_named(value: Any) -> str | None:
+    """The table a TableName parameter names, as ``find_table`` reads it."""
+    return table_name_of(value) if isinstance(value, str) else None
+
+
 def find_table(txn: Transaction, name: str) -> TableRecord:
     """The catalog record of the table a request names, or DynamoDB's
     ResourceNotFoundException naming it."""
     record = txn.table(table_name_of(name))
     if record is None or (name.startswith("arn:") and not is_stored(name)):
         raise table_not_found(name)  # (an ARN of another region's table)
+    if PENDING in record.description and gone(record.description):
+        raise table_not_found(name)  # deleted, its DELETING over (``_lifecycle``)
     return record
 
 
@@ -143,7 +154,13 @@ def global_members(group: dict[str, Any], shown: dict[str, Any]) -> None:
                 {"RegionName": witness["RegionName"], "WitnessStatus": witness["WitnessStatus"]}]
 
 
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("DescribeTable", write=False, read=table_named)
+
+
 def describe_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
+    status = status_of(record.description)
     return {"Table": public_description(
-        record.description, counts=txn.count_items(record), indexes=index_counts(txn, record))}
+        record.description, counts=txn.count_items(record), indexes=index_counts(txn, record),
+        status=status, index_status="CREATING" if status == CREATING else None)}

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api._access import on_table
+from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.storage import Transaction
+
+#: What a request touches (``_access``): reads the table its TableName names.
+ACCESS = on_table("DescribeTimeToLive", write=False, read=table_named)
 
 
 def describe_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

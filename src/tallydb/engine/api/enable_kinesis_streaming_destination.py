@@ -8,15 +8,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._kinesis_destinations import LIVE, destinations, switched, table_of
+from tallydb.engine.api._access import on_table
+from tallydb.engine.api._kinesis_destinations import (
+    LIVE,
+    check_stream_arn,
+    destinations,
+    switched,
+    table_of,
+)
+from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ResourceInUseException
 from tallydb.engine.storage import Transaction
 
 IN_USE = "Table {} already has a Kinesis streaming destination: {}"
 
 
-def enable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]
-                                         ) -> dict[str, Any]:
+#: What a request touches (``_access``): the table its TableName names, and
+#: the Kinesis stream its changes are sent to (no table's: ``outside``).
+ACCESS = on_table("EnableKinesisStreamingDestination", write=True, read=table_named,
+                  outside="StreamArn")
+
+
+#: The checks before the lookup: the stream ARN's form (``_pipeline``).
+validate = check_stream_arn
+
+
+def enable_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any],
+                                          checked: None) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
     precision = request.get("EnableKinesisStreamingConfiguration", {}).get(

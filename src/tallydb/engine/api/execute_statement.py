@@ -5,8 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._statements import next_token, planned, run_planned, start_key
+from tallydb.engine.api._access import Touch
+from tallydb.engine.api._statements import (
+    next_token,
+    planned,
+    run_planned,
+    start_key,
+    statement_touches,
+)
 from tallydb.engine.storage import Transaction
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): what its Statement does, on its table."""
+    return statement_touches([request])
+
+
+ACCESS = access
 
 
 def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._statements import planned
-from tallydb.engine.api.transact_get_items import transact_get_items
-from tallydb.engine.api.transact_write_items import transact_write_items
+from tallydb.engine.api import transact_get_items as gets_module
+from tallydb.engine.api import transact_write_items as writes_module
+from tallydb.engine.api._access import Touch
+from tallydb.engine.api._pipeline import direct, steps_of
+from tallydb.engine.api._statements import planned, statement_touches
 from tallydb.engine.errors import TransactionCanceledException, ValidationException
 from tallydb.engine.partiql import Delete, Planned, Select, Update, parse
 from tallydb.engine.partiql.messages import (
@@ -24,8 +26,19 @@ from tallydb.engine.partiql.messages import (
 )
 from tallydb.engine.storage import Transaction
 
+transact_get_items = direct(steps_of(gets_module, "transact_get_items"))
+transact_write_items = direct(steps_of(writes_module, "transact_write_items"))
 _ACTIONS = {"PutItem": "Put", "UpdateItem": "Update", "DeleteItem": "Delete",
             "ConditionCheck": "ConditionCheck"}
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): what each of its
+    TransactStatements does."""
+    return statement_touches(request.get("TransactStatements") or ())
+
+
+ACCESS = access
 
 
 def execute_transaction(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 or its changes between two times (INCREMENTAL_EXPORT) to an S3 bucket, in
 the background (``_exports``), as DynamoDB's export layout.
 
-DynamoDB's order: the table (TableNotFoundException, moto's wording "Table
+DynamoDB's order (``_pipeline``): the request's own consistency first
+(an incremental export's specification, and no ExportTime with it; a full
+export without one), then the table (TableNotFoundException, moto's wording "Table
 not found: ARN"), point-in-time recovery on (PointInTimeRecoveryUnavailableException,
 moto's wording), the times within the recovery window
 (InvalidExportTimeException) and an incremental window of at most 24 hours,
@@ -19,6 +21,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._access import Touch, bucket
 from tallydb.engine.api._exports import EXPORT, new_export
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api.describe_table import table_name_of
@@ -47,7 +50,33 @@ WINDOW = ("ExportFromTime must be at least a second before ExportToTime, and at 
 DAY = 86_400
 
 
-def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): the table its TableArn names,
+    read whole into a new export (a job: a write, as a backup is), and the
+    S3 bucket its files are written to."""
+    arn = request.get("TableArn")
+    return (Touch("ExportTableToPointInTime", table_name_of(arn) if isinstance(arn, str)
+                  else "*", write=True),
+            bucket("ExportTableToPointInTime", request.get("S3Bucket"), write=True))
+
+
+ACCESS = access
+
+
+def validate(request: dict[str, Any]) -> None:
+    """The checks before the table is looked up: the export type against
+    the members that go with it."""
+    spec = request.get("IncrementalExportSpecification")
+    if request.get("ExportType") == "INCREMENTAL_EXPORT":
+        if spec is None or "ExportFromTime" not in spec:
+            raise ValidationException(INCREMENTAL_NEEDS_SPEC)
+        if "ExportTime" in request:
+            raise ValidationException(NO_EXPORT_TIME)
+    elif spec is not None:
+        raise ValidationException(SPEC_FOR_INCREMENTAL)
+
+
+def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any], checked: None
                                   ) -> dict[str, Any]:
     arn = request["TableArn"]
     record = txn.table(table_name_of(arn))
@@ -58,13 +87,8 @@ def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
         raise PointInTimeRecoveryUnavailableException(NO_RECOVERY.format(record.name))
     now = time.time()
     first = history.earliest(pitr, now) if "Since" in pitr else float(pitr["Enabled"])
-    incremental = request.get("ExportType") == "INCREMENTAL_EXPORT"
-    spec = request.get("IncrementalExportSpecification")
-    if incremental:
-        if spec is None or "ExportFromTime" not in spec:
-            raise ValidationException(INCREMENTAL_NEEDS_SPEC)
-        if "ExportTime" in request:
-            raise ValidationException(NO_EXPORT_TIME)
+    if request.get("ExportType") == "INCREMENTAL_EXPORT":
+        spec = request["IncrementalExportSpecification"]  # (given: ``validate``)
         start = float(spec["ExportFromTime"])
         end = float(spec.get("ExportToTime", now))
         for moment in (start, end):
@@ -74,8 +98,6 @@ def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
             raise ValidationException(WINDOW)
         export_time = min(end, now)
     else:
-        if spec is not None:
-            raise ValidationException(SPEC_FOR_INCREMENTAL)
         export_time = float(request.get("ExportTime", now))
         enabled = min(first, float(pitr["Enabled"]))  # (now is exportable from the start)
         if not enabled <= export_time <= now + 1.0:

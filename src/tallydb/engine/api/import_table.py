@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api._access import Touch, bucket, named
 from tallydb.engine.api._imports import IMPORT, new_import
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api.create_table import create_table
@@ -24,7 +25,30 @@ OPTIONS_FOR_CSV = "InputFormatOptions are only for InputFormat CSV"
 NO_VECTORS = "tallydb does not serve vector indexes"
 
 
-def import_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): creates the table its
+    TableCreationParameters name, from the S3 bucket its S3BucketSource names."""
+    params = request.get("TableCreationParameters")
+    name = named(params.get("TableName")) if isinstance(params, dict) else None
+    source = request.get("S3BucketSource")
+    return (Touch("ImportTable", name or "*", write=True),
+            bucket("ImportTable", source.get("S3Bucket") if isinstance(source, dict) else None,
+                   write=False))
+
+
+ACCESS = access
+
+
+def validate(request: dict[str, Any]) -> None:
+    """The checks before anything is looked up (``_pipeline``); the new
+    table's own are CreateTable's, made before it looks its name up."""
+    if request.get("InputFormatOptions") and request["InputFormat"] != "CSV":
+        raise ValidationException(OPTIONS_FOR_CSV)
+    if request["TableCreationParameters"].get("VectorIndexes"):
+        raise ValidationException(NO_VECTORS)
+
+
+def import_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
     token = request.get("ClientToken")
     if token is not None:
         for _, document in txn.documents(IMPORT):
@@ -32,11 +56,7 @@ def import_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
                 if document["request"] != request:
                     raise ImportConflictException(TOKEN_REUSED.format(token))
                 return {"ImportTableDescription": document["description"]}
-    if request.get("InputFormatOptions") and request["InputFormat"] != "CSV":
-        raise ValidationException(OPTIONS_FOR_CSV)
     params = request["TableCreationParameters"]
-    if params.get("VectorIndexes"):
-        raise ValidationException(NO_VECTORS)
     create_table(txn, params)
     record = txn.table(params["TableName"])
     assert record is not None

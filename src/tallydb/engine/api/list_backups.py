@@ -1,13 +1,25 @@
-"""ListBackups: oldest first, filtered by table, creation time and type,
-paged by ExclusiveStartBackupArn / LastEvaluatedBackupArn."""
+"""ListBackups: oldest first, filtered by table, creation time and type
+(and to the tables the caller may see), paged by ExclusiveStartBackupArn /
+LastEvaluatedBackupArn."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Touch, caller_sees
 from tallydb.engine.api._backups import summary
-from tallydb.engine.api.describe_table import table_name_of
+from tallydb.engine.api.describe_table import table_name_of, table_named
 from tallydb.engine.storage import Transaction
+
+
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): the backups of the table its
+    TableName names, or of every table the caller may see (the list shows
+    no other)."""
+    return (Touch("ListBackups", table_named(request.get("TableName"))),)
+
+
+ACCESS = access
 
 
 def list_backups(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -26,7 +38,8 @@ def list_backups(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
             continue
         details = meta["details"]
         created = details["BackupCreationDateTime"]
-        if table is not None and meta["table"]["TableName"] != table:
+        source = meta["table"]["TableName"]
+        if (table is not None and source != table) or not caller_sees(source):
             continue
         if low is not None and created < float(low):
             continue

@@ -6,16 +6,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import Touch, caller_sees
 from tallydb.engine.api._insights import setting_of
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.storage import Transaction
 
 PAGE = 100
 
 
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): the insights of the table its
+    TableName names, or of every table the caller may see (the list shows
+    no other)."""
+    return (Touch("ListContributorInsights", table_named(request.get("TableName"))),)
+
+
+ACCESS = access
+
+
 def list_contributor_insights(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     table = request.get("TableName")
-    records = [find_table(txn, table)] if table is not None else txn.tables()
+    records = [find_table(txn, table)] if table is not None else [
+        record for record in txn.tables() if caller_sees(record.name)]
     summaries = []
     for record in records:
         indexes = [None] + [i["IndexName"]

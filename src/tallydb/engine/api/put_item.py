@@ -6,28 +6,32 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
 from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_item
-from tallydb.engine.values.size import check_item_fits, item_size
+from tallydb.engine.values.size import check_item_fits
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("PutItem", write=True)
 
 
-class _Checked(NamedTuple):
+class Checked(NamedTuple):
     return_values: str | None
     item: Item
     condition: BoundCondition | None
     encoded: bytes  # the item's JSON, as it is stored
 
 
-def precheck(request: dict[str, Any]) -> _Checked:
-    """What PutItem checks before it reads the table, in its order: the
-    item's values and its size come before the table and its key (as
-    dynalite's validation does)."""
+def validate(request: dict[str, Any]) -> Checked:
+    """What PutItem checks before it reads the table, in its order (dynalite's
+    validations/putItem.js): ReturnValues, the item's values, the condition,
+    then the item's size."""
     return_values = check_return_values("PutItem", request)
     item = validate_item(request["Item"])
     bound = placeholders(request, ("ConditionExpression",), ("Expected",))
@@ -36,11 +40,11 @@ def precheck(request: dict[str, Any]) -> _Checked:
         bound.check_unused()
     encoded = orjson.dumps(item)
     check_item_fits(item, encoded)
-    return _Checked(return_values, item, condition, encoded)
+    return Checked(return_values, item, condition, encoded)
 
 
-def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    return_values, item, condition, encoded = precheck(request)
+def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    return_values, item, condition, encoded = checked
     table = get_table(txn, request["TableName"])
     table.keys.check_item_key(item)
     indexes = table.indexes
@@ -54,7 +58,7 @@ def put_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     if return_values == "ALL_OLD" and old is not None:
         response["Attributes"] = old
     if wants_capacity(request):
-        units = write_units(max(item_size(item), item_size(old) if old is not None else 0))
+        units = max(item_write_units(item, encoded), item_write_units(old))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

@@ -11,17 +11,30 @@ from tallydb.engine.api._policies import check, new_revision, policy_of
 from tallydb.engine.api._policy_resources import (
     EXPECTED_NONE,
     REVISION_MISMATCH,
+    check_resource_arn,
     kept,
+    on_policy,
     resource_of,
 )
 from tallydb.engine.errors import PolicyNotFoundException
 from tallydb.engine.storage import Transaction
 
+#: What a request touches (``_access``): writes the policy of the table (or
+#: stream) its ResourceArn names.
+ACCESS = on_policy("PutResourcePolicy", write=True)
 
-def put_resource_policy(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+
+def validate(request: dict[str, Any]) -> None:
+    """The checks before the lookup (``_pipeline``): the ARN's form, the
+    policy document."""
+    check_resource_arn(request)
+    check(request["Policy"])
+
+
+def put_resource_policy(txn: Transaction, request: dict[str, Any], checked: None
+                        ) -> dict[str, Any]:
     arn = request["ResourceArn"]
     record = resource_of(txn, arn)
-    check(request["Policy"])
     current = policy_of(record, arn)
     expected = request.get("ExpectedRevisionId")
     if expected is not None:

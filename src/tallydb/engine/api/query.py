@@ -17,21 +17,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._key_conditions import KeyPlan, plan
 from tallydb.engine.api._multi_keys import MultiKeyPlan, plan_multi
 from tallydb.engine.api._pages import row_item
-from tallydb.engine.api._read_exprs import check_filter_keys, check_key_paths, read_expressions
-from tallydb.engine.api._select import plan_output
+from tallydb.engine.api._read_exprs import (
+    ReadExpressions,
+    check_filter_keys,
+    check_key_paths,
+    read_expressions,
+)
+from tallydb.engine.api._select import Output, plan_output
 from tallydb.engine.api._sources import answer_page, check_index_key_paths, source_of
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.storage import Transaction
 
+#: What a request touches (``_access``): reads the table its TableName names,
+#: or the index its IndexName names.
+ACCESS = on_table("Query", write=False, index=True)
 
-def query(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+
+def validate(request: dict[str, Any]) -> tuple[ReadExpressions, Output]:
+    """The expressions and legacy parameters, the start key's values, and
+    what is returned (``_read_exprs``' order)."""
     exprs = read_expressions(request, operation="Query")
-    start = exprs.start
     output = plan_output(
         request, exprs.project, envelope=True, index=request.get("IndexName") is not None)
+    return exprs, output
+
+
+def query(txn: Transaction, request: dict[str, Any],
+          checked: tuple[ReadExpressions, Output]) -> dict[str, Any]:
+    exprs, output = checked
+    start = exprs.start
     table = get_table(txn, request.get("TableName"))
     source = source_of(table, request)
     assert exprs.key_terms is not None

@@ -13,7 +13,10 @@ import time
 import uuid
 from typing import Any
 
-from tallydb.engine.api._backups import TABLE_EXISTS, find_backup
+from tallydb.engine.api import _lifecycle as lifecycle
+from tallydb.engine.api._access import Touch, named
+from tallydb.engine.api._backups import TABLE_EXISTS, backup_touch, find_backup
+from tallydb.engine.api._streams import retire
 from tallydb.engine.api.describe_table import public_description, table_arn
 from tallydb.engine.errors import TableAlreadyExistsException
 from tallydb.engine.storage import Transaction
@@ -23,12 +26,27 @@ from tallydb.engine.storage import Transaction
 _NOT_RESTORED = ("StreamSpecification", "LatestStreamArn", "LatestStreamLabel")
 
 
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the backup its BackupArn
+    names (so the table it was taken of) and creates the table its
+    TargetTableName names."""
+    target = named(request.get("TargetTableName"))
+    return (backup_touch(txn, "RestoreTableFromBackup", request.get("BackupArn"), False),
+            Touch("RestoreTableFromBackup", target or "*", write=True))
+
+
+ACCESS = access
+
+
 def restore_table_from_backup(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     arn = request["BackupArn"]
     meta = find_backup(txn, arn)
     name = request["TargetTableName"]
-    if txn.table(name) is not None:
-        raise TableAlreadyExistsException(TABLE_EXISTS.format(name))
+    existing = txn.table(name)
+    if existing is not None:
+        if not lifecycle.gone(existing.description):
+            raise TableAlreadyExistsException(TABLE_EXISTS.format(name))
+        retire(txn, existing)  # DELETING, and its time is up: gone for good now
     source = meta["table"]
     now = time.time()
     description = {key: value for key, value in source.items()
@@ -44,10 +62,12 @@ def restore_table_from_backup(txn: Transaction, request: dict[str, Any]) -> dict
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         for index in description.get(member, ()):
             index["IndexArn"] = f"{table_arn(name)}/index/{index['IndexName']}"
+    lifecycle.begin(txn, description, lifecycle.CREATING, now)
     record = txn.create_table(name, description)
     for member in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         for index in description.get(member, ()):
             record = txn.create_index(record, index["IndexName"])
     txn.restore_snapshot(arn, record)
     return {"TableDescription": public_description(
-        description, counts=(meta.get("count", 0), meta.get("size", 0)))}
+        description, counts=(meta.get("count", 0), meta.get("size", 0)),
+        status=lifecycle.status_of(description, now))}

@@ -38,6 +38,7 @@ import time
 from typing import Any
 
 from tallydb.engine.api import _history as history
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._backups import TABLE_EXISTS
 from tallydb.engine.api._continuous_backups import TABLE_NOT_FOUND, window
 from tallydb.engine.api._indexes import backfill, build_indexes, write_item
@@ -79,12 +80,20 @@ def _when(request: dict[str, Any]) -> float | None:
     return float(given)
 
 
-def _source(txn: Transaction, request: dict[str, Any]) -> TableRecord:
+def validate(request: dict[str, Any]) -> float | None:
+    """The checks before anything is looked up (``_pipeline``): one time,
+    one source; the requested time."""
+    when = _when(request)
     given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
     if given is None and arn is None:
         raise ValidationException(NO_SOURCE)
     if given is not None and arn is not None:
         raise ValidationException(BOTH_SOURCES)
+    return when
+
+
+def _source(txn: Transaction, request: dict[str, Any]) -> TableRecord:
+    given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
     name = str(given if arn is None else arn.partition(":table/")[2])
     if arn is not None and not is_stored(arn):  # another region's
         raise TableNotFoundException(TABLE_NOT_FOUND.format(name=name))
@@ -189,9 +198,24 @@ def restore(txn: Transaction, source: TableRecord, target: TableRecord,
             backfill(txn, target, index)
 
 
-def restore_table_to_point_in_time(txn: Transaction, request: dict[str, Any]
-                                   ) -> dict[str, Any]:
-    when = _when(request)
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the table its
+    SourceTableName or SourceTableArn names (as ``_source`` reads them) and
+    creates the one its TargetTableName names."""
+    given, arn = request.get("SourceTableName"), request.get("SourceTableArn")
+    touches = [Touch("RestoreTableToPointInTime", named(request.get("TargetTableName")) or "*",
+                     write=True)]
+    for name in (given, arn.partition(":table/")[2] if isinstance(arn, str) else None):
+        if isinstance(name, str):
+            touches.append(Touch("RestoreTableToPointInTime", name))
+    return tuple(touches)
+
+
+ACCESS = access
+
+
+def restore_table_to_point_in_time(txn: Transaction, request: dict[str, Any],
+                                   when: float | None) -> dict[str, Any]:
     source = _source(txn, request)
     target = request["TargetTableName"]
     if txn.table(target) is not None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._pages import row_item
-from tallydb.engine.api._read_exprs import check_key_paths, read_expressions
+from tallydb.engine.api._read_exprs import ReadExpressions, check_key_paths, read_expressions
 from tallydb.engine.api._segments import WRONG_SEGMENT, checked_segment, segment_of
-from tallydb.engine.api._select import plan_output
+from tallydb.engine.api._select import Output, plan_output
 from tallydb.engine.api._sources import Source, answer_page, check_index_key_paths, source_of
 from tallydb.engine.api._tables import get_table
 from tallydb.engine.errors import ValidationException
@@ -26,6 +27,8 @@ from tallydb.engine.values import Item
 
 START_INVALID = "The provided starting key is invalid"
 START_SCHEMA = "The provided key element does not match the schema"
+#: A start key of another number of attributes (``_key_conditions.START_SIZE``).
+START_SIZE = "Exclusive Start Key must have same size as table's key schema"
 
 
 def _in_segment(
@@ -49,10 +52,10 @@ def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
     index = source.index
     if index is None:
         if len(start) != len(keys.attributes):
-            raise ValidationException(f"{START_INVALID}: {START_SCHEMA}")
+            raise ValidationException(START_SIZE)
     else:
         if len(start) != len(index.start_names):
-            raise ValidationException(START_INVALID)
+            raise ValidationException(START_SIZE)
         for name, kind in index.hash_key + index.range_key:
             if name not in start:
                 raise ValidationException(START_INVALID)
@@ -65,12 +68,27 @@ def _start(source: Source, start: Item) -> tuple[bytes, bytes]:
     return source.encode_start(start)
 
 
-def scan(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+#: What a request touches (``_access``): reads the table its TableName names,
+#: or the index its IndexName names.
+ACCESS = on_table("Scan", write=False, index=True)
+
+
+Checked = tuple[ReadExpressions, tuple[int, int] | None, Output]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """The expressions and legacy parameters, the start key's values, the
+    segment, and what is returned (``_read_exprs``' order)."""
     exprs = read_expressions(request, operation="Scan")
-    start = exprs.start
     segments = checked_segment(request.get("Segment"), request.get("TotalSegments"))
     output = plan_output(
         request, exprs.project, envelope=False, index=request.get("IndexName") is not None)
+    return exprs, segments, output
+
+
+def scan(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
+    exprs, segments, output = checked
+    start = exprs.start
     table = get_table(txn, request.get("TableName"))
     source = source_of(table, request)
 

@@ -4,12 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._tags import check_count, store_tags, tagged_table, tags_of
+from tallydb.engine.api._tags import (
+    check_arn,
+    check_count,
+    check_tags,
+    on_tags,
+    store_tags,
+    tagged_table,
+    tags_of,
+)
 from tallydb.engine.storage import Transaction
 
+#: What a request touches (``_access``): writes the tags of the table its
+#: ResourceArn names.
+ACCESS = on_tags("TagResource", write=True)
 
-def tag_resource(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    record = tagged_table(txn, request["ResourceArn"])
+
+def validate(request: dict[str, Any]) -> str:
+    """The table name the ResourceArn gives, once it and the tags pass."""
+    name = check_arn(request["ResourceArn"], "TagResource")
+    check_tags(request.get("Tags") or [])
+    return name
+
+
+def tag_resource(txn: Transaction, request: dict[str, Any], name: str) -> dict[str, Any]:
+    record = tagged_table(txn, request["ResourceArn"], name)
     tags = tags_of(record)
     position = {tag["Key"]: i for i, tag in enumerate(tags)}
     for tag in request.get("Tags") or ():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._global import refuse_strong
 from tallydb.engine.api._params import placeholders
 from tallydb.engine.api._tables import Table, get_table
@@ -23,7 +24,7 @@ from tallydb.engine.api._transact import (
     the_action,
 )
 from tallydb.engine.api._units import TRANSACTIONAL, Tally, read_units, wants_capacity
-from tallydb.engine.errors import TransactionCanceledException
+from tallydb.engine.errors import TransactionCanceledException, ValidationException
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, item_size, validate_item
 
@@ -41,13 +42,40 @@ def _projection(get: dict[str, Any]) -> Callable[[Item], Item] | None:
     return None if projection is None else projection.apply
 
 
-def transact_get_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+    """What a request touches (``_access``): reads the table of each Get of
+    its TransactItems (an entry that holds no one Get touches nothing: the
+    operation refuses it before reading any)."""
+    touches = []
+    for entry in request.get("TransactItems") or ():
+        try:
+            get = the_action(entry, ("Get",))[1]
+        except ValidationException:
+            continue
+        touches.append(Touch("GetItem", named(get.get("TableName")) or "*"))
+    return tuple(touches)
+
+
+ACCESS = access
+
+
+Checked = tuple[list[dict[str, Any]], list[Callable[[Item], Item] | None], list[Item]]
+
+
+def validate(request: dict[str, Any]) -> Checked:
+    """Each Get's own checks, in order: its action, projection, key values."""
     gets, projections, keys = [], [], []
-    for entry in request.get("TransactItems") or ():  # each Get's own checks, in order
+    for entry in request.get("TransactItems") or ():
         get = the_action(entry, ("Get",))[1]
         gets.append(get)
         projections.append(_projection(get))
         keys.append(validate_item(get.get("Key") or {}, wording="older"))
+    return gets, projections, keys
+
+
+def transact_get_items(txn: Transaction, request: dict[str, Any], checked: Checked
+                       ) -> dict[str, Any]:
+    gets, projections, keys = checked
     tables: list[Table] = [get_table(txn, get.get("TableName")) for get in gets]
     for table in tables:
         refuse_strong(table.record, "TransactGetItems")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._insights import INSIGHTS, stamp
 from tallydb.engine.api._jobs import integrations
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import Transaction
 
@@ -27,6 +28,11 @@ def indexed(record: Any, index: str | None) -> None:
                 for i in record.description.get(member, ())]
     if index not in declared:
         raise ResourceNotFoundException(INDEX_NOT_FOUND.format(index))
+
+
+#: What a request touches (``_access``): writes the table its TableName names (or
+#: the index its IndexName names).
+ACCESS = on_table("UpdateContributorInsights", write=True, read=table_named, index=True)
 
 
 def update_contributor_insights(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import catalog_of
 from tallydb.engine.api._legacy_global import (
     description,
@@ -30,6 +31,11 @@ ALREADY = "Replica already exists in region {} for global table {}"
 MISSING = "Replica not found in region {} for global table {}"
 #: On record (an empty ReplicaUpdates): the bare prefix, no detail.
 NO_UPDATES = "One or more parameter values were invalid"
+
+
+#: What a request touches (``_access``): writes the group (its tables' name) its GlobalTableName
+#: names.
+ACCESS = on_table("UpdateGlobalTable", write=True, member="GlobalTableName")
 
 
 def update_global_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

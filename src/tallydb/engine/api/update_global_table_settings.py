@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._legacy_global import SETTINGS_NOT_FOUND, find_group, settings
 from tallydb.engine.errors import ReplicaNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -19,6 +20,11 @@ MISSING = "Replica not found in region {} for global table {}"
 
 def _region(record: TableRecord) -> str:
     return record.catalog or "us-east-1"
+
+
+#: What a request touches (``_access``): writes the group (its tables' name) its GlobalTableName
+#: names.
+ACCESS = on_table("UpdateGlobalTableSettings", write=True, member="GlobalTableName")
 
 
 def update_global_table_settings(txn: Transaction, request: dict[str, Any]

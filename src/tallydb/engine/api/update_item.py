@@ -11,14 +11,18 @@ from typing import Any
 
 import orjson
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import update_request
-from tallydb.engine.api._units import consumed, wants_capacity, write_units
+from tallydb.engine.api._units import consumed, item_write_units, wants_capacity, write_units
 from tallydb.engine.expressions import BoundUpdate
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item
 from tallydb.engine.values.size import check_item_fits, item_size
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateItem", write=True)
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +50,7 @@ def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
         if attributes:
             response["Attributes"] = attributes
     if wants_capacity(request):
-        units = write_units(max(item_size(new), item_size(old) if old is not None else 0))
+        units = max(item_write_units(new, encoded), item_write_units(old))
         response["ConsumedCapacity"] = consumed(
             table.name, units, request["ReturnConsumedCapacity"], index_units)
     return response

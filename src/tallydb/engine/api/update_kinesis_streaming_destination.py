@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
+    check_stream_arn,
     destinations,
     find_destination,
     switched,
     table_of,
 )
+from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
@@ -22,17 +25,30 @@ NOTHING = "UpdateKinesisStreamingConfiguration must name an ApproximateCreationD
 SAME = "The ApproximateCreationDateTimePrecision of {} is already {}"
 
 
-def update_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any]
-                                         ) -> dict[str, Any]:
+#: What a request touches (``_access``): the table its TableName names, and
+#: the Kinesis stream its changes are sent to (no table's: ``outside``).
+ACCESS = on_table("UpdateKinesisStreamingDestination", write=True, read=table_named,
+                  outside="StreamArn")
+
+
+def validate(request: dict[str, Any]) -> str:
+    """The checks before the lookup (``_pipeline``): the stream ARN's form,
+    a precision given; the precision."""
+    check_stream_arn(request)
+    precision = request.get("UpdateKinesisStreamingConfiguration", {}).get(
+        "ApproximateCreationDateTimePrecision")
+    if precision is None:
+        raise ValidationException(NOTHING)
+    return str(precision)
+
+
+def update_kinesis_streaming_destination(txn: Transaction, request: dict[str, Any],
+                                         precision: str) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
     found = find_destination(record, arn)
     if found["DestinationStatus"] not in LIVE:
         raise ValidationException(NOT_LIVE.format(arn, record.name))
-    precision = request.get("UpdateKinesisStreamingConfiguration", {}).get(
-        "ApproximateCreationDateTimePrecision")
-    if precision is None:
-        raise ValidationException(NOTHING)
     if found.get("ApproximateCreationDateTimePrecision") == precision:
         raise ValidationException(SAME.format(arn, precision))
     kept = [dict(d, ApproximateCreationDateTimePrecision=precision)

@@ -26,8 +26,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
     GsiChanges,
@@ -44,6 +46,7 @@ from tallydb.engine.api.describe_table import (
     global_members,
     index_counts,
     public_description,
+    table_named,
     utc_day,
 )
 from tallydb.engine.errors import ValidationException
@@ -117,12 +120,24 @@ def _check_request(request: dict[str, Any]) -> list[str]:
         error = out_of_bounds(provisioned)
         if error is not None:
             raise error
+    # a change that must come alone first (DynamoDB's, recorded: DeletionProtection
+    # with BillingMode PROVISIONED and no throughput is refused for coming with it)
     for member, words in _ALONE.items():
         if member in changes and len(changes) > 1:
             raise invalid(f"{words} must be the only operation in the request")
     if "OnDemandThroughput" in changes and set(changes) - {"OnDemandThroughput", "BillingMode"}:
         raise invalid("OnDemandThroughput can only be combined with BillingMode in an "
                       "UpdateTable request")
+    mode = request.get("BillingMode")
+    if mode == "PAY_PER_REQUEST" and provisioned is not None:
+        raise invalid(
+            "ProvisionedThroughput cannot be specified when BillingMode is PAY_PER_REQUEST")
+    if mode == "PROVISIONED" and provisioned is None:
+        raise invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+    specification = request.get("StreamSpecification")
+    if specification is not None and specification.get("StreamEnabled") and (
+            specification.get("StreamViewType") is None):
+        raise ValidationException(streams.VIEW_TYPE_REQUIRED)
     for member in _UNSUPPORTED:
         if _present(request, member):
             raise ValidationException(f"tallydb does not support UpdateTable {member} yet")
@@ -269,9 +284,19 @@ def _gsis_of_the_group(txn: Transaction, record: TableRecord, group: dict[str, A
         store_changes(txn, updated, changes)
 
 
-def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    changes = _check_request(request)
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateTable", write=True, read=table_named)
+
+
+def validate(request: dict[str, Any]) -> list[str]:
+    """The checks DynamoDB makes before it looks the table up; the changes asked."""
+    return _check_request(request)
+
+
+def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
+                 ) -> dict[str, Any]:
     record = find_table(txn, request["TableName"])
+    lifecycle.check_changeable(record, deleting_too=True)
     if "ReplicaUpdates" in changes:
         return _replica_change(txn, record, request)
     before = record.description
@@ -300,6 +325,7 @@ def update_table(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
             raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
+    lifecycle.begin(txn, description, lifecycle.UPDATING, now)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
     updated = record.with_description(description)

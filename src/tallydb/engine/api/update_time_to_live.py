@@ -14,15 +14,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import GLOBAL, peers, refuse_strong
 from tallydb.engine.api._indexes import TTL_INDEX, backfill, build_indexes
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
 ALREADY_ENABLED = "TimeToLive is already enabled"
 ALREADY_DISABLED = "TimeToLive is already disabled"
 OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
+
+
+#: What a request touches (``_access``): writes the table its TableName names.
+ACCESS = on_table("UpdateTimeToLive", write=True, read=table_named)
 
 
 def update_time_to_live(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

@@ -66,10 +66,11 @@ class UpdatePlan:
         # Top-level attribute -> where its new value's type comes from:
         # a type code ("N"), ":ref" (the type of that value), or None (unknown).
         self.assigned = assigned or {}
-        #: Every action removes (REMOVE, or AttributeUpdates DELETE without a
-        #: value): on a missing item DynamoDB then creates nothing.
+        #: Every action removes (REMOVE, or AttributeUpdates DELETE, with a
+        #: value or without): on a missing item DynamoDB then creates nothing.
         self.only_removes = bool(self.steps) and all(
-            isinstance(step, RemoveStep) for step in self.steps)
+            isinstance(step, RemoveStep) or (isinstance(step, DeleteStep) and step.legacy)
+            for step in self.steps)
         #: (name, step) per action when every action writes a top-level
         #: attribute (``ADD n :one``, ``SET a = :a, b = :b``): such an update
         #: needs no trie to apply, nor to project its updated attributes.

@@ -20,7 +20,13 @@ from tallydb.engine.expressions.messages import (
     MISSING_OPERAND,
 )
 from tallydb.engine.expressions.paths import Resolved, get_path
-from tallydb.engine.values import AttributeValue, Item, add_numbers, subtract_numbers
+from tallydb.engine.values import (
+    AttributeValue,
+    Item,
+    add_numbers,
+    set_in_order,
+    subtract_numbers,
+)
 
 Values = Mapping[str, AttributeValue]
 Getter = Callable[[Item, Values], AttributeValue]
@@ -187,7 +193,9 @@ class AddStep(Step):
             return {"L": existing["L"] + value["L"]}
         have = existing[kind]
         present = set(have)
-        return {kind: have + [m for m in value[kind] if m not in present]}
+        added = [m for m in value[kind] if m not in present]
+        # stored in the set's order, as PutItem and SET store a set
+        return {kind: set_in_order(kind, have + added) if added else have}
 
 
 class DeleteStep(Step):

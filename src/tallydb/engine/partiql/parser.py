@@ -1,7 +1,10 @@
 """A recursive-descent parser for the PartiQL statements DynamoDB runs.
 
 ``parse`` is cached by statement text: a statement sent again (with other
-parameters) is not parsed again.
+parameters) is not parsed again. Nesting (parentheses, NOT, lists, maps,
+sets, function calls) is bounded at ``MAX_NESTING`` levels, so no statement
+can take the parser, or the plan and expressions made from what it
+returns, deeper than that.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ from tallydb.engine.values import normalize_number
 
 _COMPARATORS = frozenset({"=", "<>", "!=", "<", "<=", ">", ">="})
 _RETURNING = frozenset({"ALL_OLD", "ALL_NEW", "MODIFIED_OLD", "MODIFIED_NEW"})
+#: The deepest nesting a statement may have: DynamoDB's own for documents
+#: (``values.MAX_NESTING_LEVEL``); its limit for statements is not on record.
+MAX_NESTING = 32
+#: Not on record (DynamoDB's answer to a statement nested deeper than it
+#: parses was found in no capture): ours, after NOT_WELL_FORMED's opening.
+TOO_DEEP = f"Statement nesting exceeds the limit of {MAX_NESTING} levels"
 
 
 class StatementError(ValidationException):
@@ -68,6 +77,7 @@ class _Parser:
             raise StatementError("")
         self.at = 0
         self.params = 0
+        self.depth = 0
 
     # --- tokens ------------------------------------------------------------
 
@@ -113,6 +123,13 @@ class _Parser:
             return StatementError(f"Unexpected end of statement, {wanted}")
         return StatementError(
             f"Unexpected token '{token.text}' at position {token.start + 1}, {wanted}")
+
+    def enter(self) -> None:
+        """One level deeper (leave with ``self.depth -= 1``); StatementError
+        past MAX_NESTING."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise StatementError(TOO_DEEP)
 
     def identifier(self) -> str:
         token = self.token
@@ -243,7 +260,10 @@ class _Parser:
 
     def negation(self) -> ast.Expr:
         if self.take_word("NOT"):
-            return ast.Not(self.negation())
+            self.enter()
+            inner = self.negation()
+            self.depth -= 1
+            return ast.Not(inner)
         return self.predicate()
 
     def predicate(self) -> ast.Expr:
@@ -281,6 +301,18 @@ class _Parser:
         return left
 
     def primary(self) -> ast.Expr:
+        """A value or a path; a parenthesis, collection or call one level deeper."""
+        token = self.token
+        if (token.kind == OP and token.text in ("(", "[", "<<", "{")) or (
+                token.kind == NAME and self.tokens[self.at + 1].kind == OP
+                and self.tokens[self.at + 1].text == "("):
+            self.enter()
+            found = self._primary()
+            self.depth -= 1
+            return found
+        return self._primary()
+
+    def _primary(self) -> ast.Expr:
         token = self.token
         if token.kind == PARAM:
             self.at += 1

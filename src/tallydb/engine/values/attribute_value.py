@@ -171,6 +171,17 @@ def _number_set(members: list[Any], wording: Wording) -> list[str]:
     return sorted(normalized, key=Decimal)
 
 
+#: The order a set's members are stored in, by its type: Strings and
+#: Binaries by their bytes, Numbers by value (what PutItem and SET store).
+_SET_ORDER: dict[str, Callable[[str], Any] | None] = {
+    "SS": None, "BS": _base64_bytes, "NS": Decimal}
+
+
+def set_in_order(kind: str, members: list[str]) -> list[str]:
+    """Canonical members of a set of type ``kind`` in the stored order."""
+    return sorted(members, key=_SET_ORDER[kind])
+
+
 def _list_of(value: Any) -> list[Any]:
     if type(value) is list:
         return value
@@ -334,7 +345,36 @@ def validate_key(
     """
     if plain_key(key, schema):
         return key  # type: ignore[no-any-return]  # as the checks below would
-    checked = validate_item(key, wording=wording)
+    return check_key_schema(validate_item(key, wording=wording), schema)
+
+
+def validate_key_values(key: Any, *, wording: Wording = "current") -> Item:
+    """A ``Key`` parameter's AttributeValues checked, canonical: what
+    DynamoDB checks of a key before it knows the table's schema (then
+    :func:`check_key_schema`). An everyday key (each value a non-empty S or
+    a canonical N) is returned as it is."""
+    if type(key) is dict and "" not in key:
+        for av in key.values():
+            if type(av) is not dict or len(av) != 1:
+                break
+            payload = av.get("S")
+            if type(payload) is str:
+                if not payload:
+                    break
+                continue
+            payload = av.get("N")
+            if type(payload) is not str or not is_canonical(payload):
+                break
+        else:
+            return key
+    return validate_item(key, wording=wording)
+
+
+def check_key_schema(checked: Item, schema: Sequence[tuple[str, str]]) -> Item:
+    """A key whose values passed :func:`validate_key_values`, checked
+    against the table's key schema (the rest of :func:`validate_key`)."""
+    if plain_key(checked, schema):
+        return checked
     if len(checked) != len(schema):
         raise ValidationException(messages.KEY_SCHEMA_MISMATCH)
     for index, (name, kind) in enumerate(schema):

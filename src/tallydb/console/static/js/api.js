@@ -163,6 +163,22 @@ export async function info() {
   return response.json();
 }
 
+// With serve --table-delays a table stays CREATING, UPDATING or DELETING for
+// a while, as on DynamoDB: pages showing one describe it again this often.
+export const STATUS_POLL_MS = 500;
+
+/** Whether a table is in a passing state (CREATING, UPDATING, DELETING). */
+export const changing = (t) => Boolean(t && t.TableStatus && t.TableStatus !== "ACTIVE");
+
+/** DescribeTable's Table once the table answers item operations (no longer CREATING). */
+export async function describeReady(table) {
+  for (;;) {
+    const { Table } = await call("DescribeTable", { TableName: table });
+    if (Table.TableStatus !== "CREATING") return Table;
+    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+  }
+}
+
 /** Every table name, following LastEvaluatedTableName. */
 export async function listTables() {
   const names = [];

@@ -1,7 +1,7 @@
 // Items: a paged grid for Scan and Query, and one item's page (view, edit,
 // delete, the update panel, "+1"), kept current by the live stream.
 import { useEffect, useMemo, useRef, useState } from "../vendor/htm-preact-3.1.1.js";
-import { call } from "./api.js";
+import { call, describeReady } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Json, Tabs, Val, html, href, useAction } from "./ui.js";
 import { CounterChart } from "./counter_chart.js";
@@ -19,7 +19,7 @@ function useDescription(table) {
   const [description, setDescription] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    call("DescribeTable", { TableName: table }).then((r) => setDescription(r.Table), setError);
+    describeReady(table).then(setDescription, setError);  // a table CREATING has no items yet
   }, [table]);
   return [description, error];
 }

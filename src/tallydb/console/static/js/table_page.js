@@ -33,6 +33,13 @@ export const TABS = [
 // While the table, an index or a replica is changing, DescribeTable is asked again this often.
 const SETTLING_MS = 500;
 
+// A table CREATING or DELETING answers no item operation (serve --table-delays,
+// as DynamoDB): its tabs wait, the page describing it again until it is ACTIVE.
+const PASSING = {
+  CREATING: "The table is being created: its items can be read once it is ACTIVE.",
+  DELETING: "The table is being deleted.",
+};
+
 const settling = (t) => t && (t.TableStatus !== "ACTIVE"
   || (t.GlobalSecondaryIndexes || []).some((i) => i.IndexStatus !== "ACTIVE" || i.Backfilling)
   || (t.Replicas || []).some((r) => r.ReplicaStatus !== "ACTIVE"));
@@ -93,6 +100,8 @@ export function TablePage({ table, tab = "items" }) {
       ${TABS.map(([name, label]) => html`<a href=${href("tables", table, name)}
         class=${name === tab ? "tab active" : "tab"} aria-current=${name === tab ? "page" : undefined}>${label}</a>`)}
     </nav>
-    ${t && html`<${Tab} table=${table} t=${t} reload=${reload} />`}
+    ${t && (PASSING[t.TableStatus]
+      ? html`<p class="muted" role="status">${PASSING[t.TableStatus]}</p>`
+      : html`<${Tab} table=${table} t=${t} reload=${reload} />`)}
   </section>`;
 }

@@ -1,6 +1,6 @@
 // Tables: the list (item count, size) and the create form; shared table pieces.
 import { useEffect, useState } from "../vendor/htm-preact-3.1.1.js";
-import { call, listTables } from "./api.js";
+import { STATUS_POLL_MS, call, changing, listTables } from "./api.js";
 import * as live from "./live.js";
 import { Breakable, CodeTabs, ErrorBox, Fit, Val, html, href, useAction } from "./ui.js";
 import { bytes, count } from "./values.js";
@@ -38,6 +38,12 @@ export function TablesPage({ search = "" }) {
     setTables(await Promise.all((await listTables()).map(describe)));
   });
   useEffect(() => { load(); }, []);
+  // A table CREATING, UPDATING or DELETING is looked at again until it is not.
+  useEffect(() => {
+    if (!tables || !tables.some(changing)) return undefined;
+    const timer = setTimeout(load, STATUS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [tables]);
   // Re-describe only the tables a commit touched.
   useEffect(() => {
     const due = new Set();
