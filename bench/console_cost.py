@@ -41,7 +41,7 @@ CONNECTIONS = 64
 def workload(mode: str, turns: int) -> None:
     import uvloop
 
-    from bench.server_path import REQUEST
+    from bench.server_path import request
     from tallydb.engine.api import Engine
     from tallydb.engine.storage import Store
     from tallydb.server.app import Server
@@ -64,9 +64,11 @@ def workload(mode: str, turns: int) -> None:
             connection.connection_made(_sink())
             connections.append(connection)
 
+        hot = request("hot")
+
         def turn() -> None:
             for connection in connections:
-                connection.data_received(REQUEST)
+                connection.data_received(hot)
             server.batcher.flush()
 
         for _ in range(50):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 WINDOW = 300  # seconds kept
@@ -26,12 +26,6 @@ SMALLEST = 1e-5  # seconds: the first bucket's upper bound
 RATIO = 1.05
 BUCKETS = 300  # up to SMALLEST * RATIO**BUCKETS, about 22 minutes
 _LOG_RATIO = math.log(RATIO)
-
-
-def _bucket(seconds: float) -> int:
-    if seconds <= SMALLEST:
-        return 0
-    return min(BUCKETS - 1, int(math.log(seconds / SMALLEST) / _LOG_RATIO) + 1)
 
 
 def _bound(bucket: int) -> float:
@@ -84,23 +78,37 @@ class Metrics:
 
     def record(self, table: str, operation: str, latency: float, read: float = 0.0,
                write: float = 0.0, throttled: bool = False) -> None:
+        self.record_all(((table, operation, latency, read, write, throttled),))
+
+    def record_all(self, requests: Iterable[tuple[str, str, float, float, float, bool]]
+                   ) -> None:
+        """``record`` each of ``requests`` (table, operation, latency, read
+        and write units, throttled), answered in the same second."""
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
-        if table not in self._tables:
-            if len(self._tables) >= TABLES:
-                table = OTHER
-            self._tables.add(table)
-        second = self._current.get(table)
-        if second is None:
-            second = self._current[table] = _Second()
-        second.operations[operation] = second.operations.get(operation, 0) + 1
-        second.read += read
-        second.write += write
-        if throttled:
-            second.throttled += 1
-        bucket = _bucket(latency)
-        second.latency[bucket] = second.latency.get(bucket, 0) + 1
+        tables = self._tables
+        current = self._current
+        log = math.log
+        for table, operation, latency, read, write, throttled in requests:
+            if table not in tables:
+                if len(tables) >= TABLES:
+                    table = OTHER
+                tables.add(table)
+            second = current.get(table)
+            if second is None:
+                second = current[table] = _Second()
+            operations = second.operations
+            operations[operation] = operations.get(operation, 0) + 1
+            second.read += read
+            second.write += write
+            if throttled:
+                second.throttled += 1
+            # the latency's bucket: the first is up to SMALLEST, each next RATIO wider
+            bucket = (0 if latency <= SMALLEST else
+                      min(BUCKETS - 1, int(log(latency / SMALLEST) / _LOG_RATIO) + 1))
+            histogram = second.latency
+            histogram[bucket] = histogram.get(bucket, 0) + 1
 
     def _roll(self, now: int) -> None:
         if self._current:

@@ -54,8 +54,14 @@ def answered(ex: Exchange, result: dict[str, Any], asked: bool) -> None:
     """Note the units a request consumed (per table), taking them out of
     the answer if the client did not ask for them."""
     consumed = result.pop("ConsumedCapacity", None) if asked else result.get("ConsumedCapacity")
-    entries = consumed if isinstance(consumed, list) else [consumed] if consumed else []
     reads = ex.operation in READS
+    if type(consumed) is dict and len(consumed) == 2:  # TOTAL, one table: the common answer
+        total = consumed.get("CapacityUnits")
+        table = consumed.get("TableName")
+        if type(table) is str and type(total) is float:
+            ex.observed = [(table, total, 0.0, False) if reads else (table, 0.0, total, False)]
+            return
+    entries = consumed if isinstance(consumed, list) else [consumed] if consumed else []
     units: list[tuple[str, float, float, bool]] = []
     for entry in entries:
         if not isinstance(entry, dict):
@@ -77,11 +83,8 @@ def refused(ex: Exchange, error: DynamoDBError) -> None:
 
 def record(metrics: Metrics, queue: list[Exchange], now: float) -> None:
     """Hand the answered requests of a batch to the metrics."""
-    for ex in queue:
-        observed = ex.observed
-        if observed is None or ex.operation is None:
-            continue
-        started = getattr(ex, "started", 0.0)
-        latency = now - started if started else 0.0
-        for table, read, write, throttled in observed:
-            metrics.record(table, ex.operation, latency, read, write, throttled)
+    metrics.record_all(
+        (table, ex.operation, now - started if started else 0.0, read, write, throttled)
+        for ex in queue if ex.observed is not None and ex.operation is not None
+        for started in (getattr(ex, "started", 0.0),)
+        for table, read, write, throttled in ex.observed)
