@@ -8,6 +8,7 @@ import gzip
 from collections.abc import Iterator
 from pathlib import Path
 
+import boto3
 import orjson
 import pytest
 from serverkit import Serve
@@ -15,6 +16,7 @@ from serverkit import Serve
 import tallydb
 from tallydb import transfer
 from tallydb.engine.errors import DynamoDBError, ValidationException
+from tallydb.toolkit.exceptions import TransportError
 from tallydb.transfer.wire import wire_client
 
 KEY = {
@@ -111,5 +113,32 @@ def test_throttled_puts_are_sent_again_until_every_item_is_written(tmp_path: Pat
                     "ExclusiveStartKey": scanned["LastEvaluatedKey"]})
                 count += scanned["Count"]
         assert count == 2_500
+    finally:
+        server.kill()
+
+
+def test_over_tls_the_clients_certificate_trust_is_kept(tmp_path: Path) -> None:
+    pytest.importorskip("cryptography", reason="cryptography makes the test certificate")
+    from test_http import _self_signed
+
+    cert, key = _self_signed(tmp_path)
+    server = Serve("--in-memory", "--tls-cert", str(cert), "--tls-key", str(key)).start()
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        items = [{"PK": {"S": "p"}, "SK": {"S": f"{n:02d}"}} for n in range(30)]
+
+        def client(verify: str | bool) -> object:
+            return boto3.session.Session().client(
+                "dynamodb", endpoint_url=f"https://localhost:{port}", region_name="us-east-1",
+                aws_access_key_id="x", aws_secret_access_key="y", verify=verify)
+
+        with tallydb.connect(client=client(str(cert))) as db:
+            assert wire_client(db.transport) is not None
+            assert transfer.import_table(db, _export(tmp_path / "in", items), "videos") == 30
+        with tallydb.connect(client=client(True)) as db:  # the certificate is not trusted
+            direct = wire_client(db.transport)
+            assert direct is not None
+            with pytest.raises(TransportError, match="CERTIFICATE_VERIFY_FAILED"):
+                direct.call("Scan", b'{"TableName": "videos"}')
     finally:
         server.kill()

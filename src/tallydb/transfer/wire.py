@@ -85,7 +85,7 @@ class WireClient:
                 self._drop()
                 failure = TransportError(f"{self._url}: {error}")
                 failure.__cause__ = error
-                retry = True
+                retry = not isinstance(error, ssl.SSLCertVerificationError)
             else:
                 if status == 200:
                     result: dict[str, Any] = orjson.loads(answer) if answer else {}
