@@ -67,20 +67,26 @@ def speaks_wire(db: Database) -> bool:
 
 
 def write_batch(
-    db: Database, table: str, items: list[dict[str, Any]], direct: WireClient | None = None
+    db: Database, table: str, puts: list[bytes], direct: WireClient | None = None
 ) -> None:
-    """One BatchWriteItem of up to 25 puts, sending what comes back
-    unprocessed again (after a short pause) until none is left. With
-    ``direct``, sent as JSON bytes by it."""
-    in_wire_shape = direct is not None or speaks_wire(db)
-    requests = [
-        {"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}} for item in items
-    ]
+    """One BatchWriteItem of up to 25 puts (each a PutRequest's JSON,
+    ``{"Item":{...}}``), sending what comes back unprocessed again (after a
+    short pause) until none is left. With ``direct``, the puts go into the
+    request's body as they are."""
+    in_wire_shape = speaks_wire(db)
+    requests: list[dict[str, Any]] = []
+    if direct is not None:
+        body = b"".join((b'{"RequestItems":{', orjson.dumps(table), b':[{"PutRequest":',
+                         b'},{"PutRequest":'.join(puts), b"}]}}"))
+    else:
+        for put in puts:
+            item = orjson.loads(put)["Item"]
+            requests.append({"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}})
     pause = 0.01
-    while requests:
+    while True:
         request = {"RequestItems": {table: requests}}
         if direct is not None:
-            response = direct.call("BatchWriteItem", orjson.dumps(request))
+            response = direct.call("BatchWriteItem", body)
         elif in_wire_shape:
             # The wire shape stands in for boto3's too: botocore's own check,
             # run only on a refused request, takes base64 text for a Binary.
@@ -88,15 +94,17 @@ def write_batch(
         else:
             response = db.transport.call("BatchWriteItem", request)
         requests = response.get("UnprocessedItems", {}).get(table, [])
-        if requests:
-            time.sleep(pause)
-            pause = min(pause * 2, 1.0)
+        if not requests:
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+        body = orjson.dumps({"RequestItems": {table: requests}})
 
 
-def _batches(items: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
-    for item in items:
-        batch.append(item)
+def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
+    batch: list[bytes] = []
+    for put in puts:
+        batch.append(put)
         if len(batch) == BATCH:
             yield batch
             batch = []
@@ -104,16 +112,14 @@ def _batches(items: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def put_all(
-    db: Database, table: str, items: Iterable[dict[str, Any]], progress: Progress
-) -> int:
-    """Write every item (DynamoDB's JSON) to ``table``, ``WRITERS`` batches
-    at a time; how many were written."""
+def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
+    """Write every item (each a PutRequest's JSON, ``{"Item":{...}}``) to
+    ``table``, ``WRITERS`` batches at a time; how many were written."""
     written = 0
     direct = None if speaks_wire(db) else wire_client(db.transport)
     with ThreadPoolExecutor(WRITERS) as pool:
         pending: set[Future[None]] = set()
-        for batch in _batches(items):
+        for batch in _batches(puts):
             if len(pending) >= WRITERS * 2:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
