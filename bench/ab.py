@@ -4,10 +4,13 @@
     .venv/bin/python -m bench.ab HEAD~1 . --scenario A --reps 6   # . = the working tree
     .venv/bin/python -m bench.ab HEAD HEAD --keys 1000000          # this machine's noise
     .venv/bin/python -m bench.ab 3949488 . --scenario A --credentials full   # signed
+    .venv/bin/python -m bench.ab . --scenario A --credentials full --unsigned-too
 
 With ``--credentials full`` (or ``limited``: a key limited to the bench's
 tables) every server checks signatures and every request is signed by that
-key (scenario A: its one request is signed afresh before each run).
+key (scenario A: its one request is signed afresh before each run). With
+``--unsigned-too`` each revision also runs without credentials, in the same
+run: what checking signatures and access costs, as a ratio.
 
 This machine's speed drifts by tens of percent over minutes, more than most
 changes are worth, so a change is judged only against a baseline measured
@@ -55,7 +58,12 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--reps", type=int, default=5, help="measured runs per server (median)")
     p.add_argument("--credentials", choices=sorted(KEYS), default=None,
                    help="servers check signatures; requests are signed by this kind of key")
-    return p.parse_args(argv)
+    p.add_argument("--unsigned-too", action="store_true",
+                   help="with --credentials: each revision also without them, in the same run")
+    args = p.parse_args(argv)
+    if args.unsigned_too and args.credentials is None:
+        p.error("--unsigned-too needs --credentials")
+    return args
 
 
 #: The key each --credentials kind signs with: (access key, secret, its TOML lines).
@@ -113,7 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.credentials is not None and scenario.env.get("BENCH_MODE") != "static":
         print("--credentials signs one static request: scenario A only", file=sys.stderr)
         return 2
-    names = [f"{i}:{rev}" for i, rev in enumerate(args.revs)]
+    #: Each server: its name, its revision's index, whether it checks signatures.
+    runs = [(f"{i}:{rev}", i, args.credentials is not None) for i, rev in enumerate(args.revs)]
+    if args.unsigned_too:
+        runs = [run for i, rev in enumerate(args.revs)
+                for run in ((f"{i}:{rev} unsigned", i, False),
+                            (f"{i}:{rev} {args.credentials}", i, True))]
+    names = [name for name, _, _ in runs]
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:
         root = Path(tmp)
@@ -124,15 +138,17 @@ def main(argv: list[str] | None = None) -> int:
         with RunningServer(_spec("seed", "seed", srcs[0], seed, keys), server_cpus) as server:
             setup_tables(server.url, args.keys, key)
         servers = []
-        for i, name in enumerate(names):
-            shutil.copytree(seed, root / f"data{i}")
+        signing: dict[str, bool] = {}
+        for n, (name, i, signed) in enumerate(runs):
+            shutil.copytree(seed, root / f"data{n}")
             # the name names temp folders: a revision may hold a "/"
-            spec = _spec(f"rev{i}", name, srcs[i], root / f"data{i}", keys)
+            spec = _spec(f"rev{n}", name, srcs[i], root / f"data{n}", keys if signed else None)
             servers.append(stack.enter_context(RunningServer(spec, server_cpus)))
+            signing[servers[-1].url] = signed
 
         def sent(server: RunningServer) -> Scenario:
             """The scenario as sent to ``server``: signed now, when signatures count."""
-            if args.credentials is None:
+            if args.credentials is None or not signing[server.url]:
                 return scenario
             return replace(scenario, env=signed_env(scenario, server.url, args.credentials))
 

@@ -110,7 +110,7 @@ def workload(mode: str, seconds: float) -> dict[str, float]:
                 "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
             arn = engine.call("DescribeTable", {"TableName": "library"})["Table"]["TableArn"]
             exporting = arn
-        for _ in range(200):  # warm up
+        for _ in range(200):  # warm up (a change each)
             with engine.batch() as call:
                 call("UpdateItem", REQUEST)
         export_arn = None
@@ -133,10 +133,19 @@ def workload(mode: str, seconds: float) -> dict[str, float]:
                     "TableArn": exporting, "S3Bucket": "bench"})["ExportDescription"]["ExportArn"]
         elapsed = time.perf_counter() - start
         used = time.process_time() - cpu
+        result = {"rps": requests / elapsed, "cpu_us": used / requests * 1e6}
         if export_arn is not None:
             _wait_export(engine, export_arn)
+        if mode == "kinesis":
+            # how far the destination kept up: the share of the run's changes
+            # sent by its end, and how long the rest took once writes stopped
+            changes = 200 + requests
+            result["sent"] = options["kinesis"].records / changes
+            while options["kinesis"].records < changes:
+                time.sleep(0.01)
+            result["drain_s"] = time.perf_counter() - start - elapsed
         engine.close()
-    return {"rps": requests / elapsed, "cpu_us": used / requests * 1e6}
+    return result
 
 
 def export_time(items: int) -> dict[str, float]:
@@ -182,6 +191,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--export-items", type=int, default=0)
+    parser.add_argument("--conditions", default="base,unused,kinesis,export",
+                        help="which conditions to run (unused is always run: the ratios' base)")
     parser.add_argument("--child")
     parser.add_argument("--only-export", action="store_true",
                         help="only time the export of --export-items items")
@@ -198,8 +209,9 @@ def main() -> None:
         archive = subprocess.run(["git", "archive", args.base, "src"], cwd=here,
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-        runs: dict[str, list[dict[str, float]]] = {m: [] for m in
-                                                  ("base", "unused", "kinesis", "export")}
+        wanted = set(args.conditions.split(",")) | {"unused"}
+        runs: dict[str, list[dict[str, float]]] = {
+            m: [] for m in ("base", "unused", "kinesis", "export") if m in wanted}
         for _ in range(args.reps):
             for mode in runs:
                 tree = base if mode == "base" else here
@@ -213,6 +225,11 @@ def main() -> None:
         cpu = statistics.median(r["cpu_us"] for r in results)
         print(f"  {mode:8s} {rps:10,.0f} req/s  {cpu:6.1f} µs CPU/req  "
               f"{rps / unused:5.2f}x unused's req/s")
+        if mode == "kinesis":
+            sent = statistics.median(r["sent"] for r in results)
+            drain = statistics.median(r["drain_s"] for r in results)
+            print(f"           {sent:.0%} of the changes sent by the end of the run, "
+                  f"the rest {drain:.2f} s later")
     if args.export_items:
         _export_only(args.export_items)
 

@@ -42,3 +42,11 @@ def test_bench_ab_smoke_with_credentials() -> None:
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "| 1:. |" in done.stdout
+
+
+def test_bench_ab_smoke_signed_and_unsigned_in_one_run() -> None:
+    cmd = [sys.executable, "-m", "bench.ab", ".", "--scenario", "A", "--reps", "1",
+           "--duration", "1", "--warmup", "0", "--credentials", "full", "--unsigned-too"]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "| 0:. unsigned |" in done.stdout and "| 0:. full |" in done.stdout

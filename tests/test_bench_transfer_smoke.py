@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_transfer_bench_runs_small() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.transfer", "--items", "300", "--all-formats"],
+        [sys.executable, "-m", "bench.transfer", "--items", "300", "--all-formats",
+         "--targets", "embedded"],
         cwd=REPO, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]

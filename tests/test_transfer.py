@@ -209,3 +209,27 @@ def test_an_attribute_only_a_local_index_uses_is_left_out_of_import_parameters()
     assert [a["AttributeName"] for a in parameters["AttributeDefinitions"]] == ["PK", "SK"]
     assert "LocalSecondaryIndexes" not in parameters
     assert "LocalSecondaryIndexes" in transfer.create_table_request(description)
+
+
+def test_export_lines_written_by_other_tools_import_as_their_item(
+    db: tallydb.Database, tmp_path: Path
+) -> None:
+    # Lines as AWS writes them go into BatchWriteItem unparsed; any other
+    # spelling of {"Item": ...} (spaces, members before it) is parsed first.
+    # A member after the item goes along unparsed, and the put ignores it.
+    table = _name()
+    db.create_table(table, hash_key=("id", "S"))
+    db.table(table).put({"id": "seed"})
+    folder = transfer.export_table(db, table, tmp_path / "out")
+    data = next((folder / "data").glob("*.json.gz"))
+    data.write_bytes(gzip.compress(
+        b'{"Item":{"id":{"S":"plain"},"n":{"N":"1"}}}\n'
+        b'{ "Item" : { "id" : { "S" : "spaced" } } }\n'
+        b'{"Metadata":{"x":{"S":"Item"}},"Item":{"id":{"S":"after"}}}\n'
+        b'{"Item":{"id":{"S":"before"}},"Metadata":{"y":{"N":"2"}}}\n'
+        b'\n'))
+    copy = _name()
+    assert transfer.import_table(db, folder, copy) == 4
+    assert sorted(i["id"] for i in db.table(copy).scan()) == [
+        "after", "before", "plain", "spaced"]
+    assert db.table(copy).get({"id": "plain"}) == {"id": "plain", "n": 1}

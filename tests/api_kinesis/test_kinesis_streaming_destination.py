@@ -226,6 +226,13 @@ def test_destination_life_and_refusals(
     records = _delivered(kinesalite, stream, 2)
     assert records[1]["dynamodb"]["ApproximateCreationDateTimePrecision"] == "MILLISECOND"
     assert records[1]["dynamodb"]["ApproximateCreationDateTime"] < 10**15  # ms since 1970
+    ddb.delete_item(TableName=table, Key={"PK": {"S": "k"}})
+    removed = _delivered(kinesalite, stream, 3)[2]
+    assert removed["eventName"] == "REMOVE" and removed["userIdentity"] is None
+    assert removed["dynamodb"]["Keys"] == {"PK": {"S": "k"}}
+    assert removed["dynamodb"]["OldImage"] == {"PK": {"S": "k"}, "n": {"N": "2"}}
+    assert "NewImage" not in removed["dynamodb"]
+    assert removed["dynamodb"]["SizeBytes"] > 0
     disabled = ddb.disable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
     assert disabled["DestinationStatus"] == "DISABLING"
     assert _status(ddb, table)["DestinationStatus"] == "DISABLED"

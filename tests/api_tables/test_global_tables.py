@@ -405,6 +405,9 @@ def test_replicated_writes_are_in_each_replicas_stream(regions: Callable[..., Cl
     records = streams.get_records(ShardIterator=iterator)["Records"]
     events = [(r["eventName"], r["dynamodb"].get("NewImage", {}).get("n")) for r in records]
     assert events[-1] == ("MODIFY", {"N": "2"}) and events[0][0] == "INSERT"
+    # a record's awsRegion is its table's region (the Streams API reference,
+    # Record): the replica's, though the writes were made in another region
+    assert {r["awsRegion"] for r in records} == {WEST}
 
 
 def test_replication_survives_kill_9(tallydb_server_factory: Callable[..., Any]) -> None:

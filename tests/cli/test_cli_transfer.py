@@ -118,3 +118,16 @@ def test_import_of_a_folder_without_an_export_is_one_line(store: Store, tmp_path
     result = store.run("import", str(tmp_path), "t")
     assert result.exit_code == 1
     assert "holds no export" in result.stderr
+
+
+def test_an_item_the_table_refuses_is_dynamodbs_error_in_one_line(
+    store: Store, tmp_path: Path
+) -> None:
+    table = store.table()
+    (tmp_path / "items.jsonl").write_text('{"PK": "a", "SK": "1"}\n{"PK": "b"}\n')
+    result = store.run("import", str(tmp_path / "items.jsonl"), table, "--quiet")
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("tallydb: ValidationException: ")
+    assert "key" in lines[0]

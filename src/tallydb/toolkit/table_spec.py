@@ -26,7 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tallydb.engine.errors import ResourceInUseException, ValidationException
+from tallydb.engine.errors import (
+    InternalServerError,
+    ResourceInUseException,
+    ValidationException,
+)
 from tallydb.toolkit.exceptions import SchemaMismatchError
 from tallydb.toolkit.requests import KeySchema
 from tallydb.toolkit.transport import Call, Plan, Sleep
@@ -335,14 +339,22 @@ def p_wait_active(name: str, timeout: float, *, indexes: bool = False) -> Plan[N
     """Wait until the table (and with ``indexes`` each global index) is ACTIVE."""
     delay, waited = 0.02, 0.0
     while True:
-        response = yield Call("DescribeTable", {"TableName": name})
-        table = response["Table"]
-        statuses = [table.get("TableStatus", "ACTIVE")]
-        if indexes:
-            statuses += [i.get("IndexStatus", "ACTIVE")
-                         for i in table.get("GlobalSecondaryIndexes") or ()]
-        if all(status == "ACTIVE" for status in statuses):
-            return
+        try:
+            response = yield Call("DescribeTable", {"TableName": name})
+        except InternalServerError:
+            # DescribeTable changes nothing, so a server error is a reason to ask
+            # again, not to give up (DynamoDB Local answers InternalFailure to it
+            # at times while it builds an index).
+            if waited >= timeout:
+                raise
+        else:
+            table = response["Table"]
+            statuses = [table.get("TableStatus", "ACTIVE")]
+            if indexes:
+                statuses += [i.get("IndexStatus", "ACTIVE")
+                             for i in table.get("GlobalSecondaryIndexes") or ()]
+            if all(status == "ACTIVE" for status in statuses):
+                return
         if waited >= timeout:
             raise TimeoutError(f"table {name!r} is not ACTIVE after {timeout}s")
         yield Sleep(delay)

@@ -21,6 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import orjson
+
 from tallydb.transfer import dynamodb_json, plain
 from tallydb.transfer.errors import Progress, TransferError, no_progress
 from tallydb.transfer.items import put_all
@@ -149,11 +151,8 @@ def import_table(
         raise TransferError(f"{source} holds a {detected} export, not {format}")
     folder = where if where.is_dir() else where.parent
     schema = ensure_table(db, table, read_description(folder), hash_key, range_key)
-    items: Iterable[dict[str, Any]]
     if detected == "dynamodb":
-        items = dynamodb_json.read_items(where)
-    elif detected == "jsonl":
-        items = plain.read_jsonl(where)
-    else:
-        items = plain.read_csv(where, schema)
-    return put_all(db, table, items, progress)
+        return put_all(db, table, dynamodb_json.read_puts(where), progress)
+    items: Iterable[dict[str, Any]] = (
+        plain.read_jsonl(where) if detected == "jsonl" else plain.read_csv(where, schema))
+    return put_all(db, table, (orjson.dumps({"Item": item}) for item in items), progress)

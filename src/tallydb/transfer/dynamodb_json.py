@@ -38,7 +38,7 @@ from tallydb.transfer.items import pages
 if TYPE_CHECKING:
     from tallydb.toolkit.database import Database
 
-__all__ = ["ITEMS_PER_FILE", "SUMMARY", "export", "find_exports", "item_count", "read_items"]
+__all__ = ["ITEMS_PER_FILE", "SUMMARY", "export", "find_exports", "item_count", "read_puts"]
 
 #: Items per gzip file.
 ITEMS_PER_FILE = 250_000
@@ -118,10 +118,20 @@ def _data_files(folder: Path) -> Iterator[Path]:
             raise TransferError(f"the data file {key} named in {manifest} is missing")
 
 
-def read_items(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every item of the export in ``folder``, in DynamoDB's JSON."""
+def read_puts(folder: Path) -> Iterator[bytes]:
+    """Every item of the export in ``folder`` as a PutRequest's JSON,
+    ``{"Item":{...}}``: the export's own line, unparsed, when it starts as
+    AWS and ``tallydb export`` write them (a member after the item goes
+    along in the PutRequest, where tallydb's BatchWriteItem ignores it)."""
     for path in _data_files(folder):
         with gzip.open(path, "rb") as lines:
             for line in lines:
-                if line.strip():
-                    yield orjson.loads(line)["Item"]
+                line = line.strip()
+                if not line:
+                    continue
+                if line.startswith(b'{"Item":{') and line.endswith(b"}}") and (
+                    line.count(b'"Item"') == 1
+                ):
+                    yield line
+                else:
+                    yield orjson.dumps({"Item": orjson.loads(line)["Item"]})

@@ -2,8 +2,10 @@
 and written 25 at a time (BatchWriteItem), on any store.
 
 On the embedded engine pages and batches go by ``call_wire``: the engine
-speaks DynamoDB's JSON itself, so items go to and from files with no copy
-into boto3's shape and back.
+speaks DynamoDB's JSON itself. To a server they go as JSON bytes over HTTP
+(:mod:`~tallydb.transfer.wire`). Either way items go to and from files with
+no copy into boto3's shape and back; only another kind of store (an
+in-process one) takes boto3's.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from tallydb.toolkit.convert import json_shape, python_shape
 from tallydb.transfer.errors import Progress
+from tallydb.transfer.wire import WireClient, wire_client
 
 if TYPE_CHECKING:
     from tallydb.toolkit.database import Database
@@ -32,12 +37,17 @@ def pages(db: Database, table: str) -> Iterator[list[dict[str, Any]]]:
     page at a time."""
     transport = db.transport
     in_wire_shape = speaks_wire(db)
+    direct = None if in_wire_shape else wire_client(transport)
     start: dict[str, Any] | None = None
     while True:
         request: dict[str, Any] = {"TableName": table}
         if start:
             request["ExclusiveStartKey"] = start
-        if in_wire_shape:  # the engine's own answer, read once and let go
+        if direct is not None:
+            response = direct.call("Scan", orjson.dumps(request))
+            yield response.get("Items", [])
+            start = response.get("LastEvaluatedKey")
+        elif in_wire_shape:  # the engine's own answer, read once and let go
             response = transport.call_wire("Scan", request, request)
             yield response.get("Items", [])
             start = response.get("LastEvaluatedKey")
@@ -56,32 +66,45 @@ def speaks_wire(db: Database) -> bool:
     return db.transport.speaks_wire
 
 
-def write_batch(db: Database, table: str, items: list[dict[str, Any]]) -> None:
-    """One BatchWriteItem of up to 25 puts, sending what comes back
-    unprocessed again (after a short pause) until none is left."""
+def write_batch(
+    db: Database, table: str, puts: list[bytes], direct: WireClient | None = None
+) -> None:
+    """One BatchWriteItem of up to 25 puts (each a PutRequest's JSON,
+    ``{"Item":{...}}``), sending what comes back unprocessed again (after a
+    short pause) until none is left. With ``direct``, the puts go into the
+    request's body as they are."""
     in_wire_shape = speaks_wire(db)
-    requests = [
-        {"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}} for item in items
-    ]
+    requests: list[dict[str, Any]] = []
+    if direct is not None:
+        body = b"".join((b'{"RequestItems":{', orjson.dumps(table), b':[{"PutRequest":',
+                         b'},{"PutRequest":'.join(puts), b"}]}}"))
+    else:
+        for put in puts:
+            item = orjson.loads(put)["Item"]
+            requests.append({"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}})
     pause = 0.01
-    while requests:
+    while True:
         request = {"RequestItems": {table: requests}}
-        if in_wire_shape:
+        if direct is not None:
+            response = direct.call("BatchWriteItem", body)
+        elif in_wire_shape:
             # The wire shape stands in for boto3's too: botocore's own check,
             # run only on a refused request, takes base64 text for a Binary.
             response = db.transport.call_wire("BatchWriteItem", request, request)
         else:
             response = db.transport.call("BatchWriteItem", request)
         requests = response.get("UnprocessedItems", {}).get(table, [])
-        if requests:
-            time.sleep(pause)
-            pause = min(pause * 2, 1.0)
+        if not requests:
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+        body = orjson.dumps({"RequestItems": {table: requests}})
 
 
-def _batches(items: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
-    for item in items:
-        batch.append(item)
+def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
+    batch: list[bytes] = []
+    for put in puts:
+        batch.append(put)
         if len(batch) == BATCH:
             yield batch
             batch = []
@@ -89,20 +112,19 @@ def _batches(items: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def put_all(
-    db: Database, table: str, items: Iterable[dict[str, Any]], progress: Progress
-) -> int:
-    """Write every item (DynamoDB's JSON) to ``table``, ``WRITERS`` batches
-    at a time; how many were written."""
+def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
+    """Write every item (each a PutRequest's JSON, ``{"Item":{...}}``) to
+    ``table``, ``WRITERS`` batches at a time; how many were written."""
     written = 0
+    direct = None if speaks_wire(db) else wire_client(db.transport)
     with ThreadPoolExecutor(WRITERS) as pool:
         pending: set[Future[None]] = set()
-        for batch in _batches(items):
+        for batch in _batches(puts):
             if len(pending) >= WRITERS * 2:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
-            pending.add(pool.submit(write_batch, db, table, batch))
+            pending.add(pool.submit(write_batch, db, table, batch, direct))
             written += len(batch)
             if written % (BATCH * 40) == 0:
                 progress(written)

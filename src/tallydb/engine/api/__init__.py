@@ -130,7 +130,7 @@ _TARGET_OF = {name: target for target, name in TARGETS.items()}
 
 def precheck(operation: str, request: Request) -> None:
     """The pipeline's checks that need no table, alone (``_pipeline``'s
-    steps 1 to 3): DynamoDB's error for a request that no table could make
+    steps 1, 2 and 4, access aside): DynamoDB's error for a request that no table could make
     valid, its shape, then the operation's ``validate`` (an item over
     400 KB, say). Pure, needing no store: what a throttle checks before it
     refuses a request, and what the server runs on a worker process for a

@@ -84,10 +84,10 @@ def summary(description: dict[str, Any]) -> dict[str, Any]:
 
 
 #: While requests are writing, an export waits this many times as long as
-#: each batch took before the next: it takes about a sixth of the process
+#: each batch took before the next: it takes about a ninth of the process
 #: (it shares the interpreter with the requests), and runs at full speed
 #: when nothing else writes.
-YIELD = 5.0
+YIELD = 8.0
 
 
 class _Courtesy:

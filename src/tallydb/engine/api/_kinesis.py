@@ -79,72 +79,85 @@ class KinesisSender(Protocol):
     def describe(self) -> str: ...
 
 
-def _event_id(seq: int) -> str:
-    """A UUID's text made of the sequence number: the same on a resend."""
-    h = f"{seq:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-
-
 #: Partition keys by the key's JSON (an item's records all carry its own).
 _partition_keys: dict[bytes, str] = {}
+_EVENTS = tuple(event.encode() for event in EVENTS)
+#: A record's eventID: a UUID's text made of its sequence number (the same on
+#: a resend), which is below 2**64 (nanoseconds since 1970, until 2554).
+_EVENT_ID = b"00000000-0000-0000-%04x-%012x"
+
+
+def _partition_key(encoded_key: bytes) -> str:
+    partition = _partition_keys.get(encoded_key)
+    if partition is None:
+        if len(_partition_keys) > 4096:
+            _partition_keys.clear()
+        partition = _partition_keys[encoded_key] = hashlib.md5(encoded_key).hexdigest()
+    return partition
 
 
 def records_of(entries: list[list[Any]], record: TableRecord, region: str,
                precision: str) -> Iterator[tuple[str, bytes]]:
     """(partition key, data) of each Kinesis record of one stored row.
 
-    What records of one item share is made once: its key's JSON, partition
-    key and size, and each image's size (an old image is the record
-    before's new one)."""
+    A record is DynamoDB's JSON object (the module docstring), its members in
+    that order, put together from pieces made once per row (the members
+    every record shares) or once per item (its key's JSON, partition key and
+    size). Each image is encoded and sized once: an old image is the record
+    before's new one, its JSON and size reused."""
     names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
-    table = record.name
-    micro = precision == "MICROSECOND"
     dumps = orjson.dumps
+
+    def literal(value: str) -> bytes:  # JSON, as a piece of the % template
+        return dumps(value).replace(b"%", b"%%")
+
+    # eventID (two parts), eventName, userIdentity, ApproximateCreationDateTime,
+    # Keys, images, SizeBytes
+    template = (b'{"awsRegion":' + literal(region) + b',"eventID":"' + _EVENT_ID
+                + b'","eventName":"%s","userIdentity":%s,"recordFormat":"application/json",'
+                b'"tableName":'
+                + literal(record.name) + b',"dynamodb":{"ApproximateCreationDateTime":%d,'
+                b'"Keys":%s%s,"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
+                + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
+    service = dumps(_SERVICE)
+    divisor = 1000 if precision == "MICROSECOND" else 1_000_000
     last_new: Any = None
+    last_new_json = b""
     last_new_size = 0
     last_keys: dict[str, Any] | None = None
+    keys_json = b""
     keys_size = 0
     partition = ""
     for seq, event, keys, new, old, by_service in entries:
-        old_size = -1
+        if new is not None:
+            new_json = dumps(new)
+            new_size = item_size(new)
         if old == SAME_AS_LAST:
-            old = last_new
-            old_size = last_new_size
-        image = new if new is not None else old
+            old, old_json, old_size = last_new, last_new_json, last_new_size
+        elif old is not None:
+            old_json = dumps(old)
+            old_size = item_size(old)
         if keys is None:
+            image = new if new is not None else old
             keys = {name: image[name] for name in names}
         if keys != last_keys:
-            encoded = dumps([keys[name] for name in names])
-            partition = _partition_keys.get(encoded, "")
-            if not partition:
-                if len(_partition_keys) > 4096:
-                    _partition_keys.clear()
-                partition = _partition_keys[encoded] = hashlib.md5(encoded).hexdigest()
+            keys_json = dumps(keys)
+            partition = _partition_key(dumps([keys[name] for name in names]))
             keys_size = item_size(keys)
             last_keys = keys
         size = keys_size
-        dynamodb: dict[str, Any] = {
-            "ApproximateCreationDateTime": seq // 1000 if micro else seq // 1_000_000,
-            "Keys": keys,
-        }
-        new_size = 0
-        if new is not None:
-            dynamodb["NewImage"] = new
-            new_size = item_size(new)
+        if new is None:
+            images = b""
+        else:
+            images = b',"NewImage":' + new_json
             size += new_size
         if old is not None:
-            dynamodb["OldImage"] = old
-            size += old_size if old_size >= 0 else item_size(old)
-        last_new, last_new_size = new, new_size
-        dynamodb["SizeBytes"] = size
-        dynamodb["ApproximateCreationDateTimePrecision"] = precision
-        yield partition, dumps({
-            "awsRegion": region,
-            "eventID": _event_id(seq),
-            "eventName": EVENTS[event],
-            "userIdentity": _SERVICE if by_service else None,
-            "recordFormat": "application/json",
-            "tableName": table,
-            "dynamodb": dynamodb,
-            "eventSource": "aws:dynamodb",
-        })
+            images += b',"OldImage":' + old_json
+            size += old_size
+        yield partition, template % (
+            seq >> 48, seq & 0xFFFF_FFFF_FFFF, _EVENTS[event],
+            service if by_service else b"null", seq // divisor, keys_json, images, size)
+        if new is None:
+            last_new = None
+        else:
+            last_new, last_new_json, last_new_size = new, new_json, new_size

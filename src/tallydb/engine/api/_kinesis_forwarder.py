@@ -1,25 +1,37 @@
 """The thread that sends Kinesis destinations' records (``_kinesis``).
 
-Every ``POLL`` seconds, or sooner when a write wakes it, it looks at each
-table with a destination: an ENABLING one is checked (the stream exists:
-ACTIVE; it does not: ENABLE_FAILED), an ACTIVE one gets the rows of its
-outbox, oldest first, sent ``BATCH`` records a PutRecords at most, each row
-deleted once all of its records were taken. A failure leaves the rows where
-they are, says why in DestinationStatusDescription, and is tried again after
-``RETRY`` seconds; requests never wait for any of it (the writer is held only
-to read or delete rows, never while Kinesis is asked).
+Every ``POLL`` seconds, or sooner when a destination changes, it looks at
+each table with a destination: an ENABLING one is checked (the stream
+exists: ACTIVE; it does not: ENABLE_FAILED), an ACTIVE one gets the rows of
+its outbox, oldest first, ``READ_BYTES`` of them, sent in as few
+PutRecords as Kinesis takes (``BATCH`` records and ``BATCH_BYTES`` each),
+each row deleted once all of its records were taken, all of a round's rows
+in one transaction. A failure leaves the rows where they are, says why in
+DestinationStatusDescription, and is tried again after ``RETRY`` seconds;
+requests never wait for any of it (the writer is held only to read or
+delete rows, never while records are made or Kinesis is asked).
+
+It shares the interpreter with the requests: while they write, it waits
+``YIELD`` times as long as each round took of its own thread's time before
+the next, so it takes about a ninth of the process, and catches up at full
+speed once they stop. A write rate above what that ninth sends leaves
+records waiting in the outbox (stored, as durable as the writes) until then.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
+
+import orjson
 
 from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis import records_of as kinesis_records
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
+    Entries,
     first_row,
     raise_clock,
     stored_rows,
@@ -32,10 +44,16 @@ log = logging.getLogger("tallydb.engine.kinesis")
 
 POLL = 0.05
 RETRY = 1.0
-#: Records in one PutRecords (Kinesis takes 500 at most).
+#: Records in one PutRecords (Kinesis takes 500 at most), and their bytes,
+#: partition keys included (Kinesis takes 5 MiB at most).
 BATCH = 500
-#: Rows read at once from an outbox.
-ROWS = 64
+BATCH_BYTES = 5 * 1024 * 1024
+#: While requests write, the thread waits this many times as long as each
+#: round took of its own time before the next (about a ninth of the process).
+YIELD = 8.0
+#: A round reads the oldest rows until they hold this many bytes (a counter's
+#: record takes about 60 of them: some 1,000 records).
+READ_BYTES = 64 * 1024
 NO_ENDPOINT = ("tallydb has no Kinesis endpoint to send to (tallydb serve --kinesis-endpoint "
                "URL); the records wait")
 
@@ -79,16 +97,22 @@ class Forwarder:
             self._thread.join(10)
 
     def _run(self) -> None:
+        store = self.store
+        busy = False
         while not self._closing.is_set():
-            self.wake.wait(POLL)
-            self.wake.clear()
+            if not busy:
+                self.wake.wait(POLL)
+                self.wake.clear()
+            writes = store.writes
+            took = time.thread_time()
             try:
                 busy = self._round()
             except Exception:
                 log.exception("sending Kinesis records failed")
                 busy = False
-            if not busy:
-                self._closing.wait(POLL)
+            took = time.thread_time() - took
+            if busy and store.writes != writes:  # requests are writing: make room for them
+                self._closing.wait(took * YIELD)
 
     def _tables(self) -> list[TableRecord]:
         with self.store.transaction() as txn:
@@ -156,6 +180,7 @@ class Forwarder:
             txn.update_table(current.with_description(changed))
 
     def _send(self, record: TableRecord, destination: dict[str, Any]) -> bool:
+        """Send the oldest rows of one destination; whether more are waiting."""
         arn = destination["StreamArn"]
         if self.sender is None:
             self._problem(record, arn, NO_ENDPOINT)
@@ -169,33 +194,53 @@ class Forwarder:
             record = current
             destination = next((d for d in record.description.get(KINESIS, {}).get(
                 "destinations", []) if d["StreamArn"] == arn), destination)
-            rows = []
-            for hk, rk, entries in stored_rows(txn, record, OUTBOX.encode()):
-                rows.append((hk, rk, entries))
-                if len(rows) >= ROWS:
+            blobs: list[tuple[bytes, bytes, bytes]] = []
+            held = 0
+            more = False
+            for hk, rk, blob in txn.items(record, OUTBOX.encode(), index=STREAM_SOURCE,
+                                          decode=False):
+                if held >= READ_BYTES:
+                    more = True
                     break
-        if not rows:
+                blobs.append((hk, rk, blob))
+                held += len(blob)
+        if not blobs:
             return False
         region = record.description.get("_KinesisRegion", "us-east-1")
         precision = destination.get("ApproximateCreationDateTimePrecision", "MILLISECOND")
-        sent: list[tuple[bytes, bytes]] = []
-        for hk, rk, entries in rows:
-            records = list(kinesis_records(entries, record, region, precision))
-            try:
-                for start in range(0, len(records), BATCH):
-                    taken = self.sender.put_records(arn, records[start:start + BATCH])
-                    if not all(taken):
-                        raise KinesisError(
-                            f"Kinesis took {sum(taken)} of {len(taken)} records; sending again")
-            except KinesisError as error:
-                self._problem(record, arn, str(error))
-                self._delete(record, sent)
-                self._closing.wait(RETRY)
-                return False
-            sent.append((hk, rk))
+        # Each record, with the number of rows complete once it is taken.
+        records: list[tuple[str, bytes]] = []
+        ends: list[int] = []
+        for _, _, blob in blobs:
+            entries: Entries = orjson.loads(blob)
+            records.extend(kinesis_records(entries, record, region, precision))
+            ends.append(len(records))
+        sent = 0
+        start = 0
+        try:
+            while start < len(records):
+                end, size = start, 0
+                while end < len(records) and end - start < BATCH:
+                    length = len(records[end][0]) + len(records[end][1])
+                    if end > start and size + length > BATCH_BYTES:
+                        break
+                    size += length
+                    end += 1
+                taken = self.sender.put_records(arn, records[start:end])
+                if not all(taken):
+                    raise KinesisError(
+                        f"Kinesis took {sum(taken)} of {len(taken)} records; sending again")
+                start = end
+                while sent < len(ends) and ends[sent] <= start:
+                    sent += 1
+        except KinesisError as error:
+            self._problem(record, arn, str(error))
+            self._delete(record, [(hk, rk) for hk, rk, _ in blobs[:sent]])
+            self._closing.wait(RETRY)
+            return False
         self._problem(record, arn, None)
-        self._delete(record, sent)
-        return len(rows) >= ROWS
+        self._delete(record, [(hk, rk) for hk, rk, _ in blobs])
+        return more
 
     def _delete(self, record: TableRecord, rows: list[tuple[bytes, bytes]]) -> None:
         if not rows:

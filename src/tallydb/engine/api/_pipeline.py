@@ -7,23 +7,47 @@ about a table that does not exist is a ValidationException, never a
 ResourceNotFoundException (architect/dynalite, whose tests were recorded
 against DynamoDB, runs every validations/<operation>.js before any action
 reads a table; DynamoDB Local does the opposite, and differs there). So
-every request takes these steps, in this order (``api.run``):
+every request takes these steps, in this order (the server's, then
+``api.run``):
 
+0. the signature, with ``serve --credentials`` (``tallydb.server.auth``):
+   MissingAuthenticationTokenException, UnrecognizedClientException,
+   InvalidSignatureException... before anything of the request is read but
+   its target and JSON (IAM user guide, "Access management for AWS
+   resources": a request's principal is authenticated, then authorized);
 1. the operation: UnknownOperationException for a target nothing serves;
 2. the shape (``_shapes.check_request``): SerializationException for a
    member of the wrong JSON type, then every violated constraint of the
-   model as one ValidationException;
-3. the operation's table-free checks, its module's ``validate(request)``:
+   model as one ValidationException; members outside the model are dropped
+   (``known_members``);
+3. access, for a key limited to some tables or to reading, or under a
+   resource policy (``_access``, ``_policies``): the operation's ``ACCESS``
+   resolves the request into what it will touch and AccessDeniedException
+   refuses what the key may not, before the request's own validation and
+   before any lookup (the same guide: authorized, from the request's
+   context, before the service acts on it; a key that may not touch a table
+   is refused whether the table exists or not). It comes after the shape
+   because it reads what the request names: a request of the wrong shape
+   names nothing it can authorize (DynamoDB's order of these two is not on
+   record);
+4. the operation's table-free checks, its module's ``validate(request)``:
    everything DynamoDB checks without the table, in its order, each raising
    its own ValidationException (or, for an ARN of another account,
    AccessDeniedException); what it parses is handed on, not parsed twice;
-4. the operation, ``<operation>(txn, request, checked)``: it looks up what
+   with throughput ceilings (``_limits``), a request is throttled only
+   once it has passed them;
+5. the operation, ``<operation>(txn, request, checked)``: it looks up what
    the request names (ResourceNotFoundException), then makes the checks that
    need it (key schema, indexes, the table's state), then reads and writes.
 
+tests/server/test_check_order.py sends requests both malformed and aimed at
+a missing table unsigned, with a key that may not touch the table, and with
+keys that may: MissingAuthenticationTokenException, AccessDeniedException,
+then the ValidationException.
+
 An operation module defines ``<operation>(txn, request)`` when it has no
-step 3 (its request can be malformed only in shape). The operations and
-their step 3, in DynamoDB's order, and what waits for the lookup:
+step 4 (its request can be malformed only in shape). The operations and
+their step 4, in DynamoDB's order, and what waits for the lookup:
 
 =====================  ============================================  ==============================
 operation              checked before the lookup (``validate``)      checked after it
@@ -84,7 +108,7 @@ RestoreTableToPoint-   one time (or the latest); one source          the source;
 InTime                                                               recovery; the window
 =====================  ============================================  ==============================
 
-The other operations have no step 3: their requests are malformed only in
+The other operations have no step 4: their requests are malformed only in
 shape (DescribeTable, DeleteTable, DescribeTimeToLive, the backups', the
 bulk operations', contributor insights', the legacy global tables' and
 the other describe and list operations), or they check their request themselves before

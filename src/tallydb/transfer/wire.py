@@ -1,0 +1,161 @@
+"""DynamoDB's JSON straight over HTTP: the requests of an import or export
+(BatchWriteItem, Scan) sent as bytes to a boto3 client's endpoint, signed
+with SigV4 when the client has credentials, answers read with orjson.
+
+botocore would check each request against the service model, convert every
+attribute value to Python and back and parse every answer the same way: on
+an import or export that is most of the client's CPU per item. Here the
+items stay in DynamoDB's JSON from the file to the socket and back. The
+client lends its endpoint, region, credentials and TLS verification; one
+keep-alive connection per thread.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+
+from tallydb.engine.errors import DynamoDBError
+from tallydb.toolkit.exceptions import TransportError, error_from_response
+from tallydb.toolkit.transport import ClientTransport
+
+__all__ = ["ATTEMPTS", "WireClient", "wire_client"]
+
+#: How many times a throttled, failed (5xx) or unanswered request is sent
+#: before its error is raised: botocore's legacy retry mode for DynamoDB.
+ATTEMPTS = 10
+#: The answers worth sending the same request again for (botocore's own
+#: list of throttling codes for DynamoDB, and a server that failed).
+_RETRYABLE = frozenset({
+    "ProvisionedThroughputExceededException", "ThrottlingException", "Throttling",
+    "RequestLimitExceeded", "TransactionInProgressException", "InternalServerError",
+    "ServiceUnavailable", "LimitExceededException",
+})
+_TARGET = "DynamoDB_20120810."
+
+
+class WireClient:
+    """Sends DynamoDB requests as JSON bytes where a boto3 client would."""
+
+    def __init__(self, client: Any) -> None:
+        meta = client.meta
+        parts = urlsplit(meta.endpoint_url)
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname or "localhost"
+        self._port = parts.port or (443 if self._https else 80)
+        self._url = f"{parts.scheme}://{parts.netloc}/"
+        self._netloc = parts.netloc
+        self._region = meta.region_name or "us-east-1"
+        # botocore has no public accessor for a client's credentials
+        credentials = client._request_signer._credentials
+        self._signer = (
+            SigV4Auth(credentials, meta.service_model.signing_name or "dynamodb", self._region)
+            if credentials is not None else None
+        )
+        verify = getattr(client._endpoint.http_session, "_verify", True)
+        self._tls = ssl.create_default_context(
+            cafile=verify if isinstance(verify, str) else None)
+        if verify is False:
+            self._tls.check_hostname = False
+            self._tls.verify_mode = ssl.CERT_NONE
+        self._timeout = meta.config.read_timeout or 60
+        self._local = threading.local()
+
+    def call(self, operation: str, body: bytes) -> dict[str, Any]:
+        """Send one request (its JSON body); the answer, parsed. DynamoDB's
+        errors are raised as :mod:`tallydb.engine.errors` exceptions (as the
+        toolkit's ``call`` raises them), after ``ATTEMPTS`` tries for a
+        throttled or failed one; an endpoint that cannot be reached raises
+        :class:`~tallydb.toolkit.exceptions.TransportError`."""
+        pause = 0.05
+        attempt = 1
+        while True:
+            failure: Exception
+            try:
+                status, answer = self._send(operation, body)
+            except (OSError, http.client.HTTPException) as error:
+                self._drop()
+                failure = TransportError(f"{self._url}: {error}")
+                failure.__cause__ = error
+                retry = not isinstance(error, ssl.SSLCertVerificationError)
+            else:
+                if status == 200:
+                    result: dict[str, Any] = orjson.loads(answer) if answer else {}
+                    return result
+                failure = _error(status, answer)
+                retry = status >= 500 or failure.code() in _RETRYABLE
+            if not retry or attempt == ATTEMPTS:
+                raise failure
+            attempt += 1
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+    def _send(self, operation: str, body: bytes) -> tuple[int, bytes]:
+        headers = {
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": _TARGET + operation,
+            "Host": self._netloc,
+        }
+        if self._signer is not None:
+            request = AWSRequest(method="POST", url=self._url, data=body, headers=headers)
+            self._signer.add_auth(request)
+            headers = dict(request.headers.items())
+        connection = self._connection()
+        connection.request("POST", "/", body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read()
+
+    def _connection(self) -> http.client.HTTPConnection:
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            if self._https:
+                connection = http.client.HTTPSConnection(
+                    self._host, self._port, timeout=self._timeout, context=self._tls)
+            else:
+                connection = http.client.HTTPConnection(
+                    self._host, self._port, timeout=self._timeout)
+            self._local.connection = connection
+        return connection
+
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+
+def _error(status: int, answer: bytes) -> DynamoDBError:
+    """DynamoDB's error in an answer, as the toolkit raises it."""
+    try:
+        parsed = orjson.loads(answer)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict) or "__type" not in parsed:
+        text = answer.decode("utf-8", "replace")[:200]
+        return error_from_response({"Error": {"Code": str(status), "Message": text}})
+    code = str(parsed["__type"]).rpartition("#")[2]
+    message = parsed.get("message", parsed.get("Message"))
+    return error_from_response({"Error": {"Code": code, "Message": message}, **parsed})
+
+
+def wire_client(transport: object) -> WireClient | None:
+    """A :class:`WireClient` on the transport's boto3 client, when requests
+    can go to its endpoint directly: an http(s) endpoint reached without a
+    proxy. Anything else (the embedded engine, an in-process store) goes the
+    toolkit's way."""
+    if not isinstance(transport, ClientTransport):
+        return None
+    meta = transport.client.meta
+    if not str(meta.endpoint_url or "").startswith(("http://", "https://")):
+        return None
+    if meta.config.proxies:
+        return None
+    return WireClient(transport.client)
