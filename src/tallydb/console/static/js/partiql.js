@@ -44,10 +44,18 @@ export function PartiqlPage() {
   const generation = useRef(0);
 
   const count = placeholders(statement);
+  // one box a "?", those not typed in yet empty (no effect that could race what is typed)
+  const boxes = Array.from({ length: count }, (_, i) => params[i] ?? "");
+  const setParam = (i, value) => setParams((current) => {
+    const next = [...current];
+    while (next.length < i) next.push("");
+    next[i] = value;
+    return next;
+  });
   let parameters = [];
   let problem = null;
   try {
-    parameters = params.slice(0, count).map((text, i) => {
+    parameters = boxes.map((text, i) => {
       if (!text.trim()) throw new Error(`Give parameter ${i + 1}`);
       try {
         return readValue(text);
@@ -60,10 +68,6 @@ export function PartiqlPage() {
   }
   const request = { Statement: statement, ...(parameters.length ? { Parameters: parameters } : {}) };
   const requestJson = JSON.stringify(request);
-
-  useEffect(() => {
-    if (params.length < count) setParams([...params, ...Array(count - params.length).fill("")]);
-  }, [count]);
 
   useEffect(() => {
     if (problem || !statement.trim()) {
@@ -125,9 +129,9 @@ export function PartiqlPage() {
           aria-invalid=${check.state === "invalid" ? "true" : undefined} onKeyDown=${onKeyDown}
           onInput=${(e) => setStatement(e.target.value)}></textarea></label>
         ${count > 0 && html`<fieldset class="params"><legend>Parameters (each a JSON value: plain or DynamoDB JSON)</legend>
-          ${params.slice(0, count).map((text, i) => html`<label>? ${i + 1} <input name=${`param${i + 1}`} spellcheck=${false}
+          ${boxes.map((text, i) => html`<label>? ${i + 1} <input name=${`param${i + 1}`} spellcheck=${false}
             value=${text} placeholder='"text", 42 or {"N": "42"}'
-            onInput=${(e) => setParams(params.map((p, j) => (j === i ? e.target.value : p)))} /></label>`)}</fieldset>`}
+            onInput=${(e) => setParam(i, e.target.value)} /></label>`)}</fieldset>`}
         <div class="row"><span class="spacer"></span>
           <button type="submit" class="primary" disabled=${busy || check.state !== "valid"}>Run</button></div>
         <div class="runresult" aria-live="polite">
