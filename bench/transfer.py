@@ -122,12 +122,18 @@ def _timed(target: str, what: str, items: int, run: Callable[[], object],
     server_before = procstat.cpu_seconds(server_pid) if server_pid else None
     cpu_before = time.process_time()
     started = time.perf_counter()
-    run()
+    result = run()
     seconds = time.perf_counter() - started
     client = time.process_time() - cpu_before
     server = (procstat.cpu_seconds(server_pid) - server_before
               if server_pid and server_before is not None else None)
     step = Step(target, what, items, seconds, client, server)
+    # every item made it: the import's count, the export's manifest
+    moved = result if isinstance(result, int) else (
+        transfer.expected_items(result) if isinstance(result, Path) and what.endswith("dynamodb")
+        else items)
+    if moved != items:
+        raise SystemExit(f"{what}, {target}: {moved} items moved, not {items}")
     print(f"| {what}, {target} | {items:,} | {seconds:.1f} | {step.rate:,.0f} "
           f"| {_us(client, items)} | {_us(server, items)} |", flush=True)
     return step
