@@ -18,7 +18,8 @@ Targets: ``embedded`` (``tallydb.connect(path=...)``, what ``tallydb
 import/export --data DIR`` use), ``server`` (a ``tallydb serve`` over HTTP,
 what ``--endpoint`` uses) and ``ddblocal`` (DynamoDB Local ``-inMemory``, the
 jar bench/setup.sh installs from npm, as ``bench.run`` uses it; skipped with
-the reason when Java or the jar is missing). Beside items a second, CPU per
+the reason when Java or the jar is missing; at most ``--ddblocal-items``,
+its figures being per item). Beside items a second, CPU per
 item on each side: this process (client; for ``embedded`` the whole engine)
 and the server's process tree, from /proc. On a busy machine CPU per item is
 the figure to trust: the targets are judged on the wall clock and, labelled,
@@ -122,15 +123,25 @@ def _timed(target: str, what: str, items: int, run: Callable[[], object],
     server_before = procstat.cpu_seconds(server_pid) if server_pid else None
     cpu_before = time.process_time()
     started = time.perf_counter()
-    run()
+    result = run()
     seconds = time.perf_counter() - started
     client = time.process_time() - cpu_before
     server = (procstat.cpu_seconds(server_pid) - server_before
               if server_pid and server_before is not None else None)
     step = Step(target, what, items, seconds, client, server)
+    # every item made it: the import's count, the export's manifest
+    moved = result if isinstance(result, int) else (
+        transfer.expected_items(result) if isinstance(result, Path) and what.endswith("dynamodb")
+        else items)
+    if moved != items:
+        raise SystemExit(f"{what}, {target}: {moved} items moved, not {items}")
     print(f"| {what}, {target} | {items:,} | {seconds:.1f} | {step.rate:,.0f} "
           f"| {_us(client, items)} | {_us(server, items)} |", flush=True)
     return step
+
+
+def _per_item(step: Step) -> float:
+    return (step.server_cpu or 0.0) / step.items or 1e-9
 
 
 def _verdict(ok: bool) -> str:
@@ -167,8 +178,7 @@ def _report(steps: list[Step], items: int) -> None:
         if ours and theirs:
             print(f"- {what}, tallydb serve against DynamoDB Local on the same script: "
                   f"{ours.rate / theirs.rate:.1f}x the items/s, "
-                  f"{(theirs.server_cpu or 0) / (ours.server_cpu or 1):.1f}x less server CPU "
-                  "per item")
+                  f"{_per_item(theirs) / _per_item(ours):.1f}x less server CPU per item")
 
 
 def main() -> None:
@@ -176,6 +186,9 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=MILLION)
     parser.add_argument("--targets", default=",".join(TARGETS),
                         help=f"comma-separated, of {', '.join(TARGETS)}")
+    parser.add_argument("--ddblocal-items", type=int, default=50_000,
+                        help="at most this many items on DynamoDB Local (it takes about "
+                             "15x tallydb's CPU per item; its figures are per item)")
     parser.add_argument("--all-formats", action="store_true", help="also jsonl and csv exports")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
@@ -188,6 +201,8 @@ def main() -> None:
         print("| step | items | seconds | items/s | client CPU us/item | server CPU us/item |\n"
               "|---|---:|---:|---:|---:|---:|")
         for target in targets:
+            items = min(args.items, args.ddblocal_items) if target == "ddblocal" else args.items
+            made = source if items == args.items else make_export(base / f"source-{items}", items)
             with ExitStack() as stack:
                 pid: int | None = None
                 if target == "embedded":
@@ -201,15 +216,15 @@ def main() -> None:
                         continue
                     db, pid = tallydb.connect(server.url), server.pid
                 stack.callback(db.close)
-                steps.append(_timed(target, "import", args.items,
-                                    partial(transfer.import_table, db, source, "bench"), pid))
+                steps.append(_timed(target, "import", items,
+                                    partial(transfer.import_table, db, made, "bench"), pid))
                 steps.append(_timed(
-                    target, "export dynamodb", args.items,
+                    target, "export dynamodb", items,
                     partial(transfer.export_table, db, "bench", base / f"out-{target}"), pid))
                 for fmt in ("jsonl", "csv") if args.all_formats else ():
                     folder = base / f"out-{target}-{fmt}"
                     steps.append(_timed(
-                        target, f"export {fmt}", args.items,
+                        target, f"export {fmt}", items,
                         partial(transfer.export_table, db, "bench", folder, format=fmt), pid))
     _report(steps, args.items)
 

@@ -15,6 +15,7 @@ function, too many operators).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -327,3 +328,21 @@ def test_violation_echoes_at_most_a_bounded_part_of_a_huge_value(
         "constraint: [Member must have length less than or equal to 25, "
         "Member must have length greater than or equal to 1]")
     assert contents(backend, tbl) == before
+
+
+@pytest.mark.parametrize("units", [2**63, 10**38, -(10**30)])
+def test_a_long_member_past_64_bits_is_refused(backend: Backend, tbl: str, units: int) -> None:
+    # MaxWriteRequestUnits is a long: a value past 64 bits used to reach the
+    # job's stored record and answer 500; it is refused and starts nothing
+    bucket = {"S3Bucket": "long-bucket", "S3KeyPrefix": "p"}
+    answer = backend.raw("StartBulkPutItems", {
+        "TableName": tbl, "InputS3Configuration": {**bucket, "InputFormat": "DYNAMODB_JSON"},
+        "OutputS3Configuration": {"S3Bucket": "long-bucket", "OutputType": ["ERROR"]},
+        "MaxWriteRequestUnits": units})
+    # (a client may send the number as a double: its digits are not checked)
+    assert (answer.status, answer.error_code) == (400, "SerializationException"), answer.body
+    assert re.fullmatch(r"Numeric value \(-?\d+\) out of range of long "
+                        r"\(-9223372036854775808 - 9223372036854775807\)", answer.message)
+    listed = backend.raw("ListBulkOperations", {})
+    assert listed.status == 200, listed.body
+    assert listed.json.get("BulkOperationSummaries", []) == []

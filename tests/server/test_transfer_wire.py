@@ -142,3 +142,17 @@ def test_over_tls_the_clients_certificate_trust_is_kept(tmp_path: Path) -> None:
                 direct.call("Scan", b'{"TableName": "videos"}')
     finally:
         server.kill()
+
+
+def test_under_motos_mock_the_transfer_goes_through_botocore(tmp_path: Path) -> None:
+    moto = pytest.importorskip("moto")
+    with moto.mock_aws():
+        client = boto3.session.Session().client(
+            "dynamodb", region_name="us-east-1",
+            aws_access_key_id="x", aws_secret_access_key="y")
+        with tallydb.connect(client=client) as db:
+            assert wire_client(db.transport) is None
+            items = [{"PK": {"S": "p"}, "SK": {"S": f"{n:02d}"}} for n in range(30)]
+            assert transfer.import_table(db, _export(tmp_path / "in", items), "videos") == 30
+            folder = transfer.export_table(db, "videos", tmp_path / "out")
+    assert transfer.expected_items(folder) == 30

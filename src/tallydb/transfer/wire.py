@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.client
 import ssl
+import sys
 import threading
 import time
 from typing import Any
@@ -149,9 +150,9 @@ def _error(status: int, answer: bytes) -> DynamoDBError:
 def wire_client(transport: object) -> WireClient | None:
     """A :class:`WireClient` on the transport's boto3 client, when requests
     can go to its endpoint directly: an http(s) endpoint reached without a
-    proxy. Anything else (the embedded engine, an in-process store) goes the
-    toolkit's way."""
-    if not isinstance(transport, ClientTransport):
+    proxy, and no moto ``mock_aws`` answering inside botocore. Anything else
+    (the embedded engine, an in-process store) goes the toolkit's way."""
+    if not isinstance(transport, ClientTransport) or _moto_mocking():
         return None
     meta = transport.client.meta
     if not str(meta.endpoint_url or "").startswith(("http://", "https://")):
@@ -159,3 +160,11 @@ def wire_client(transport: object) -> WireClient | None:
     if meta.config.proxies:
         return None
     return WireClient(transport.client)
+
+
+def _moto_mocking() -> bool:
+    """Whether moto's ``mock_aws`` is on: it answers boto3's requests from
+    inside botocore, so nothing listens at the client's endpoint."""
+    models = sys.modules.get("moto.core.models")
+    stubber = getattr(models, "botocore_stubber", None)
+    return bool(getattr(stubber, "enabled", False))

@@ -406,17 +406,21 @@ class _Boolean(_Node):
         raise SerializationException(f"{_token(value)} cannot be converted to Boolean")
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 class _Number(_Node):
     """integer, long and double members. A JSON decimal where an integer
     belongs is truncated, as DynamoDB's JSON layer truncates it (the
     structure holding it writes the truncated value back)."""
 
-    __slots__ = ("high", "integral", "label", "low")
+    __slots__ = ("high", "integral", "label", "long", "low")
 
     def __init__(self, shape: Any, in_value: bool) -> None:
         self.label = {"integer": "Integer", "long": "Long"}.get(shape.type_name, "Double")
         super().__init__(f"java.lang.{self.label}", in_value)
         self.integral = shape.type_name != "double"
+        self.long = shape.type_name == "long"
         self.low: int | None = shape.metadata.get("min")
         self.high: int | None = shape.metadata.get("max")
 
@@ -428,6 +432,12 @@ class _Number(_Node):
             if isinstance(value, list):
                 raise SerializationException(f"Unrecognized collection type class {self.java}")
             raise SerializationException(f"{_token(value)} cannot be converted to {self.label}")
+        if self.long and not _LONG_MIN <= value <= _LONG_MAX:
+            # A long member holds 64 bits. DynamoDB's text for a value past
+            # them is not on record: this is the one of Jackson, the JSON
+            # library of its Java front end.
+            raise SerializationException(
+                f"Numeric value ({int(value)}) out of range of long ({_LONG_MIN} - {_LONG_MAX})")
         if self.low is None and self.high is None:
             return None
         found: list[Violation] = []
