@@ -112,7 +112,7 @@ def item(engine: Engine, table: str, pk: str = "a") -> dict[str, Any] | None:
 
 
 @settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(statements())
 def test_the_tables_the_access_check_sees_are_the_tables_the_statement_touches(
         engine: Engine, drawn: tuple[str, str, str, str]) -> None:

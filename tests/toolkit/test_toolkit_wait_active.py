@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tallydb.engine.errors import InternalServerError
+from tallydb.engine.errors import InternalServerError, ResourceNotFoundException
+from tallydb.toolkit.exceptions import error_from_response
 from tallydb.toolkit.table_spec import p_wait_active
 from tallydb.toolkit.transport import Call, Sleep
 
@@ -23,6 +24,8 @@ def test_a_server_error_while_waiting_is_asked_again() -> None:
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
     assert isinstance(plan.throw(InternalServerError("The server encountered an internal error")), Sleep)
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
+    assert isinstance(plan.throw(_internal_failure()), Sleep)
+    assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
     assert isinstance(plan.send(_described("CREATING")), Sleep)
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
     with pytest.raises(StopIteration):
@@ -34,3 +37,18 @@ def test_a_server_error_past_the_timeout_is_raised() -> None:
     plan.send(None)
     with pytest.raises(InternalServerError):
         plan.throw(InternalServerError("The server encountered an internal error"))
+
+
+def test_a_client_error_while_waiting_is_raised() -> None:
+    plan = p_wait_active("t", timeout=60)
+    plan.send(None)
+    with pytest.raises(ResourceNotFoundException):
+        plan.throw(ResourceNotFoundException("Requested resource not found"))
+
+
+def _internal_failure() -> Exception:
+    # DynamoDB Local's answer, as botocore hands it to the toolkit
+    return error_from_response({
+        "Error": {"Code": "InternalFailure", "Message": "The request processing has failed "
+                  "because of an unknown error, exception or failure."},
+        "ResponseMetadata": {"HTTPStatusCode": 500}})

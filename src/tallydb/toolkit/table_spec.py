@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tallydb.engine.errors import (
-    InternalServerError,
+    DynamoDBError,
     ResourceInUseException,
     ValidationException,
 )
@@ -335,17 +335,24 @@ def _p_turn_on_ttl(name: str, attribute: str) -> Plan[None]:
             raise
 
 
+def _server_side(error: DynamoDBError) -> bool:
+    """Whether ``error`` is a 5xx: the server's trouble, not the request's."""
+    response = getattr(error, "response", None) or {}
+    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return int(status or error.status) >= 500
+
+
 def p_wait_active(name: str, timeout: float, *, indexes: bool = False) -> Plan[None]:
     """Wait until the table (and with ``indexes`` each global index) is ACTIVE."""
     delay, waited = 0.02, 0.0
     while True:
         try:
             response = yield Call("DescribeTable", {"TableName": name})
-        except InternalServerError:
+        except DynamoDBError as error:
             # DescribeTable changes nothing, so a server error is a reason to ask
             # again, not to give up (DynamoDB Local answers InternalFailure to it
             # at times while it builds an index).
-            if waited >= timeout:
+            if waited >= timeout or not _server_side(error):
                 raise
         else:
             table = response["Table"]
