@@ -32,6 +32,18 @@ def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
     Store(tmp_path).close()  # free again once closed
 
 
+def test_sqlites_memory_name_is_a_store_in_memory(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = Store(":memory:")
+    assert store.directory is None
+    engine = Engine(store)
+    engine.call("CreateTable", TABLE)
+    assert engine.call("ListTables", {})["TableNames"] == ["tally"]
+    store.close()
+    assert list(tmp_path.iterdir()) == []  # no directory named ":memory:"
+
+
 def test_a_failed_transaction_changes_nothing(tmp_path: Path) -> None:
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
