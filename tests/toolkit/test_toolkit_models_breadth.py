@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import tallydb.aio
@@ -184,6 +184,22 @@ def test_model_types_are_enforced(video_model: type[Video]) -> None:
         video.save()
     video.owner = None  # None is allowed: no attribute
     assert video_model.count(consistent=True) == 0
+
+
+def test_a_forward_reference_leaves_the_other_attributes_typed() -> None:
+    """An annotation naming a class not defined yet (``Later``) is untyped;
+    the model's other attributes keep their types and its ClassVar stays one."""
+
+    class Clip(tallydb.Model):
+        pk: str = tallydb.HashKey()
+        plays: int = 0
+        kind: ClassVar[str] = "clip"
+        parent: Later | None = None  # type: ignore[name-defined]  # noqa: F821
+
+    assert set(Clip._attributes) == {"pk", "plays", "parent"}
+    with pytest.raises(TypeError, match=r"Clip.plays is int, not str"):
+        Clip(pk="c", plays="many")
+    assert Clip(pk="c", parent=object()).parent is not None  # untyped: anything goes
 
 
 def test_model_update_returns_the_model(video_model: type[Video]) -> None:
