@@ -243,7 +243,7 @@ def test_extensions_join_every_write(db: tallydb.Database) -> None:
 
 
 def test_extension_must_be_an_extension() -> None:
-    with pytest.raises(TypeError, match="not a tallydb.Extension"):
+    with pytest.raises(TypeError, match=r"not a tallydb\.Extension"):
 
         class Bad(tallydb.Model, table="bad", extensions=[object()]):  # type: ignore[list-item]
             id: str = tallydb.HashKey()
