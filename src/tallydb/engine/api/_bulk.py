@@ -26,10 +26,10 @@ from typing import Any
 import orjson
 
 from tallydb.engine.api._access import Resolver, Touch
-from tallydb.engine.api._export_layout import decompressor, export_id
 from tallydb.engine.api._imports import items_of
 from tallydb.engine.api._jobs import Jobs, job_document
 from tallydb.engine.errors import DynamoDBError, ResourceNotFoundException
+from tallydb.engine.export_layout import decompressor, export_id
 from tallydb.engine.objects import ObjectStoreError
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import item_size

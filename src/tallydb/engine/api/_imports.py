@@ -31,10 +31,10 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._export_layout import decompressor, export_id, from_ion, lines_of
 from tallydb.engine.api._jobs import Jobs, job_document
 from tallydb.engine.api._regions import shown
 from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.export_layout import decompressor, export_id, from_ion, lines_of
 from tallydb.engine.objects import ObjectStoreError
 
 __all__ = ["ERROR_LOG", "IMPORT", "LOG_GROUP", "new_import", "run_import", "summary"]
