@@ -226,6 +226,8 @@ class Store:
     """One data directory (or one in-memory database) and its single writer."""
 
     def __init__(self, path: Path | str | None = None, sync: Sync | str = Sync.NORMAL) -> None:
+        if path == ":memory:":  # sqlite3's name for a database in memory, not a directory
+            path = None
         self.sync = Sync(sync)
         #: The data directory (None: in memory).
         self.directory: Path | None = None if path is None else Path(path)
