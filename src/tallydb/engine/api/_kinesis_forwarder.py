@@ -194,15 +194,14 @@ class Forwarder:
             record = current
             destination = next((d for d in record.description.get(KINESIS, {}).get(
                 "destinations", []) if d["StreamArn"] == arn), destination)
-            blobs: list[tuple[bytes, bytes, bytes]] = []
+            blobs: list[tuple[bytes, bytes]] = []
             held = 0
             more = False
-            for hk, rk, blob in txn.items(record, OUTBOX.encode(), index=STREAM_SOURCE,
-                                          decode=False):
+            for rk, blob in txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()):
                 if held >= READ_BYTES:
                     more = True
                     break
-                blobs.append((hk, rk, blob))
+                blobs.append((rk, blob))
                 held += len(blob)
         if not blobs:
             return False
@@ -211,7 +210,7 @@ class Forwarder:
         # Each record, with the number of rows complete once it is taken.
         records: list[tuple[str, bytes]] = []
         ends: list[int] = []
-        for _, _, blob in blobs:
+        for _, blob in blobs:
             entries: Entries = orjson.loads(blob)
             records.extend(kinesis_records(entries, record, region, precision))
             ends.append(len(records))
@@ -219,13 +218,15 @@ class Forwarder:
         start = 0
         try:
             while start < len(records):
-                end, size = start, 0
-                while end < len(records) and end - start < BATCH:
-                    length = len(records[end][0]) + len(records[end][1])
-                    if end > start and size + length > BATCH_BYTES:
-                        break
-                    size += length
-                    end += 1
+                end = min(start + BATCH, len(records))
+                if sum(len(key) + len(data) for key, data in records[start:end]) > BATCH_BYTES:
+                    end, size = start, 0
+                    while end - start < BATCH:
+                        length = len(records[end][0]) + len(records[end][1])
+                        if end > start and size + length > BATCH_BYTES:
+                            break
+                        size += length
+                        end += 1
                 taken = self.sender.put_records(arn, records[start:end])
                 if not all(taken):
                     raise KinesisError(
@@ -235,20 +236,21 @@ class Forwarder:
                     sent += 1
         except KinesisError as error:
             self._problem(record, arn, str(error))
-            self._delete(record, [(hk, rk) for hk, rk, _ in blobs[:sent]])
+            self._delete(record, [rk for rk, _ in blobs[:sent]])
             self._closing.wait(RETRY)
             return False
         self._problem(record, arn, None)
-        self._delete(record, [(hk, rk) for hk, rk, _ in blobs])
+        self._delete(record, [rk for rk, _ in blobs])
         return more
 
-    def _delete(self, record: TableRecord, rows: list[tuple[bytes, bytes]]) -> None:
+    def _delete(self, record: TableRecord, rows: list[bytes]) -> None:
         if not rows:
             return
         with self.store.transaction() as txn:
             current = txn.table_by_key(record.key)
             if current is None or current.id != record.id:
                 return
-            for hk, rk in rows:
-                txn.delete_entry(current, STREAM_SOURCE, hk, rk)
+            shard = OUTBOX.encode()
+            for rk in rows:
+                txn.delete_entry(current, STREAM_SOURCE, shard, rk)
 

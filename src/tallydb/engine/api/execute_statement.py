@@ -8,7 +8,7 @@ from typing import Any
 from tallydb.engine.api._access import Touch
 from tallydb.engine.api._statements import (
     next_token,
-    planned,
+    plan_of,
     run_planned,
     start_key,
     statement_touches,
@@ -25,7 +25,7 @@ ACCESS = access
 
 
 def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    result = planned(txn, request)
+    result, fixed = plan_of(txn, request)
     sent = result.request
     if result.operation in ("Query", "Scan"):
         for member in ("Limit", "ConsistentRead", "ReturnConsumedCapacity"):
@@ -42,7 +42,7 @@ def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, An
         return response
     if "ReturnConsumedCapacity" in request:
         sent["ReturnConsumedCapacity"] = request["ReturnConsumedCapacity"]
-    answer = run_planned(txn, result)
+    answer = run_planned(txn, result, fixed)
     response = {"Items": [answer["Attributes"]] if answer.get("Attributes") else []}
     if "ConsumedCapacity" in answer:
         response["ConsumedCapacity"] = answer["ConsumedCapacity"]

@@ -243,6 +243,8 @@ class Store:
     """One data directory (or one in-memory database) and its single writer."""
 
     def __init__(self, path: Path | str | None = None, sync: Sync | str = Sync.NORMAL) -> None:
+        if path == ":memory:":  # sqlite3's name for a database in memory, not a directory
+            path = None
         self.sync = Sync(sync)
         #: The data directory (None: in memory).
         self.directory: Path | None = None if path is None else Path(path)
@@ -1134,6 +1136,37 @@ class Transaction:
             return
         for row_hk, row_rk, blob in self._conn.execute(sql, args):
             yield row_hk, row_rk, orjson.loads(blob)
+
+    def appended_rows(self, record: TableRecord, index: str, hk: bytes
+                      ) -> Iterator[tuple[bytes, bytes]]:
+        """(rk, stored JSON) of one partition (``hk``) of ``index``, in rk
+        order, as committed, for a reader that comes back often for rows
+        appended since (a change feed's outbox): the rows still in the
+        overlay are merged with SQLite's rather than written into SQLite
+        first, as ``items`` does, which would make each of those reads a
+        SQLite commit. Inside a transaction that wrote, as ``items``."""
+        store = self._store
+        if store._in_sqlite or store._pending or store._deferred:
+            for _, rk, blob in self.items(record, hk, index=index, decode=False):
+                yield rk, blob
+            return
+        source = record.index_table(index)
+        kept = sorted((key[2], blob) for key, blob in store._overlay.items()
+                      if key[1] == hk and key[0] == source)
+        newer = dict(kept)
+        store._begin_reading()
+        at = 0
+        for rk, blob in self._conn.execute(
+                f"SELECT rk, item FROM {source} WHERE hk = ? ORDER BY rk", (hk,)):
+            while at < len(kept) and kept[at][0] <= rk:
+                if kept[at][1] is not None:
+                    yield kept[at]  # type: ignore[misc]
+                at += 1
+            if rk not in newer:
+                yield rk, blob
+        for rk, blob in kept[at:]:
+            if blob is not None:
+                yield rk, blob
 
     # -- documents: small records of the engine's own (jobs, settings) -------
 
