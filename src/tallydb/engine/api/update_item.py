@@ -14,7 +14,7 @@ import orjson
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
-from tallydb.engine.api._params import UpdateRequest, update_request
+from tallydb.engine.api._params import UpdateRequest, decided_quickly, update_request
 from tallydb.engine.api._units import consumed, item_write_units, wants_capacity, write_units
 from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.engine.expressions import BoundUpdate
@@ -29,6 +29,14 @@ ACCESS = on_table("UpdateItem", write=True)
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     # every request-level check, in DynamoDB's order, then the update
     return updated(txn, request, update_request(txn, request))
+
+
+def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
+    """A request of a shape that passed every request-level check before
+    (``_params.decided_quickly``), run without the pipeline's steps before
+    it; None for any other (``api.run``)."""
+    decided = decided_quickly(txn, request)
+    return None if decided is None else updated(txn, request, decided)
 
 
 def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
