@@ -19,8 +19,9 @@ import pytest
 from botocore.exceptions import ClientError
 from tallytest import create_table, error_of
 
-from tallydb.engine.api import Engine
+from tallydb.engine.api import Access, Engine
 from tallydb.engine.api._statements import PLANS
+from tallydb.engine.errors import AccessDeniedException
 from tallydb.engine.partiql import parse_counted
 from tallydb.engine.partiql.cache import PLANS_PER_STATEMENT, PlanCache
 from tallydb.engine.partiql.messages import WHOLE_KEY
@@ -241,3 +242,27 @@ def test_a_refused_statement_is_refused_again(ddb: Any, make_table: Any) -> None
         assert _error(ddb, Statement=insert) == error_of(excinfo)
         assert _error(ddb, Statement=partial) == ("ValidationException", WHOLE_KEY, 400)
     assert ddb.scan(TableName=table)["Items"] == []
+
+
+def test_a_cached_statement_is_still_refused_to_a_key_limited_elsewhere() -> None:
+    engine = Engine(Store(None))
+    try:
+        for name in ("mine", "yours"):
+            engine.call("CreateTable", {
+                "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
+        engine.call("PutItem", {"TableName": "yours", "Item": {"pk": {"S": "a"},
+                                                                "n": {"N": "0"}}})
+        request = {"Statement": "UPDATE \"yours\" SET n = n + 1 WHERE pk = 'a'"}
+        for _ in range(3):  # cached, and its decision kept
+            engine.call("ExecuteStatement", dict(request))
+        limited = Access("AKID", "us-east-1", tables=frozenset({"mine"}))
+        with pytest.raises(AccessDeniedException):
+            engine.call("ExecuteStatement", dict(request), access=limited)
+        allowed = Access("AKID", "us-east-1", tables=frozenset({"yours"}))
+        engine.call("ExecuteStatement", dict(request), access=allowed)
+        item = engine.call("GetItem", {"TableName": "yours", "Key": {"pk": {"S": "a"}}})
+        assert item["Item"]["n"] == {"N": "4"}
+    finally:
+        engine.close()

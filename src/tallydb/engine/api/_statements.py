@@ -211,6 +211,29 @@ def run_planned(txn: Transaction, result: Planned, fixed: CachedPlan | None = No
         raise
 
 
+def updated_at_once(txn: Transaction, request: Any) -> dict[str, Any] | None:
+    """What UpdateItem answers to a request that is a ``Statement`` alone
+    whose plan (run alone) is an UPDATE without parameters that passed every
+    check before and whose UpdateItem decision is kept (``run_planned``),
+    made against the very table the name finds now: that decision applied,
+    and nothing checked twice. None for any other request."""
+    if type(request) is not dict or len(request) != 1:
+        return None
+    text = request.get("Statement")
+    cached = PLANS.get(text) if type(text) is str else None
+    if cached is None:
+        return None
+    plan = cached.plans[0].get(())
+    if plan is None or plan.decided is None or not plan.passed:
+        return None
+    scope: Table = plan.scope
+    if txn.table(scope.record.name) is not scope.record or scope.pending:
+        return None
+    made = plan.template
+    assert made is not None  # (decided from it)
+    return updated(txn, made.request, plan.decided, made.must_exist)
+
+
 def next_token(last_key: dict[str, Any]) -> str:
     return base64.b64encode(orjson.dumps(last_key)).decode()
 

@@ -12,6 +12,7 @@ from tallydb.engine.api._statements import (
     run_planned,
     start_key,
     statement_touches,
+    updated_at_once,
 )
 from tallydb.engine.storage import Transaction
 
@@ -22,6 +23,18 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
 
 
 ACCESS = access
+
+
+def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
+    """A request that is only a Statement, an UPDATE without parameters
+    whose plan and UpdateItem decision are kept (``_statements``), run
+    without the pipeline's steps before it: its shape, its parse and its
+    plan passed every check before and could only pass them again
+    (``api.run``); None for any other."""
+    answer = updated_at_once(txn, request)
+    if answer is None:
+        return None
+    return {"Items": [answer["Attributes"]] if answer.get("Attributes") else []}
 
 
 def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
