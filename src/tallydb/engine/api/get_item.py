@@ -62,11 +62,15 @@ def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
     if type(request) is not dict:
         return None
     get = request.get
-    if get("ProjectionExpression") is not None or get("AttributesToGet") is not None or (
-            get("ExpressionAttributeNames") is not None):
+    if len(request) > 2 and (  # (more than TableName and Key: look for a projection)
+            get("ProjectionExpression") is not None or get("AttributesToGet") is not None
+            or get("ExpressionAttributeNames") is not None):
         return None
+    name, consistent, capacity = (
+        get("TableName"), get("ConsistentRead"), get("ReturnConsumedCapacity"))
     try:
-        table = _shapes.get(_shape_of(get))
+        table = _shapes.get(
+            (type(name), name, type(consistent), consistent, type(capacity), capacity))
     except TypeError:  # a member that is not hashable: the full checks word it
         return None
     if table is None or txn.table(table.name) is not table.record:
@@ -105,7 +109,8 @@ _SHAPES_REMEMBERED = 1024
 
 def _shape_of(get: Callable[[str], Any]) -> tuple[Any, ...]:
     """The shape's members, each with its JSON type: equal shapes are equal
-    member for member and type for type (``True == 1`` is not mistaken)."""
+    member for member and type for type (``True == 1`` is not mistaken);
+    ``quick`` builds the same tuple inline."""
     name, consistent, capacity = (get(member) for member in _SHAPE_MEMBERS)
     return (type(name), name, type(consistent), consistent, type(capacity), capacity)
 
