@@ -16,7 +16,11 @@ Checked at the end (after a last restart, then a clean stop): for every
 counter, acknowledged <= stored <= sent; the accounts' sum is unchanged;
 every batch is all there or not at all, and every acknowledged one is
 there; a table whose creation was acknowledged and whose deletion was never
-sent exists; `PRAGMA integrity_check` says ok; every restart answered within
+sent exists; every change of a counter has its record, in order, in the
+counters table's stream (NEW_AND_OLD_IMAGES) and in its Kinesis
+destination's outbox (the server has no Kinesis endpoint, so every record
+waits there): each counter's records count 1, 2, ... up to what is
+stored; `PRAGMA integrity_check` says ok; every restart answered within
 --max-restart seconds. Prints the figures; exits 1 if a check failed.
 
 With ``--global`` the server runs with separate regions and the counters'
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import random
 import sqlite3
 import sys
@@ -163,6 +168,10 @@ class Load:
             time.sleep(0.05)
 
 
+#: The counters' Kinesis destination (no endpoint: its records stay in the outbox).
+KINESIS_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/crash"
+OUTBOX = b"kinesis-outbox"
+
 REPLICA = "eu-west-1"
 #: How long the replica may take to catch up after the last restart, at most.
 SETTLE_TIMEOUT = 120.0
@@ -176,6 +185,14 @@ def setup(port: int, replicated: bool = False) -> None:
     if replicated:
         status, body = client.call("UpdateTable", {
             "TableName": "counters", "ReplicaUpdates": [{"Create": {"RegionName": REPLICA}}]})
+        assert status == 200, body
+    else:  # the counters' change records: a stream and a Kinesis destination's outbox
+        status, body = client.call("UpdateTable", {
+            "TableName": "counters", "StreamSpecification": {
+                "StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}})
+        assert status == 200, body
+        status, body = client.call("EnableKinesisStreamingDestination", {
+            "TableName": "counters", "StreamArn": KINESIS_ARN})
         assert status == 200, body
         while client.call("DescribeTable", {"TableName": "counters"})[1]["Table"][
                 "TableStatus"] != "ACTIVE":
@@ -276,6 +293,66 @@ def replica_problems(port: int) -> list[str]:
     return [f"replica {REPLICA} differs on {len(differ)} counters: {differ[:5]}"] if differ else []
 
 
+def _runs(counts: dict[str, list[int]], stored: dict[str, int], where: str) -> list[str]:
+    """Each counter's records, as the counts their new images hold, must be
+    1, 2, ... up to what is stored: none lost, none twice, in order."""
+    problems = []
+    for key in sorted(stored.keys() | counts.keys()):
+        have = counts.get(key, [])
+        if have != list(range(1, stored.get(key, 0) + 1)):
+            shown = have if len(have) < 8 else [*have[:3], "...", *have[-3:]]
+            problems.append(f"{where}: counter {key} (stored {stored.get(key, 0)}) has the "
+                            f"records of counts {shown}")
+    return problems[:5]
+
+
+def stream_problems(port: int) -> list[str]:
+    """The counters' changes as their stream's GetRecords gives them."""
+    client = Client(port)
+    status, body = client.call("DescribeTable", {"TableName": "counters"})
+    assert status == 200, body
+    arn = body["Table"]["LatestStreamArn"]
+    status, body = client.call("DescribeStream", {"StreamArn": arn})
+    assert status == 200, body
+    counts: dict[str, list[int]] = {}
+    for shard in body["StreamDescription"]["Shards"]:
+        status, body = client.call("GetShardIterator", {
+            "StreamArn": arn, "ShardId": shard["ShardId"], "ShardIteratorType": "TRIM_HORIZON"})
+        assert status == 200, body
+        iterator = body["ShardIterator"]
+        while iterator:
+            status, body = client.call("GetRecords", {"ShardIterator": iterator, "Limit": 1000})
+            assert status == 200, body
+            for record in body["Records"]:
+                image = record["dynamodb"]["NewImage"]
+                counts.setdefault(image["id"]["S"], []).append(int(image["n"]["N"]))
+            iterator = body.get("NextShardIterator") if body["Records"] else None
+    stored = {item["id"]["S"]: int(item["n"]["N"]) for item in scan(client, "counters")}
+    client.close()
+    return _runs(counts, stored, "stream")
+
+
+def outbox_problems(data: Path) -> list[str]:
+    """The counters' changes as the Kinesis outbox holds them (read from the
+    database of a stopped server)."""
+    conn = sqlite3.connect(f"file:{data / 'tallydb.sqlite3'}?mode=ro", uri=True)
+    try:
+        (table_id,) = conn.execute("SELECT id FROM catalog WHERE name = 'counters'").fetchone()
+        (index_id,) = conn.execute("SELECT id FROM index_catalog WHERE table_id = ? AND "
+                                   "name = '$stream'", (table_id,)).fetchone()
+        rows = conn.execute(f"SELECT item FROM items_{table_id}_{index_id} WHERE hk = ? "
+                            "ORDER BY rk", (OUTBOX,)).fetchall()
+        stored = {json.loads(item)["id"]["S"]: int(json.loads(item)["n"]["N"])
+                  for (item,) in conn.execute(f"SELECT item FROM items_{table_id}")}
+    finally:
+        conn.close()
+    counts: dict[str, list[int]] = {}
+    for (row,) in rows:
+        for _seq, _event, _keys, new, _old, _by_service in json.loads(row):
+            counts.setdefault(new["id"]["S"], []).append(int(new["n"]["N"]))
+    return _runs(counts, stored, "Kinesis outbox")
+
+
 def integrity(data: Path) -> str:
     conn = sqlite3.connect(f"file:{data / 'tallydb.sqlite3'}?mode=ro", uri=True)
     try:
@@ -308,8 +385,12 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
     figures = verify(server.port, load.tally)
     if replicated:
         figures["problems"] += replica_problems(server.port)
+    else:
+        figures["problems"] += stream_problems(server.port)
     code = server.stop()
     figures["integrity_check"] = integrity(data)
+    if not replicated:
+        figures["problems"] += outbox_problems(data)
     figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated,
                    restart_max_s=round(max(restarts), 3),
                    restart_median_s=round(sorted(restarts)[len(restarts) // 2], 3),

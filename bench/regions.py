@@ -100,7 +100,7 @@ def _restore_seconds(items: int, changes: int, minutes: float
             raise_clock(now_ns() + 1_500_000_000)
             point = now_ns() / 1e9
             step = minutes * 60 / changes * 1e9  # ns of simulated time per change
-            for first in range(0, changes, batch):
+            for _ in range(0, changes, batch):
                 with engine.batch() as call:
                     for _ in range(batch):
                         call("UpdateItem", {

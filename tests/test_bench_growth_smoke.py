@@ -27,7 +27,8 @@ pytestmark = pytest.mark.skipif(
 
 def test_bench_growth_smoke(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "bench.growth", "--sizes", "200,2000", "--duration", "1"]
-    cmd += ["--reps", "1", "--warmup", "0", "--starts", "1", "--settle", "0", "--out", str(tmp_path)]
+    cmd += ["--reps", "1", "--warmup", "0", "--starts", "1", "--settle", "0",
+            "--out", str(tmp_path)]
     cmd += ["--tmp", str(tmp_path / "data")]
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -242,3 +242,38 @@ def test_destination_life_and_refusals(
     with pytest.raises(ClientError) as info:
         ddb.describe_kinesis_streaming_destination(TableName="no-such-table")
     assert info.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+@pytest.mark.timeout(300)
+def test_records_a_throttled_shard_refuses_are_sent_again_alone_in_order(
+    tallydb_server_factory: Callable[..., TallyServer], kinesalite: Kinesalite,
+) -> None:
+    """A PutRecords that Kinesis takes only in part (a throttled shard: the
+    first records taken, the rest refused one by one) is followed by one of
+    the refused records only: no record arrives twice, so every copy of an
+    item's records is in order. (kinesalite_server.js throttles a stream
+    named ``throttled-...`` to three records a call.)"""
+    server = tallydb_server_factory(extra_args=("--kinesis-endpoint", kinesalite.url))
+    ddb = server.client()
+    table = _table(ddb)
+    stream = unique_name("throttled")
+    arn = kinesalite.create_stream(stream)
+    ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert _wait_status(ddb, table, "ACTIVE")["DestinationStatus"] == "ACTIVE"
+    keys = [f"item-{i}" for i in range(10)]
+    for n in range(1, 6):  # each batch one transaction: one outbox row of ten records
+        ddb.batch_write_item(RequestItems={table: [
+            {"PutRequest": {"Item": {"PK": {"S": key}, "n": {"N": str(n)}}}} for key in keys]})
+    deadline = time.monotonic() + 120
+    while True:
+        copies = kinesalite.records(stream)
+        if len(copies) >= 50 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    by_key: dict[str, list[int]] = {key: [] for key in keys}
+    for record in copies:
+        by_key[record["dynamodb"]["Keys"]["PK"]["S"]].append(
+            int(record["dynamodb"]["NewImage"]["n"]["N"]))
+    for key in keys:
+        assert by_key[key] == [1, 2, 3, 4, 5], key  # each once, in order
+    assert "DestinationStatusDescription" not in _status(ddb, table)

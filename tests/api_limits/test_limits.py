@@ -272,3 +272,30 @@ def test_consumed_capacity_is_answered_as_asked(ddb: Any, clock: Clock) -> None:
     with pytest.raises(ClientError) as excinfo:
         ddb.put_item(TableName=table, Item={"PK": {"N": "1"}})
     assert excinfo.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_a_throttled_partition_still_refuses_a_bad_update_as_malformed(
+        ddb: Any, clock: Clock) -> None:
+    """DynamoDB validates before it throttles: once a hot key's partition is
+    out of capacity, an UpdateItem of it that is malformed (an undefined
+    placeholder, a ReturnValues outside the enum) is still the
+    ValidationException, and a well-formed one is throttled."""
+    table = _create(ddb, "hot_bad")
+    with pytest.raises(ClientError) as throttled:
+        for _ in range(2000):
+            _add(ddb, table, "hot")  # (the clock stands still: no refill)
+    assert throttled.value.response["Error"]["Code"] == "ThrottlingException"
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_item(TableName=table, Key={"PK": {"S": "hot"}}, UpdateExpression="ADD n :two",
+                        ExpressionAttributeValues={":one": {"N": "1"}})
+    assert excinfo.value.response["Error"]["Code"] == "ValidationException"
+    assert "An expression attribute value used in expression is not defined" in str(
+        excinfo.value)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.update_item(TableName=table, Key={"PK": {"S": "hot"}}, UpdateExpression="ADD n :one",
+                        ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="BAD")
+    assert excinfo.value.response["Error"]["Code"] == "ValidationException"
+    assert "'BAD' at 'returnValues'" in str(excinfo.value)
+    with pytest.raises(ClientError) as excinfo:
+        _add(ddb, table, "hot")
+    assert excinfo.value.response["Error"]["Code"] == "ThrottlingException"

@@ -117,7 +117,8 @@ def test_bound_placeholders() -> None:
     }
     bound = placeholders(request)
     assert dict(bound.names) == {"#n": "count"}
-    assert dict(bound.values) == {":v": {"N": "1.5"}}  # canonical, as tallydb.engine.values makes it
+    # canonical, as tallydb.engine.values makes it
+    assert dict(bound.values) == {":v": {"N": "1.5"}}
     assert placeholders({"AttributeUpdates": {}}) is None
     assert placeholders({}) is None
 

@@ -31,7 +31,35 @@ ONE = "1 validation error detected: "
 # dynalite's validateAttributeValue (recorded against DynamoDB)
 TWO_TYPES = ("Supplied AttributeValue has more than one datatypes set, must contain exactly "
              "one of the supported datatypes")
-PATTERN = "failed to satisfy constraint: Member must satisfy regular expression pattern: "
+def _constraint(value: str, member: str, rule: str) -> str:
+    """DynamoDB's message for a member outside its model's constraint."""
+    return ONE + f"Value '{value}' at '{member}' failed to satisfy constraint: Member must {rule}"
+
+
+def too_short(value: str, member: str, least: int) -> str:
+    return _constraint(value, member, f"have length greater than or equal to {least}")
+
+
+def too_long(value: str, member: str, most: int) -> str:
+    return _constraint(value, member, f"have length less than or equal to {most}")
+
+
+def too_small(value: str, member: str, least: int) -> str:
+    return _constraint(value, member, f"have value greater than or equal to {least}")
+
+
+def too_large(value: str, member: str, most: int) -> str:
+    return _constraint(value, member, f"have value less than or equal to {most}")
+
+
+def not_one_of(value: str, member: str, values: str) -> str:
+    return _constraint(value, member, f"satisfy enum value set: [{values}]")
+
+
+def not_like(value: str, member: str, pattern: str) -> str:
+    return _constraint(value, member, f"satisfy regular expression pattern: {pattern}")
+
+
 #: Operations whose request has no member: nothing in it can be malformed.
 NO_REQUEST = frozenset({"DescribeLimits", "DescribeEndpoints"})
 
@@ -75,8 +103,7 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     # botocore's model (its enum, in DynamoDB's order: dynalite)
     "BatchExecuteStatement": (
         {"Statements": [{"Statement": f'SELECT * FROM "{M}"'}], "ReturnConsumedCapacity": "ALL"},
-        ONE + "Value 'ALL' at 'returnConsumedCapacity' failed to satisfy constraint: Member "
-        "must satisfy enum value set: [INDEXES, TOTAL, NONE]"),
+        not_one_of("ALL", "returnConsumedCapacity", "INDEXES, TOTAL, NONE")),
     # CreateTable's billing refusal (the AWS catalogue of 2026); the only
     # lookup CreateTable makes is of the name it would take
     "CreateTable": ({"TableName": M, "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -91,38 +118,30 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
                     "PROVISIONED"),
     # the shape's constraints (botocore's model; dynalite's wording, recorded)
     "DescribeTable": ({"TableName": "no such table"},
-                      ONE + f"Value 'no such table' at 'tableName' {PATTERN}[a-zA-Z0-9_.-]+"),
+                      not_like("no such table", "tableName", "[a-zA-Z0-9_.-]+")),
     "DeleteTable": ({"TableName": "no such table"},
-                    ONE + f"Value 'no such table' at 'tableName' {PATTERN}[a-zA-Z0-9_.-]+"),
+                    not_like("no such table", "tableName", "[a-zA-Z0-9_.-]+")),
     "DescribeTimeToLive": ({"TableName": "no such table"},
-                           ONE + f"Value 'no such table' at 'tableName' {PATTERN}"
-                           "[a-zA-Z0-9_.-]+"),
+                           not_like("no such table", "tableName", "[a-zA-Z0-9_.-]+")),
     "UpdateTimeToLive": (
         {"TableName": M, "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ""}},
-        ONE + "Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy "
-        "constraint: Member must have length greater than or equal to 1"),
+        too_short("", "timeToLiveSpecification.attributeName", 1)),
     "DescribeContinuousBackups": (
-        {"TableName": ""}, ONE + "Value '' at 'tableName' failed to satisfy constraint: Member "
-        "must have length greater than or equal to 1"),
+        {"TableName": ""}, too_short("", "tableName", 1)),
     "UpdateContinuousBackups": (
         {"TableName": M, "PointInTimeRecoverySpecification": {
             "PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 36}},
-        ONE + "Value '36' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to "
-        "satisfy constraint: Member must have value less than or equal to 35"),
+        too_large("36", "pointInTimeRecoverySpecification.recoveryPeriodInDays", 35)),
     "CreateBackup": ({"TableName": M, "BackupName": "no good"},
-                     ONE + f"Value 'no good' at 'backupName' {PATTERN}[a-zA-Z0-9_.-]+"),
+                     not_like("no good", "backupName", "[a-zA-Z0-9_.-]+")),
     "DescribeBackup": ({"BackupArn": "arn:aws:dynamodb:us-east-1:0:x"},
-                       ONE + "Value 'arn:aws:dynamodb:us-east-1:0:x' at 'backupArn' failed to "
-                       "satisfy constraint: Member must have length greater than or equal to 37"),
+                       too_short("arn:aws:dynamodb:us-east-1:0:x", "backupArn", 37)),
     "DeleteBackup": ({"BackupArn": "arn:aws:dynamodb:us-east-1:0:x"},
-                     ONE + "Value 'arn:aws:dynamodb:us-east-1:0:x' at 'backupArn' failed to "
-                     "satisfy constraint: Member must have length greater than or equal to 37"),
+                     too_short("arn:aws:dynamodb:us-east-1:0:x", "backupArn", 37)),
     "ListBackups": ({"TableName": M, "Limit": 101},
-                    ONE + "Value '101' at 'limit' failed to satisfy constraint: Member must have "
-                    "value less than or equal to 100"),
+                    too_large("101", "limit", 100)),
     "RestoreTableFromBackup": ({"TargetTableName": "x", "BackupArn": BACKUP},
-                               ONE + "Value 'x' at 'targetTableName' failed to satisfy "
-                               "constraint: Member must have length greater than or equal to 3"),
+                               too_short("x", "targetTableName", 3)),
     # tags: characters before the table (api/_tags.py; the text is ours)
     "TagResource": ({"ResourceArn": ARN, "Tags": [{"Key": "a*b", "Value": "v"}]},
                     INVALID + "The tag key a*b has characters other than letters, white space, "
@@ -132,32 +151,25 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     "ListTagsOfResource": ({"ResourceArn": "not-an-arn"},
                            "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn"),
     "ListTables": ({"ExclusiveStartTableName": M, "Limit": 101},
-                   ONE + "Value '101' at 'limit' failed to satisfy constraint: Member must have "
-                   "value less than or equal to 100"),
+                   too_large("101", "limit", 100)),
     "ExportTableToPointInTime": (
         {"TableArn": ARN, "S3Bucket": "bucket", "ExportFormat": "XML"},
-        ONE + "Value 'XML' at 'exportFormat' failed to satisfy constraint: Member must satisfy "
-        "enum value set: [DYNAMODB_JSON, ION]"),
+        not_one_of("XML", "exportFormat", "DYNAMODB_JSON, ION")),
     "DescribeExport": ({"ExportArn": "arn:aws:dynamodb:us-east-1:0"},
-                       ONE + "Value 'arn:aws:dynamodb:us-east-1:0' at 'exportArn' failed to "
-                       "satisfy constraint: Member must have length greater than or equal to 37"),
+                       too_short("arn:aws:dynamodb:us-east-1:0", "exportArn", 37)),
     "ListExports": ({"TableArn": ARN, "MaxResults": 26},
-                    ONE + "Value '26' at 'maxResults' failed to satisfy constraint: Member must "
-                    "have value less than or equal to 25"),
+                    too_large("26", "maxResults", 25)),
     "ImportTable": (
         {"S3BucketSource": {"S3Bucket": "bucket"}, "InputFormat": "XML",
          "TableCreationParameters": {
              "TableName": M, "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
              "BillingMode": "PAY_PER_REQUEST"}},
-        ONE + "Value 'XML' at 'inputFormat' failed to satisfy constraint: Member must satisfy "
-        "enum value set: [DYNAMODB_JSON, ION, CSV]"),
+        not_one_of("XML", "inputFormat", "DYNAMODB_JSON, ION, CSV")),
     "DescribeImport": ({"ImportArn": "arn:aws:dynamodb:us-east-1:0"},
-                       ONE + "Value 'arn:aws:dynamodb:us-east-1:0' at 'importArn' failed to "
-                       "satisfy constraint: Member must have length greater than or equal to 37"),
+                       too_short("arn:aws:dynamodb:us-east-1:0", "importArn", 37)),
     "ListImports": ({"TableArn": ARN, "PageSize": 26},
-                    ONE + "Value '26' at 'pageSize' failed to satisfy constraint: Member must "
-                    "have value less than or equal to 25"),
+                    too_large("26", "pageSize", 25)),
     # DynamoDB Streams (DynamoDB Local 1.25's wording; tests/api_streams)
     "DescribeStream": ({"StreamArn": STREAM, "Limit": 101},
                        INVALID + "Limit cannot be greater than the maximum: 100"),
@@ -167,42 +179,33 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
         INVALID + "SequenceNumber should not be passed for this iterator type"),
     # the API reference's 1,000 (tests/api_streams/test_streams.py)
     "GetRecords": ({"ShardIterator": "not-an-iterator", "Limit": 1001},
-                   ONE + "Value '1001' at 'limit' failed to satisfy constraint: Member must have "
-                   "value less than or equal to 1000"),
+                   too_large("1001", "limit", 1000)),
     "ListStreams": ({"TableName": M, "Limit": 101},
                     INVALID + "Limit cannot be greater than the maximum allowed size: 100"),
     # the model's constraints, worded as DynamoDB words them (botocore's model)
     "CancelBulkOperation": ({"BulkOperationArn": "arn:x"},
-                            ONE + "Value 'arn:x' at 'bulkOperationArn' failed to satisfy "
-                            "constraint: Member must have length greater than or equal to 37"),
+                            too_short("arn:x", "bulkOperationArn", 37)),
     "DescribeBulkOperation": ({"BulkOperationArn": "arn:x"},
-                              ONE + "Value 'arn:x' at 'bulkOperationArn' failed to satisfy "
-                              "constraint: Member must have length greater than or equal to 37"),
+                              too_short("arn:x", "bulkOperationArn", 37)),
     "ListBulkOperations": ({"MaxResults": 0},
-                           ONE + "Value '0' at 'maxResults' failed to satisfy constraint: Member "
-                           "must have value greater than or equal to 1"),
+                           too_small("0", "maxResults", 1)),
     "StartBulkPutItems": (
         {"TableName": M, "MaxWriteRequestUnits": 1,
          "InputS3Configuration": {"S3Bucket": "bucket", "InputFormat": "DYNAMODB_JSON"},
          "OutputS3Configuration": {"OutputType": []}},
-        ONE + "Value '1' at 'maxWriteRequestUnits' failed to satisfy constraint: Member must "
-        "have value greater than or equal to 1024"),
+        too_small("1", "maxWriteRequestUnits", 1024)),
     "DescribeContributorInsights": (
         {"TableName": M, "IndexName": "x"},
-        ONE + "Value 'x' at 'indexName' failed to satisfy constraint: Member must have length "
-        "greater than or equal to 3"),
+        too_short("x", "indexName", 3)),
     "UpdateContributorInsights": (
         {"TableName": M, "ContributorInsightsAction": "MAYBE"},
-        ONE + "Value 'MAYBE' at 'contributorInsightsAction' failed to satisfy constraint: "
-        "Member must satisfy enum value set: [ENABLE, DISABLE]"),
+        not_one_of("MAYBE", "contributorInsightsAction", "ENABLE, DISABLE")),
     "ListContributorInsights": (
         {"TableName": M, "MaxResults": 101},
-        ONE + "Value '101' at 'maxResults' failed to satisfy constraint: Member must have value "
-        "less than or equal to 100"),
+        too_large("101", "maxResults", 100)),
     "DescribeKinesisStreamingDestination": (
         {"TableName": "x" * 256},
-        ONE + f"Value '{'x' * 256}' at 'tableName' failed to satisfy constraint: Member must "
-        "have length less than or equal to 255"),
+        too_long("x" * 256, "tableName", 255)),
     # a stream ARN that is not Kinesis's, before the table: not on record, tallydb's text
     # (api/_kinesis_destinations.py)
     "EnableKinesisStreamingDestination": (
@@ -226,9 +229,7 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
                              f"ResourceArn must be the ARN of a table or of a table's stream: "
                              f"{ARN}/index/x"),
     # the legacy global tables' operations: the model's constraints (botocore's model)
-    **{operation: ({"GlobalTableName": "ab", **extra},
-                   ONE + "Value 'ab' at 'globalTableName' failed to satisfy constraint: Member "
-                   "must have length greater than or equal to 3")
+    **{operation: ({"GlobalTableName": "ab", **extra}, too_short("ab", "globalTableName", 3))
        for operation, extra in {
            "CreateGlobalTable": {"ReplicationGroup": [{"RegionName": "us-east-1"}]},
            "UpdateGlobalTable": {"ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]},
@@ -236,16 +237,13 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
            "DescribeGlobalTable": {},
            "DescribeGlobalTableSettings": {}}.items()},
     "ListGlobalTables": ({"Limit": 0},
-                         ONE + "Value '0' at 'limit' failed to satisfy constraint: Member must "
-                         "have value greater than or equal to 1"),
+                         too_small("0", "limit", 1)),
     "DescribeTableReplicaAutoScaling": (
         {"TableName": "x" * 256},
-        ONE + f"Value '{'x' * 256}' at 'tableName' failed to satisfy constraint: Member must "
-        "have length less than or equal to 255"),
+        too_long("x" * 256, "tableName", 255)),
     "UpdateTableReplicaAutoScaling": (
         {"TableName": M, "ProvisionedWriteCapacityAutoScalingUpdate": {"MinimumUnits": 0}},
-        ONE + "Value '0' at 'provisionedWriteCapacityAutoScalingUpdate.minimumUnits' failed to "
-        "satisfy constraint: Member must have value greater than or equal to 1"),
+        too_small("0", "provisionedWriteCapacityAutoScalingUpdate.minimumUnits", 1)),
     # no time given: not on record, tallydb's text (api/restore_table_to_point_in_time.py)
     "RestoreTableToPointInTime": ({"SourceTableName": M, "TargetTableName": "target"},
                                   "One of RestoreDateTime or UseLatestRestorableTime must be "

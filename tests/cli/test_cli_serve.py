@@ -38,7 +38,8 @@ def test_a_data_directory_in_use_is_one_line_naming_the_server(
     assert second.returncode == 3
     assert second.stdout == ""
     (line,) = second.stderr.strip().splitlines()
-    assert line.startswith(f"tallydb: StoreInUseError: the data directory {tmp_path / 'data'} is in use by process "
+    assert line.startswith(f"tallydb: StoreInUseError: the data directory {tmp_path / 'data'} "
+                           "is in use by process "
                            f"{first.proc.pid} (tallydb serve")
 
 

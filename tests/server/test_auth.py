@@ -190,3 +190,71 @@ def test_credential_scope_problems() -> None:
     short = auth.replace("/aws4_request", "")
     with pytest.raises(Exception, match="Credential must have exactly 5 slash-delimited"):
         verifier.verify("POST", "/", list({**headers, "Authorization": short}.items()), body)
+
+
+# -- the canonical request built directly, and the signing keys kept -----------
+
+
+def test_the_direct_canonical_request_is_botocores() -> None:
+    """For ``POST /`` the verifier builds SigV4's canonical request itself:
+    over many header sets (names signed twice, signed but absent, in any
+    case, values repeated and with runs of whitespace) it is botocore's."""
+    import random
+
+    from tallydb.server.auth import _botocore_canonical, _by_name, canonical_request
+
+    rng = random.Random(7)
+    names = ["Host", "X-Amz-Date", "x-amz-target", "Content-Type", "X-Custom", "x-custom"]
+    values = ["a", " spaced  out\t", "a,b", "", "x\xa0y", "\u00e9t\u00e9", "  "]
+    for _ in range(2000):
+        headers = [(rng.choice(names), rng.choice(values)) for _ in range(rng.randrange(1, 7))]
+        headers.append(("Host", "127.0.0.1:8000"))
+        signed = [rng.choice(names).lower() for _ in range(rng.randrange(1, 5))]
+        body = rng.choice([b"", b"{}", b'{"TableName":"t"}'])
+        by_name = _by_name(headers)
+        assert canonical_request("POST", by_name, signed, body) == _botocore_canonical(
+            "POST", "/", headers, body, "127.0.0.1:8000", "20260101T000000Z", "AKIDTALLY",
+            "s3cret", "us-east-1", signed), (headers, signed)
+
+
+def test_a_kept_signing_key_serves_only_its_own_secret() -> None:
+    """The signing key is derived once per secret, date, region and
+    service: after a request signed by the right secret, one signed by
+    another secret under the same key id, date and region is still refused,
+    and the right one still passes."""
+    url = "http://127.0.0.1:8000"
+    body = b"{}"
+    verifier = Verifier(KEYS)
+    right = _headers_of(url, body)
+    verifier.verify("POST", "/", right, body)
+    wrong = [*signed(url, body, secret="not-s3cret").items(), ("Host", "127.0.0.1:8000")]
+    with pytest.raises(Exception, match=MISMATCH):
+        verifier.verify("POST", "/", wrong, body)
+    verifier.verify("POST", "/", right, body)
+
+
+def test_the_kept_signing_keys_are_bounded() -> None:
+    from tallydb.server.auth import SigningKeys
+
+    keys = SigningKeys()
+    first = keys.get("s3cret", "20260101", "region-0", "dynamodb")
+    for n in range(SigningKeys.KEPT * 2):
+        keys.get("s3cret", "20260101", f"region-{n}", "dynamodb")
+    assert len(keys._keys) == SigningKeys.KEPT
+    assert keys.get("s3cret", "20260101", "region-0", "dynamodb") == first  # derived again
+    assert keys.get("other", "20260101", "region-0", "dynamodb") != first
+
+
+def test_a_signature_of_any_characters_is_a_mismatch() -> None:
+    """A Signature (or payload hash) holding characters beyond ASCII is
+    compared as bytes, and refused as any wrong signature is."""
+    url = "http://127.0.0.1:8000"
+    body = b"{}"
+    headers = dict(_headers_of(url, body))
+    auth = headers["Authorization"]
+    bad = auth[: auth.index("Signature=") + len("Signature=")] + "\u00e9" * 64
+    with pytest.raises(Exception, match=MISMATCH):
+        Verifier(KEYS).verify("POST", "/", list({**headers, "Authorization": bad}.items()), body)
+    with pytest.raises(Exception, match="x-amz-content-sha256"):
+        Verifier(KEYS).verify(
+            "POST", "/", [*headers.items(), ("X-Amz-Content-SHA256", "\u00e9")], body)

@@ -140,3 +140,20 @@ def test_the_cache_keeps_within_its_budget_and_reads_stay_right(
         store_module.ROW_OVERHEAD + (0 if blob is None else len(blob))
         for blob in engine.store._clean.values())
     engine.close()
+
+
+def test_rows_the_cache_held_go_into_sqlite_in_larger_bulks(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS_CACHED", 8)
+    selects = _selects(engine)
+    for i in range(8):  # new rows, each looked up in SQLite: in bulks of 4
+        engine.call("UpdateItem", _add(f"k{i}"))
+        assert len(engine.store._overlay) == (i + 1) % 4
+    assert len(selects) == 8
+    for i in range(8):  # the same rows again, read from the cache: in one bulk of 8
+        engine.call("UpdateItem", _add(f"k{i}"))
+        assert len(engine.store._overlay) == (i + 1) % 8
+    assert len(selects) == 8
+    assert [_n(engine, f"k{i}") for i in range(8)] == ["2"] * 8
+    engine.close()
+    assert values_on_disk(Path(engine.store.directory or "")) == {f"k{i}": "2" for i in range(8)}

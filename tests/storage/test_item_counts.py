@@ -151,3 +151,57 @@ def test_deleting_a_table_forgets_its_counts(tmp_path: Path) -> None:
         assert record is not None
         assert sources == [record.items_table]
     engine.close()
+
+
+def add(engine: Engine, pk: str, by: int) -> None:
+    engine.call("UpdateItem", {"TableName": "tally", "Key": {"PK": {"S": pk}},
+                               "UpdateExpression": "ADD n :by",
+                               "ExpressionAttributeValues": {":by": {"N": str(by)}}})
+
+
+def test_a_counter_rewritten_at_its_old_length_or_a_new_one_keeps_the_figures_exact(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    for _ in range(12):  # 1..12: "9" to "10" makes each row longer
+        for i in range(40):
+            add(engine, f"c{i}", 1)
+        described(engine)  # (its count puts every row written so far into SQLite)
+    add(engine, "c0", -100)  # 12 to -88: longer by one
+    add(engine, "c1", -2)  # 12 to 10: as long
+    table = described(engine)
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    engine.close()
+    engine = Engine(Store(tmp_path))
+    assert (described(engine)["ItemCount"], described(engine)["TableSizeBytes"]) == scanned(
+        engine)
+    engine.close()
+
+
+def test_a_database_with_the_earlier_update_trigger_gets_todays_at_open(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    for i in range(30):
+        put(engine, f"p{i}", kind="k")
+    engine.close()
+    with sqlite3.connect(tmp_path / "tallydb.sqlite3") as conn:  # the trigger before WHEN
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' "
+                                    "AND name LIKE '%updated'").fetchall():
+            source = name.removesuffix("_updated")
+            conn.execute(f'DROP TRIGGER "{name}"')
+            conn.execute(f"""CREATE TRIGGER "{name}" AFTER UPDATE OF item ON {source} BEGIN
+                UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
+                WHERE source = '{source}'; END""")
+    engine = Engine(Store(tmp_path))
+    with sqlite3.connect(tmp_path / "tallydb.sqlite3") as conn:
+        triggers = dict(conn.execute("SELECT name, sql FROM sqlite_master "
+                                     "WHERE type = 'trigger' AND name LIKE '%updated'"))
+    assert len(triggers) == 2  # the table's and the index's
+    assert all("WHEN length(NEW.item) != length(OLD.item)" in sql for sql in triggers.values())
+    for i in range(30):
+        put(engine, f"p{i}", kind="k" * (i % 3 + 1))  # index entries longer or as long
+    table = described(engine)
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    index = table["GlobalSecondaryIndexes"][0]
+    assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
+    engine.close()

@@ -22,7 +22,8 @@ def _put(pk: str, n: int) -> dict[str, object]:
 def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
     store = Store(tmp_path)
     other = subprocess.run(
-        [sys.executable, "-c", f"from tallydb.engine.storage import Store; Store({str(tmp_path)!r})"],
+        [sys.executable, "-c",
+         f"from tallydb.engine.storage import Store; Store({str(tmp_path)!r})"],
         capture_output=True, text=True, timeout=60)
     assert other.returncode != 0
     assert "is in use by another tallydb process" in other.stderr
@@ -30,6 +31,18 @@ def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
         Store(tmp_path)  # a second store in the same process too
     store.close()
     Store(tmp_path).close()  # free again once closed
+
+
+def test_sqlites_memory_name_is_a_store_in_memory(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = Store(":memory:")
+    assert store.directory is None
+    engine = Engine(store)
+    engine.call("CreateTable", TABLE)
+    assert engine.call("ListTables", {})["TableNames"] == ["tally"]
+    store.close()
+    assert list(tmp_path.iterdir()) == []  # no directory named ":memory:"
 
 
 def test_a_failed_transaction_changes_nothing(tmp_path: Path) -> None:
@@ -57,7 +70,8 @@ def test_a_failed_operation_in_a_batch_is_undone_alone(tmp_path: Path) -> None:
     engine.close()
     engine = Engine(Store(tmp_path))  # what was committed, read back from disk
     items = engine.call("Scan", {"TableName": "tally"})["Items"]
-    assert sorted((i["PK"]["S"], i["n"]["N"]) for i in items) == [("a", "1"), ("b", "1"), ("x", "1")]
+    assert sorted((i["PK"]["S"], i["n"]["N"]) for i in items) == [
+        ("a", "1"), ("b", "1"), ("x", "1")]
     engine.close()
 
 

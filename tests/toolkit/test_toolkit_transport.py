@@ -19,8 +19,8 @@ import pytest
 import tallydb
 from tallydb.engine import errors
 from tallydb.toolkit import inprocess
-from tallydb.toolkit.exceptions import ConditionRefused
 from tallydb.toolkit.embedded import EngineTransport
+from tallydb.toolkit.exceptions import ConditionRefused
 from tallydb.toolkit.transport import ClientTransport, Transport
 
 KEY = {"PK": {"S": "a"}, "SK": {"S": "b"}}

@@ -22,7 +22,8 @@ def _described(status: str) -> dict[str, object]:
 def test_a_server_error_while_waiting_is_asked_again() -> None:
     plan = p_wait_active("t", timeout=60, indexes=True)
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
-    assert isinstance(plan.throw(InternalServerError("The server encountered an internal error")), Sleep)
+    failure = InternalServerError("The server encountered an internal error")
+    assert isinstance(plan.throw(failure), Sleep)
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})
     assert isinstance(plan.throw(_internal_failure()), Sleep)
     assert plan.send(None) == Call("DescribeTable", {"TableName": "t"})

@@ -10,12 +10,22 @@ does not take the body out of the signature; and the signature must cover
 ``Host``, the date and ``X-Amz-Target``, so that it cannot be replayed
 against another operation. Errors and messages are DynamoDB's. A verified
 request's answer is the key's ``Access``.
+
+A data-plane request (``POST /`` to a plain host name) has its canonical
+request built here, as botocore builds it (``tests/server/test_auth.py``
+holds the two equal over many header sets); any other URL goes through
+botocore's signer itself. The signing key derived from a secret, a date, a
+region and the service is kept (``SigningKeys``: keyed by the secret itself,
+so another secret never finds it, and bounded), and signatures are
+compared in constant time, as bytes.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -88,6 +98,41 @@ class _Recompute(SigV4Auth):  # type: ignore[misc]
         ))
 
 
+#: A Host whose URL ``http://{host}/`` has the path ``/`` and nothing else
+#: for ``urlsplit`` (no path, query, fragment, userinfo or brackets in it).
+_PLAIN_HOST = re.compile(r"[A-Za-z0-9.:_-]*")
+
+
+class SigningKeys:
+    """SigV4 signing keys already derived (four HMACs each): one per secret,
+    date, region and service. The secret itself is part of the key, so a
+    key derived from one secret is never used for another; at most
+    ``KEPT`` are kept (the regions are the client's to name), the oldest
+    forgotten first."""
+
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, str, str, str], bytes] = {}
+
+    def get(self, secret: str, date: str, region: str, service: str) -> bytes:
+        wanted = (secret, date, region, service)
+        key = self._keys.get(wanted)
+        if key is None:
+            key = _hmac(("AWS4" + secret).encode(), date)
+            for part in (region, service, "aws4_request"):
+                key = _hmac(key, part)
+            keys = self._keys
+            if len(keys) >= self.KEPT:
+                del keys[next(iter(keys))]
+            keys[wanted] = key
+        return key
+
+
+def _hmac(key: bytes, message: str) -> bytes:
+    return hmac.digest(key, message.encode("utf-8"), "sha256")
+
+
 class Verifier:
     """Checks a request's SigV4 signature against the configured keys."""
 
@@ -95,6 +140,7 @@ class Verifier:
         self.keys = {
             name: key if isinstance(key, Key) else Key(key) for name, key in keys.items()
         }
+        self.signing_keys = SigningKeys()
 
     def check_head(self, headers: list[tuple[str, str]], now: datetime | None = None) -> None:
         """Raise DynamoDB's error for a request its headers alone condemn
@@ -178,21 +224,58 @@ class Verifier:
         params, access_key, key, region, signed, timestamp = self._head(
             by_name, now or datetime.now(UTC))
         content_sha = _first(by_name, "x-amz-content-sha256")
-        if content_sha is not None and content_sha != UNSIGNED_PAYLOAD and not hmac.compare_digest(
+        if content_sha is not None and content_sha != UNSIGNED_PAYLOAD and not _same(
             content_sha, hashlib.sha256(body).hexdigest()
         ):
             raise InvalidSignatureException(CONTENT_SHA_MISMATCH)
-
-        request = AWSRequest(method=method, url=_absolute(url, _first(by_name, "host")), data=body)
-        for name, value in headers:
-            request.headers[name] = value  # HTTPHeaders appends repeated names
-        request.context["timestamp"] = timestamp
-        signer = _Recompute(Credentials(access_key, key.secret), region, signed)
-        canonical = signer.canonical_request(request)
-        expected = signer.signature(signer.string_to_sign(request, canonical), request)
-        if not hmac.compare_digest(str(expected), params["Signature"]):
+        host = _first(by_name, "host")
+        if url == "/" and (host is None or _PLAIN_HOST.fullmatch(host)):
+            canonical = canonical_request(method, by_name, signed, body)
+        else:
+            canonical = _botocore_canonical(method, url, headers, body, host, timestamp,
+                                            access_key, key.secret, region, signed)
+        string_to_sign = "\n".join((
+            ALGORITHM, timestamp, f"{timestamp[:8]}/{region}/{SERVICE}/aws4_request",
+            hashlib.sha256(canonical.encode("utf-8")).hexdigest()))
+        signing_key = self.signing_keys.get(key.secret, timestamp[:8], region, SERVICE)
+        expected = hmac.digest(signing_key, string_to_sign.encode("utf-8"), "sha256").hex()
+        if not _same(expected, params["Signature"]):
             raise InvalidSignatureException(SIGNATURE_MISMATCH)
         return Access(access_key, region, key.read_only, key.tables, principal=key.principal)
+
+
+def canonical_request(method: str, by_name: dict[str, list[str]], signed: list[str],
+                      body: bytes) -> str:
+    """SigV4's canonical request of a request to ``/`` without a query, as
+    ``_Recompute`` (botocore) builds it from the client's SignedHeaders:
+    a name signed twice has its values twice, a signed name the request
+    lacks is left out, each value's whitespace runs made one space."""
+    names = sorted({name for name in signed if name in by_name})
+    lines = []
+    for name in names:
+        value = ",".join(" ".join(value.split()) for value in by_name[name])
+        times = signed.count(name)
+        lines.append(f"{name}:{value if times == 1 else ','.join([value] * times)}")
+    return "\n".join((method.upper(), "/", "", "\n".join(lines) + "\n", ";".join(names),
+                      hashlib.sha256(body).hexdigest()))
+
+
+def _botocore_canonical(method: str, url: str, headers: list[tuple[str, str]], body: bytes,
+                        host: str | None, timestamp: str, access_key: str, secret: str,
+                        region: str, signed: list[str]) -> str:
+    """The canonical request as botocore's signer builds it (any URL)."""
+    request = AWSRequest(method=method, url=_absolute(url, host), data=body)
+    for name, value in headers:
+        request.headers[name] = value  # HTTPHeaders appends repeated names
+    request.context["timestamp"] = timestamp
+    signer = _Recompute(Credentials(access_key, secret), region, signed)
+    return str(signer.canonical_request(request))
+
+
+def _same(expected: str, given: str) -> bool:
+    """Whether ``given`` is ``expected``, compared in constant time (as
+    bytes: a string the client sent may hold any character)."""
+    return hmac.compare_digest(expected.encode(), given.encode("utf-8", "surrogatepass"))
 
 
 class _Head(NamedTuple):
@@ -227,6 +310,7 @@ def _first(by_name: dict[str, list[str]], name: str) -> str | None:
     return values[0] if values else None
 
 
+@functools.lru_cache(maxsize=64)  # (the same date comes with every request of a second)
 def _timestamp(date: str) -> str:
     """The request time as SigV4's basic ISO-8601 (from X-Amz-Date or Date)."""
     try:
@@ -243,8 +327,13 @@ def _timestamp(date: str) -> str:
         ) from None
 
 
+@functools.lru_cache(maxsize=64)
+def _moment(timestamp: str) -> datetime:
+    return datetime.strptime(timestamp, TIMESTAMP).replace(tzinfo=UTC)
+
+
 def _check_time(timestamp: str, now: datetime) -> None:
-    when = datetime.strptime(timestamp, TIMESTAMP).replace(tzinfo=UTC)
+    when = _moment(timestamp)
     if when < now - MAX_SKEW:
         raise InvalidSignatureException(
             f"Signature expired: {timestamp} is now earlier than "

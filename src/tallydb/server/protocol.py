@@ -30,7 +30,7 @@ from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
 from tallydb.server.routing import MAX_BODY, TOO_LARGE_BODY, Verdict, error_response
-from tallydb.server.screening import Screen
+from tallydb.server.screening import SCREENED_ENCODED, Screen
 
 if TYPE_CHECKING:
     from tallydb.console.live import LiveStream
@@ -376,9 +376,12 @@ class Connection(asyncio.Protocol):
         self.head = -1
         self.mark = self.server.clock
         length = self.length
-        if length > 0 and not self._admit(length):
-            self.expect_continue = False
-            return
+        if length > 0:
+            if length <= JUDGED_ON_HEAD and self.bodies.reserve(length):
+                self.reserved = length  # (the everyday body, admitted in one step)
+            elif not self._admit(length):
+                self.expect_continue = False
+                return
         if self.expect_continue:
             # curl sends "Expect: 100-continue" before bodies over 1 KB and
             # waits a second for this; it is only sent when no earlier
@@ -400,13 +403,15 @@ class Connection(asyncio.Protocol):
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
+        if which == _OTHER and not self.keep_headers:
+            return
         ex: Exchange = self.ex  # type: ignore[assignment]  # set from on_message_begin on
         if self.keep_headers:  # every header, in order: a signature to check, or the console
             if ex.headers is None:
                 ex.headers = []
             ex.headers.append((name, value))
-        if which == _OTHER:
-            return
+            if which == _OTHER:
+                return
         if which == _TARGET:
             ex.target = value
         elif which == _CONTENT_TYPE:
@@ -513,16 +518,17 @@ class Connection(asyncio.Protocol):
             self.batcher.submit(ex)
             return
         if reserved:
-            if Screen.wanted(ex.body, ex.content_encoding):
+            if reserved >= SCREENED_ENCODED and Screen.wanted(ex.body, ex.content_encoding):
                 operation = self.router.screened(ex)
                 if operation is not None:
                     self._screen(ex, operation, reserved)
                     return
             self.bodies.release(reserved)
-        self._route(ex)
-
-    def _route(self, ex: Exchange, verdict: Verdict = None) -> None:
-        self._decide(ex, verdict)
+        try:  # (``_decide``, inline: every request comes this way)
+            self.router.route(ex)
+        except Exception:
+            log.exception("routing failed; answering InternalServerError")
+            ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
         self.batcher.submit(ex)
 
     def _decide(self, ex: Exchange, verdict: Verdict) -> None:

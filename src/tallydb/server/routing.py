@@ -53,6 +53,7 @@ from tallydb.server.region import region_of
 
 HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
+_JSON, _JSON_1_0 = http.JSON, http.JSON_1_0
 # the two errors routing gives most, rendered once
 _SERIALIZATION = orjson.dumps(SerializationException().to_wire())
 _UNKNOWN_OPERATION = orjson.dumps(UnknownOperationException().to_wire())
@@ -124,12 +125,14 @@ class Router:
         if ex.method != b"POST" or (ex.url != b"/" and ex.url.split(b"?", 1)[0] != b"/"):
             self.route_other(ex)
             return
-        content_type = _content_type(ex)
-        if ex.body and content_type not in _ACCEPTED_TYPES:
+        content_type = ex.content_type
+        if content_type not in _ACCEPTED_TYPES:
+            content_type = _content_type(ex)
+        body = ex.body
+        if body and content_type not in _ACCEPTED_TYPES:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
             return
-        ex.response_type = http.JSON_1_0 if content_type == http.JSON_1_0 else http.JSON
-        body = ex.body
+        ex.response_type = _JSON_1_0 if content_type == _JSON_1_0 else _JSON
         if ex.content_encoding is not None:
             try:
                 body = decode_body(ex.content_encoding, body)
@@ -140,15 +143,16 @@ class Router:
                 too_large(ex)
                 return
         request: Any = None
-        if verdict == NOT_JSON:
+        if verdict is None:
+            if body:
+                try:
+                    request = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
+                    return
+        elif verdict == NOT_JSON:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
-        if body and verdict is None:
-            try:
-                request = orjson.loads(body)
-            except orjson.JSONDecodeError:
-                ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
-                return
         operation = self.targets.get(ex.target) if ex.target is not None else None
         if operation is None:
             ex.response = http.render(400, _unknown_target(ex.target), ex.response_type, ex.extra)

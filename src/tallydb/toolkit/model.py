@@ -81,6 +81,24 @@ TableT = TypeVar("TableT", bound=TableBase)
 #: A model class (the first argument of a class-level method's plan).
 ModelClass = type["ModelBase[Any, TableT]"]
 
+def _own_hints(cls: type) -> dict[str, Any]:
+    """The class's own annotations, evaluated one by one: a name that cannot
+    be resolved yet (a forward reference) leaves that attribute untyped
+    (Any) and the others typed; an unresolved ``ClassVar[...]`` stays a
+    ClassVar."""
+    module = vars(inspect.getmodule(cls) or typing)
+    hints: dict[str, Any] = {}
+    for name, declared in inspect.get_annotations(cls).items():
+        if not isinstance(declared, str):
+            hints[name] = declared
+            continue
+        try:
+            hints[name] = eval(declared, module, dict(vars(cls)))  # as typing.get_type_hints does
+        except Exception:  # an annotation naming what is not defined yet
+            classvar = declared.replace("typing.", "").startswith("ClassVar")
+            hints[name] = ClassVar[Any] if classvar else Any
+    return hints
+
 
 class ModelBase(Generic[DatabaseT, TableT]):
     """What the blocking and the asyncio model share: the schema, and every
@@ -125,17 +143,8 @@ class ModelBase(Generic[DatabaseT, TableT]):
         attributes: dict[str, ModelAttribute] = {}
         for base in reversed(cls.__mro__[1:]):
             attributes.update(getattr(base, "_attributes", {}))
-        try:
-            hints = typing.get_type_hints(cls)
-        except (NameError, TypeError):
-            hints = {}
-        own = inspect.get_annotations(cls)
-        for name in own:
-            if name.startswith("_"):
-                continue
-            declared_hint = own[name]
-            hint = hints.get(name, Any if isinstance(declared_hint, str) else declared_hint)
-            if typing.get_origin(hint) is ClassVar:
+        for name, hint in _own_hints(cls).items():
+            if name.startswith("_") or typing.get_origin(hint) is ClassVar:
                 continue
             declared = cls.__dict__.get(name, MISSING)
             if isinstance(declared, ModelAttribute):

@@ -8,7 +8,7 @@ documents it ("DynamoDB table export output format")::
     DIR/AWSDynamoDB/<ExportId>/_started, *.md5
 
 Keys in the manifests are S3 keys, relative to DIR as to a bucket. The
-layout is written by the engine's own code (``engine/api/_export_layout``),
+layout is written by the engine's own code (``engine/export_layout``),
 the one ExportTableToPointInTime writes a bucket with.
 """
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tallydb.engine.api._export_layout import (
+from tallydb.engine.export_layout import (
     SUMMARY,
     DataWriter,
     export_id,

@@ -39,6 +39,7 @@ from tallydb.engine.api._kinesis import KINESIS, KinesisError, KinesisSender
 from tallydb.engine.api._kinesis_forwarder import Forwarder
 from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
+from tallydb.engine.api._params import update_checks
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
 from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
 from tallydb.engine.api._replicate import replicate, status
@@ -94,6 +95,10 @@ Operation = Callable[[Transaction, Request], Response]
 Runner = Callable[[Transaction, str, Request, "Access | None"], Response]
 #: The pipeline's last step: run the operation on a checked, allowed request.
 Operate = Callable[[Transaction, str, Request], Response]
+#: An operation's quick path: the response to a request of a shape that
+#: passed every check before it (the steps before the lookup could only
+#: pass it again), or None for the pipeline's steps.
+Quick = Callable[[Transaction, Request], "Response | None"]
 
 
 def _operation_name(module_name: str) -> str:
@@ -105,10 +110,12 @@ def _operation_name(module_name: str) -> str:
 DYNAMODB_SERVICE = "DynamoDB_20120810."
 
 
-def _discover() -> tuple[dict[str, Steps], dict[str, str], dict[str, Resolver]]:
+def _discover() -> tuple[dict[str, Steps], dict[str, str], dict[str, Resolver],
+                         dict[str, Quick]]:
     steps: dict[str, Steps] = {}
     targets: dict[str, str] = {}
     access: dict[str, Resolver] = {}
+    quick: dict[str, Quick] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
@@ -118,12 +125,15 @@ def _discover() -> tuple[dict[str, Steps], dict[str, str], dict[str, Resolver]]:
         targets[getattr(module, "SERVICE", DYNAMODB_SERVICE) + name] = name
         if hasattr(module, "ACCESS"):
             access[name] = module.ACCESS
-    return steps, targets, access
+        if hasattr(module, "quick"):
+            quick[name] = module.quick
+    return steps, targets, access, quick
 
 
-#: Each operation's steps, X-Amz-Target, and ``ACCESS`` declaration (an
-#: operation without one is refused to every limited key).
-STEPS, TARGETS, ACCESS = _discover()
+#: Each operation's steps, X-Amz-Target, ``ACCESS`` declaration (an
+#: operation without one is refused to every limited key), and the quick
+#: path of the few that have one (``run``).
+STEPS, TARGETS, ACCESS, QUICK = _discover()
 #: Each operation as one callable, its steps joined (``_pipeline.direct``).
 OPERATIONS: dict[str, Operation] = {name: direct(steps) for name, steps in STEPS.items()}
 _TARGET_OF = {name: target for target, name in TARGETS.items()}
@@ -523,11 +533,15 @@ _operate = operate  # (``run``'s parameter of that name is another step in its p
 
 
 def validate_only(operation: str, request: Request) -> None:
-    """The operation's table-free checks alone (its shape already checked):
-    what a throttle checks before it refuses a request."""
+    """The operation's table-free checks alone (its shape already checked,
+    but for an operation that checks its own): what a throttle checks
+    before it refuses a request."""
     validate = STEPS[operation].validate
     if validate is not None:
         validate(request)
+    elif operation in CHECKS_ITS_SHAPE:  # UpdateItem: its checks are its own
+        check_request(operation, request)
+        update_checks(request)
 
 
 def run(
@@ -552,7 +566,20 @@ def run(
     5. the operation itself, which looks up what it names, makes the checks
        that need it, then reads and writes (``operate``: with throughput
        ceilings, ``Limits`` first, between steps 4 and 5).
+
+    A request of a shape that passed steps 1, 2 and 4 before (an UpdateItem,
+    a GetItem: their modules' ``quick``) can only pass them again; when
+    access has nothing to decide for it (no limited key, no access log, no
+    resource policy to enforce) and no throughput ceiling applies, it goes
+    straight to step 5.
     """
+    quick = QUICK.get(operation)
+    if quick is not None and operate is None and (access is None or not (
+            access.limited or access.record
+            or (access.key is not None and policies.kept_anywhere(txn)))):
+        response = quick(txn, request)
+        if response is not None:
+            return response
     if operation not in STEPS:
         raise unknown_operation(operation)
     request = known_members(operation, request)

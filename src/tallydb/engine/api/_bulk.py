@@ -25,18 +25,41 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._export_layout import decompressor, export_id
+from tallydb.engine.api._access import Resolver, Touch
 from tallydb.engine.api._imports import items_of
-from tallydb.engine.api._jobs import Jobs
-from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.api._jobs import Jobs, job_document
+from tallydb.engine.errors import DynamoDBError, ResourceNotFoundException
+from tallydb.engine.export_layout import decompressor, export_id
 from tallydb.engine.objects import ObjectStoreError
+from tallydb.engine.storage import Transaction
 from tallydb.engine.values import item_size
 
-__all__ = ["BULK", "new_bulk", "run_bulk", "summary"]
+__all__ = ["BULK", "bulk_operation", "new_bulk", "on_bulk_operation", "run_bulk", "summary"]
 
 BULK = "bulk"
+#: Not on record: ours.
+NOT_FOUND = "Requested resource not found: Bulk operation: {} not found"
 BATCH = 256
 ACCOUNT = "000000000000"
+
+
+def on_bulk_operation(action: str, write: bool = False) -> Resolver:
+    """``ACCESS`` of an operation on the bulk operation its BulkOperationArn
+    names: the table it puts into (its stored record; an ARN of no operation
+    names no table, which no key limited to tables may use)."""
+    def resolve(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
+        arn = request.get("BulkOperationArn")
+        document = txn.document(BULK, arn) if isinstance(arn, str) else None
+        return (Touch(action, "*" if document is None else document["table"], write),)
+    return resolve
+
+
+def bulk_operation(txn: Transaction, arn: str) -> dict[str, Any]:
+    """The stored record of the bulk operation ``arn`` names."""
+    document: dict[str, Any] | None = txn.document(BULK, arn)
+    if document is None:
+        raise ResourceNotFoundException(NOT_FOUND.format(arn))
+    return document
 
 
 def new_bulk(table: dict[str, Any], request: dict[str, Any], now: float, catalog: str,
@@ -57,11 +80,8 @@ def new_bulk(table: dict[str, Any], request: dict[str, Any], now: float, catalog
                                 "Table": {"BulkPutBytes": 0}}],
         "PerformanceTier": request.get("PerformanceTier", "STANDARD"),
     }
-    for member in ("ClientToken", "MaxWriteRequestUnits"):
-        if member in request:
-            description[member] = request[member]
-    return {"description": description, "id": started, "table": table["TableName"],
-            "catalog": catalog, "request": request, "region": region}
+    return job_document(description, request, ("ClientToken", "MaxWriteRequestUnits"),
+                        id=started, table=table["TableName"], catalog=catalog, region=region)
 
 
 def summary(description: dict[str, Any]) -> dict[str, Any]:

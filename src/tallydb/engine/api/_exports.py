@@ -1,5 +1,5 @@
 """ExportTableToPointInTime's exports: their descriptions, and the job that
-writes them (``_export_layout``) to the engine's object store.
+writes them (``engine/export_layout.py``) to the engine's object store.
 
 An export is a document (``EXPORT``, by ExportArn) holding its
 ExportDescription and what the job needs. The job reads the table through a
@@ -32,7 +32,11 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._export_layout import (
+from tallydb.engine.api._history import HISTORY_SOURCE, PITR
+from tallydb.engine.api._history import _item_key as history_item_key
+from tallydb.engine.api._jobs import Jobs, job_document
+from tallydb.engine.api._regions import shown
+from tallydb.engine.export_layout import (
     DataWriter,
     export_id,
     export_prefix,
@@ -40,10 +44,6 @@ from tallydb.engine.api._export_layout import (
     timestamp,
     write_manifests,
 )
-from tallydb.engine.api._history import HISTORY_SOURCE, PITR
-from tallydb.engine.api._history import _item_key as history_item_key
-from tallydb.engine.api._jobs import Jobs
-from tallydb.engine.api._regions import shown
 from tallydb.engine.objects import ObjectStoreError
 from tallydb.engine.storage import TableRecord
 from tallydb.engine.storage.reader import ReadView, read_view
@@ -70,12 +70,9 @@ def new_export(record: TableRecord, request: dict[str, Any], now: float,
         "ExportFormat": request.get("ExportFormat", "DYNAMODB_JSON"),
         "ExportType": request.get("ExportType", "FULL_EXPORT"),
     }
-    for member in ("ClientToken", "S3BucketOwner", "S3Prefix", "S3SseKmsKeyId",
-                   "IncrementalExportSpecification"):
-        if member in request:
-            description[member] = request[member]
-    return {"description": description, "id": started, "table": record.name,
-            "catalog": record.catalog, "request": request, "region": region}
+    return job_document(description, request, ("ClientToken", "S3BucketOwner", "S3Prefix",
+                                               "S3SseKmsKeyId", "IncrementalExportSpecification"),
+                        id=started, table=record.name, catalog=record.catalog, region=region)
 
 
 def summary(description: dict[str, Any]) -> dict[str, Any]:

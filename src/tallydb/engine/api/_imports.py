@@ -31,10 +31,10 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._export_layout import decompressor, export_id, from_ion, lines_of
-from tallydb.engine.api._jobs import Jobs
+from tallydb.engine.api._jobs import Jobs, job_document
 from tallydb.engine.api._regions import shown
 from tallydb.engine.errors import DynamoDBError
+from tallydb.engine.export_layout import decompressor, export_id, from_ion, lines_of
 from tallydb.engine.objects import ObjectStoreError
 
 __all__ = ["ERROR_LOG", "IMPORT", "LOG_GROUP", "new_import", "run_import", "summary"]
@@ -72,11 +72,8 @@ def new_import(table: dict[str, Any], request: dict[str, Any], now: float, catal
         "ProcessedItemCount": 0,
         "ImportedItemCount": 0,
     }
-    for member in ("ClientToken", "InputFormatOptions"):
-        if member in request:
-            description[member] = request[member]
-    return {"description": description, "id": started, "table": table["TableName"],
-            "catalog": catalog, "request": request, "region": region}
+    return job_document(description, request, ("ClientToken", "InputFormatOptions"),
+                        id=started, table=table["TableName"], catalog=catalog, region=region)
 
 
 def summary(description: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,6 @@ from tallydb.engine.api._history import PITR
 from tallydb.engine.api._insights import INSIGHTS
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
-from tallydb.engine.api._kinesis import captures as kinesis_captures
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
 from tallydb.engine.errors import ValidationException
@@ -339,12 +338,10 @@ def write_item(
             ) and old != new:
         if journal is not None:
             journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
-        if stream is not None:
-            capture(txn, record, stream, old, new, by_service, encoded)
+        if stream is not None or kinesis is not None:  # and Kinesis destinations' outbox
+            capture(txn, record, stream, kinesis, old, new, by_service, encoded)
         if pitr is not None:
             history.record(txn, record, pitr, hk, rk, old)
-        if kinesis is not None:  # a Kinesis destination's outbox (``_kinesis``)
-            capture(txn, record, kinesis, old, new, by_service, encoded, kinesis_captures)
     insights = description.get(INSIGHTS)
     if insights is not None:  # contributor insights count the item (``_insights``)
         integrations(txn).extras["insights"].accessed(

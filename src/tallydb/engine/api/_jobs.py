@@ -26,13 +26,22 @@ from typing import Any
 from tallydb.engine.objects import ObjectStore
 from tallydb.engine.storage import Store
 
-__all__ = ["Integrations", "Jobs", "Runner", "integrations"]
+__all__ = ["Integrations", "Jobs", "Runner", "integrations", "job_document"]
 
 log = logging.getLogger("tallydb.engine.jobs")
 
 #: Runs one job: (the jobs, the job's kind and name). Raises nothing a
 #: caller must handle: a runner records its own failure in its document.
 Runner = Callable[["Jobs", str, str], None]
+
+
+def job_document(description: dict[str, Any], request: dict[str, Any], optional: tuple[str, ...],
+                 **where: Any) -> dict[str, Any]:
+    """A job's stored record: its ``description`` with those of the request's
+    ``optional`` members it was given, the request, and ``where`` (its id,
+    table, catalog and region)."""
+    description.update((member, request[member]) for member in optional if member in request)
+    return {"description": description, "request": request, **where}
 
 
 class Jobs:

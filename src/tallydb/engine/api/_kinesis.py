@@ -37,12 +37,12 @@ from typing import Any, Protocol
 
 import orjson
 
-from tallydb.engine.api._stream_records import EVENTS, SAME_AS_LAST, _Capture
+from tallydb.engine.api._stream_records import EVENTS, SAME_AS_LAST
 from tallydb.engine.storage import TableRecord
 from tallydb.engine.values import item_size
 
 __all__ = [
-    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "captures", "records_of",
+    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -51,8 +51,6 @@ KINESIS = "_Kinesis"
 CAPTURE = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
 OUTBOX = "kinesis-outbox"
-#: The Kinesis destinations' captures, by catalog record (``capture``'s ``captures``).
-captures: dict[int, _Capture] = {}
 _SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 
 
@@ -132,19 +130,20 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
         if new is not None:
             new_json = dumps(new)
             new_size = item_size(new)
-        if old == SAME_AS_LAST:
+        if old == SAME_AS_LAST:  # the record before's new image: the same item, its keys
             old, old_json, old_size = last_new, last_new_json, last_new_size
-        elif old is not None:
-            old_json = dumps(old)
-            old_size = item_size(old)
-        if keys is None:
-            image = new if new is not None else old
-            keys = {name: image[name] for name in names}
-        if keys != last_keys:
-            keys_json = dumps(keys)
-            partition = _partition_key(dumps([keys[name] for name in names]))
-            keys_size = item_size(keys)
-            last_keys = keys
+        else:
+            if old is not None:
+                old_json = dumps(old)
+                old_size = item_size(old)
+            if keys is None:
+                image = new if new is not None else old
+                keys = {name: image[name] for name in names}
+            if keys != last_keys:
+                keys_json = dumps(keys)
+                partition = _partition_key(dumps([keys[name] for name in names]))
+                keys_size = item_size(keys)
+                last_keys = keys
         size = keys_size
         if new is None:
             images = b""

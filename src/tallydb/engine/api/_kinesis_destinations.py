@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api._access import Resolver, on_table
 from tallydb.engine.api._jobs import integrations
 from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX
-from tallydb.engine.api.describe_table import find_table
+from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
@@ -24,6 +25,8 @@ __all__ = ["LIVE", "check_stream_arn", "destinations", "find_destination", "show
 LIVE = ("ENABLING", "ACTIVE", "UPDATING")
 NOT_A_STREAM = "StreamArn must be the ARN of a Kinesis data stream: {}"
 NO_DESTINATION = "Table {} has no Kinesis streaming destination {}"
+#: Not on record: ours.
+NOT_LIVE = "Kinesis streaming destination {} of table {} is not enabled"
 
 
 def check_stream_arn(request: dict[str, Any]) -> None:
@@ -57,6 +60,22 @@ def find_destination(record: TableRecord, arn: str) -> dict[str, Any]:
         if destination["StreamArn"] == arn:
             return destination
     raise ValidationException(NO_DESTINATION.format(record.name, arn))
+
+
+def live_destination(record: TableRecord, arn: str) -> dict[str, Any]:
+    """The destination ``arn`` names, which must be live (ENABLING, ACTIVE or
+    UPDATING) to be disabled or updated."""
+    found = find_destination(record, arn)
+    if found["DestinationStatus"] not in LIVE:
+        raise ValidationException(NOT_LIVE.format(arn, record.name))
+    return found
+
+
+def on_destination(action: str) -> Resolver:
+    """``ACCESS`` of an operation on a table's Kinesis destination: writing
+    the table its TableName names, and the Kinesis stream its changes are
+    sent to (no table's: ``outside``)."""
+    return on_table(action, write=True, read=table_named, outside="StreamArn")
 
 
 def switched(txn: Transaction, record: TableRecord, kept: list[dict[str, Any]]) -> None:

@@ -6,7 +6,12 @@ exists: ACTIVE; it does not: ENABLE_FAILED), an ACTIVE one gets the rows of
 its outbox, oldest first, ``READ_BYTES`` of them, sent in as few
 PutRecords as Kinesis takes (``BATCH`` records and ``BATCH_BYTES`` each),
 each row deleted once all of its records were taken, all of a round's rows
-in one transaction. A failure leaves the rows where they are, says why in
+in one transaction. Kinesis answers PutRecords record by record: the ones
+it refused are sent again in the next call, alone (what it took is not sent
+again), except that after a refused record every later one of the same
+item in that call goes again too, so that each item's records arrive in
+order (a throttled shard refuses the last ones of a call: then no record
+arrives twice). A failure leaves the rows where they are, says why in
 DestinationStatusDescription, and is tried again after ``RETRY`` seconds;
 requests never wait for any of it (the writer is held only to read or
 delete rows, never while records are made or Kinesis is asked).
@@ -70,6 +75,10 @@ class Forwarder:
         self._lock = threading.Lock()
         #: Why the last attempt failed, by (catalog key, stream ARN).
         self.problems: dict[tuple[str, str], str] = {}
+        #: The sequence numbers of records Kinesis took from rows it did not
+        #: take all of, by (table id, row key): not sent again while the
+        #: server runs (after a restart such a row is sent whole, again).
+        self._taken: dict[tuple[int, bytes], set[int]] = {}
 
     def start(self) -> None:
         """Run the thread (once; again after close, no)."""
@@ -194,61 +203,99 @@ class Forwarder:
             record = current
             destination = next((d for d in record.description.get(KINESIS, {}).get(
                 "destinations", []) if d["StreamArn"] == arn), destination)
-            blobs: list[tuple[bytes, bytes, bytes]] = []
+            blobs: list[tuple[bytes, bytes]] = []
             held = 0
             more = False
-            for hk, rk, blob in txn.items(record, OUTBOX.encode(), index=STREAM_SOURCE,
-                                          decode=False):
+            for rk, blob in txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()):
                 if held >= READ_BYTES:
                     more = True
                     break
-                blobs.append((hk, rk, blob))
+                blobs.append((rk, blob))
                 held += len(blob)
         if not blobs:
             return False
         region = record.description.get("_KinesisRegion", "us-east-1")
         precision = destination.get("ApproximateCreationDateTimePrecision", "MILLISECOND")
-        # Each record, with the number of rows complete once it is taken.
+        # Each record still to send, its sequence number, and its row.
         records: list[tuple[str, bytes]] = []
-        ends: list[int] = []
-        for _, _, blob in blobs:
+        numbers: list[int] = []
+        owners: list[int] = []
+        for row, (rk, blob) in enumerate(blobs):
             entries: Entries = orjson.loads(blob)
-            records.extend(kinesis_records(entries, record, region, precision))
-            ends.append(len(records))
-        sent = 0
-        start = 0
+            taken = self._taken.get((record.id, rk), ())
+            for entry, made in zip(entries, kinesis_records(entries, record, region, precision),
+                                   strict=True):
+                if entry[0] not in taken:
+                    records.append(made)
+                    numbers.append(entry[0])
+                    owners.append(row)
+        waiting = [0] * len(blobs)  # records of each row not taken yet
+        for row in owners:
+            waiting[row] += 1
+        queue = list(range(len(records)))
         try:
-            while start < len(records):
-                end, size = start, 0
-                while end < len(records) and end - start < BATCH:
-                    length = len(records[end][0]) + len(records[end][1])
-                    if end > start and size + length > BATCH_BYTES:
-                        break
-                    size += length
-                    end += 1
-                taken = self.sender.put_records(arn, records[start:end])
-                if not all(taken):
-                    raise KinesisError(
-                        f"Kinesis took {sum(taken)} of {len(taken)} records; sending again")
-                start = end
-                while sent < len(ends) and ends[sent] <= start:
-                    sent += 1
+            while queue:
+                end = min(BATCH, len(queue))
+                if sum(len(records[i][0]) + len(records[i][1]) for i in queue[:end]
+                       ) > BATCH_BYTES:
+                    end, size = 0, 0
+                    while end < min(BATCH, len(queue)):
+                        length = len(records[queue[end]][0]) + len(records[queue[end]][1])
+                        if end and size + length > BATCH_BYTES:
+                            break
+                        size += length
+                        end += 1
+                batch = queue[:end]
+                answers = self.sender.put_records(arn, [records[i] for i in batch])
+                again = self._taken_of(record, blobs, batch, answers, records, numbers,
+                                       owners, waiting)
+                if len(again) == len(batch):
+                    raise KinesisError(f"Kinesis took none of {len(batch)} records")
+                queue = again + queue[end:]
         except KinesisError as error:
             self._problem(record, arn, str(error))
-            self._delete(record, [(hk, rk) for hk, rk, _ in blobs[:sent]])
+            self._delete(record, [rk for (rk, _), left in zip(blobs, waiting, strict=True)
+                                  if not left])
             self._closing.wait(RETRY)
             return False
         self._problem(record, arn, None)
-        self._delete(record, [(hk, rk) for hk, rk, _ in blobs])
+        self._delete(record, [rk for rk, _ in blobs])
         return more
 
-    def _delete(self, record: TableRecord, rows: list[tuple[bytes, bytes]]) -> None:
+    def _taken_of(self, record: TableRecord, blobs: list[tuple[bytes, bytes]],
+                  batch: list[int], answers: list[bool], records: list[tuple[str, bytes]],
+                  numbers: list[int], owners: list[int], waiting: list[int]) -> list[int]:
+        """Count the records of one PutRecords Kinesis took; the ones to send
+        again, in order: each it refused, and after one refused every later
+        one of the same item (partition key), taken or not, so that the
+        item's records arrive again in their order after the refused one
+        (a refusal of the last ones of an item, as a throttled shard gives,
+        sends only those again: every copy in order)."""
+        again: list[int] = []
+        refused: set[str] = set()
+        for i, taken in zip(batch, answers, strict=True):
+            partition = records[i][0]
+            if taken and partition not in refused:
+                row = owners[i]
+                waiting[row] -= 1
+                key = (record.id, blobs[row][0])
+                if waiting[row]:  # kept should the row be read again (after a failure)
+                    self._taken.setdefault(key, set()).add(numbers[i])
+                else:
+                    self._taken.pop(key, None)
+            else:
+                refused.add(partition)
+                again.append(i)
+        return again
+
+    def _delete(self, record: TableRecord, rows: list[bytes]) -> None:
         if not rows:
             return
         with self.store.transaction() as txn:
             current = txn.table_by_key(record.key)
             if current is None or current.id != record.id:
                 return
-            for hk, rk in rows:
-                txn.delete_entry(current, STREAM_SOURCE, hk, rk)
+            shard = OUTBOX.encode()
+            for rk in rows:
+                txn.delete_entry(current, STREAM_SOURCE, shard, rk)
 

@@ -53,7 +53,9 @@ __all__ = [
     "bind_placeholders",
     "check_expression_params",
     "check_return_values",
+    "decided_quickly",
     "placeholders",
+    "update_checks",
     "update_request",
 ]
 
@@ -266,7 +268,7 @@ def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReques
             shape = shape_key = None
         if shape is not None:
             decided = shape.decide(txn, request.get("Key"),
-                                   request.get("ExpressionAttributeValues"))
+                                   request.get("ExpressionAttributeValues"), request)
             if decided is not None:
                 return decided
     check_request("UpdateItem", request)  # type: ignore[arg-type]
@@ -276,6 +278,31 @@ def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReques
             _update_shapes.clear()
         _update_shapes[shape_key] = _UpdateShape(request, decided)
     return decided
+
+
+def decided_quickly(txn: Transaction, request: Any) -> UpdateRequest | None:
+    """``update_request``'s answer for a request of a shape that passed
+    before, or None (then ``update_request`` decides it). The request
+    equal to the last one decided this way (a hot counter's next ``ADD``)
+    gets its decision again with one comparison; any other of a known
+    shape has its values and key checked (``_UpdateShape.decide``).
+    Members outside the model are not read here, as ``known_members``
+    drops them."""
+    hot = _hot[0]
+    if hot is not None and hot.last_request == request and hot.last is not None and (
+            txn.table(hot.table_name) is hot.table.record):
+        return hot.last
+    shape_key = _update_shape_key(request)
+    if shape_key is None:
+        return None
+    try:
+        shape = _update_shapes.get(shape_key)
+    except TypeError:  # a name that is not a string (refused by the full checks)
+        return None
+    if shape is None:
+        return None
+    return shape.decide(txn, request.get("Key"), request.get("ExpressionAttributeValues"),
+                        request)
 
 
 _SHAPES_REMEMBERED = 1024
@@ -330,10 +357,13 @@ def _update_shape_key(request: Mapping[str, Any]) -> tuple[Any, ...] | None:
             get("ConditionalOperator"), names, values)
 
 
-def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
-    """Every check, in order (the path for a request of a new shape): the
-    request's own (ReturnValues, expression parameters, the key's values,
-    placeholders, the update, the condition), then the table's."""
+def update_checks(request: Mapping[str, Any]
+                  ) -> tuple[str, Item, BoundUpdate | None, BoundCondition | None]:
+    """UpdateItem's own checks, those that need no table, in DynamoDB's
+    order (its shape checked before): ReturnValues, expression parameters,
+    the key's values, placeholders, the update, the condition, unused
+    placeholders. What a throttle checks before it refuses a request
+    (``api.validate_only``)."""
     return_values = check_return_values("UpdateItem", request)
     uses_expressions = check_expression_params(request)
     key = validate_key_values(request["Key"])
@@ -346,6 +376,13 @@ def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReque
     condition = condition_of(request, bound)
     if bound is not None:
         bound.check_unused()
+    return return_values, key, update, condition
+
+
+def _update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:
+    """Every check, in order (the path for a request of a new shape): the
+    request's own (``update_checks``), then the table's."""
+    return_values, key, update, condition = update_checks(request)
     table = get_table(txn, request["TableName"])
     keys = table.keys
     key = keys.check_key(key)
@@ -361,9 +398,9 @@ class _UpdateShape:
     """A request shape whose value-independent checks passed: its compiled
     expressions and their plans, for the next request of that shape."""
 
-    __slots__ = ("condition", "condition_plan", "keys", "last", "last_key", "last_values",
-                 "misses", "names", "return_values", "table", "table_name", "update",
-                 "update_plan")
+    __slots__ = ("condition", "condition_plan", "keys", "last", "last_key", "last_request",
+                 "last_values", "misses", "names", "return_values", "table", "table_name",
+                 "update", "update_plan")
 
     def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
         # A copy: a caller may change its dicts once the request is answered.
@@ -392,10 +429,11 @@ class _UpdateShape:
         self.last: UpdateRequest | None = None
         self.last_key: Any = None
         self.last_values: Any = None
+        self.last_request: Any = None  # the whole request, when it is strings alone
         self.misses = 0  # requests since the last one equal to the remembered one
 
-    def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None
-               ) -> UpdateRequest | None:
+    def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None,
+               request: Mapping[str, Any]) -> UpdateRequest | None:
         """The request decided the quick way, or None for the full checks."""
         table = self.table
         if txn.table(self.table_name) is not table.record:
@@ -460,12 +498,15 @@ class _UpdateShape:
             # (keys at random), copy only now and then.
             self.misses += 1
             if self.misses <= 2 or self.misses % 32 == 0:
-                self._remember(decided, key, sent)
+                self._remember(decided, key, sent, request)
         return decided
 
-    def _remember(self, decided: UpdateRequest, key: Item, values: Any) -> None:
+    def _remember(self, decided: UpdateRequest, key: Item, values: Any,
+                  request: Mapping[str, Any]) -> None:
         """Keep ``decided`` for the next equal request, over copies of the
-        key and values (dicts of S/N strings) that nobody else holds."""
+        key and values (dicts of S/N strings) that nobody else holds; and,
+        when the whole request is strings in objects, a copy of it, which
+        ``decided_quickly`` compares the next request with."""
         key = {name: dict(value) for name, value in key.items()}
         if values is not None:
             values = {ref: dict(value) for ref, value in values.items()}
@@ -481,8 +522,31 @@ class _UpdateShape:
         self.last = UpdateRequest(decided.return_values, update, condition, decided.table, key,
                                   decided.hk, decided.rk)
         self.last_key, self.last_values = key, values
+        self.last_request = _strings_only(request)
+        _hot[0] = self if self.last_request is not None else None
+
+
+def _strings_only(value: Any) -> Any:
+    """A copy of ``value`` when it is strings in JSON objects and nothing
+    else, else None. Such a copy equals only a request equal to it member
+    for member and string for string (a string equals nothing but a
+    string, an object nothing but an object), which passes every check it
+    passed."""
+    if type(value) is str:
+        return value
+    if type(value) is not dict:
+        return None
+    copy = {}
+    for name, member in value.items():
+        member = _strings_only(member)
+        if member is None:
+            return None
+        copy[name] = member
+    return copy
 
 
 _update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}
+#: The shape whose last request ``decided_quickly`` compares first.
+_hot: list[_UpdateShape | None] = [None]
 _NO_VALUES: Mapping[str, Any] = {}
 _SET_TYPES = frozenset({"SS", "NS", "BS"})

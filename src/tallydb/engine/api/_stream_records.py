@@ -91,99 +91,113 @@ SAME_AS_LAST = 1
 
 
 class _Capture:
-    """What writing one stream's records needs, derived once per catalog
-    record, and the records of the open transaction not yet written."""
+    """What writing one table's change records needs, derived once per
+    catalog record, and the records of the open transaction not yet written.
 
-    __slots__ = ("names", "new", "old", "record", "records", "rk", "segment", "shard", "txn",
-                 "view")
+    A table's stream and its Kinesis destinations share one capture: each
+    change takes one sequence number and is held once; at the write, each
+    of them gets its row (its shard's), and rows of the same view are the
+    same bytes, encoded once."""
 
-    def __init__(self, record: TableRecord, stream: dict[str, str]) -> None:
+    __slots__ = ("names", "record", "records", "rk", "segment", "targets", "txn")
+
+    def __init__(self, record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> None:
         self.record = record
-        self.view = stream["view"]
         self.names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
-        self.new = self.view in _VIEWS_NEW
-        self.old = self.view in _VIEWS_OLD
-        self.shard = stream["shard"].encode()
+        #: (shard, view) of each row a segment's records are written as.
+        self.targets = tuple((stream["shard"].encode(), stream["view"])
+                             for stream in streams if stream is not None)
         self.segment = -1  # no records held
-        self.rk = b""
-        self.records: list[tuple[int, int, Item | None, Item | None, bool, bytes | None]] = []
+        self.rk = b""  # the row's key: its first record's sequence number
+        #: (sequence number, old, new, by TTL, new's JSON or None) of each change held.
+        self.records: list[tuple[int, Item | None, Item | None, bool, bytes | None]] = []
         self.txn: Transaction | None = None
 
     def write(self) -> None:
-        """Write the records held as one row (``Transaction.defer`` calls it)."""
-        both = self.new and self.old
+        """Write the records held as one row per target, keyed by the first
+        one's sequence number (``Transaction.defer`` calls it)."""
+        assert self.txn is not None
+        blobs: dict[str, bytes] = {}
+        for shard, view in self.targets:
+            blob = blobs.get(view)
+            if blob is None:
+                blob = blobs[view] = self.encode(view)
+            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob)
+        self.records = []
+        self.segment = -1
+
+    def encode(self, view: str) -> bytes:
+        """The records held, as a stored row of ``view`` (the JSON array of
+        entries ``_of_row`` reads); each new image as its writer encoded it,
+        when it did (a fragment, copied as it is)."""
+        keep_new = view in _VIEWS_NEW
+        keep_old = view in _VIEWS_OLD
+        both = keep_new and keep_old
         fragment = orjson.Fragment
         last: Item | None = None
         entries: list[Any] = []
         append = entries.append
-        for seq, event, old, new, by_service, encoded in self.records:
-            if event == 1 and both:  # a MODIFY with both images: a counter's run
+        for seq, old, new, by_service, encoded in self.records:
+            if both and old is not None and new is not None:  # a counter's run
                 append((seq, 1, None, new if encoded is None else fragment(encoded),
                         SAME_AS_LAST if old == last else old, by_service))
                 last = new
                 continue
-            keep_new = new is not None and self.new
-            keep_old = old is not None and self.old
+            event = 0 if old is None else 2 if new is None else 1
+            stored_new: Any = None
+            if keep_new and new is not None:
+                stored_new = new if encoded is None else fragment(encoded)
+            stored_old: Any = None
+            if keep_old and old is not None:
+                stored_old = SAME_AS_LAST if last is not None and old == last else old
             keys = None
-            if not (keep_new or keep_old):
+            if stored_new is None and stored_old is None:
                 image = new if new is not None else old
                 assert image is not None
                 keys = {name: image[name] for name in self.names}
-            stored_new: Any = None
-            if keep_new:
-                stored_new = new if encoded is None else fragment(encoded)
-            stored_old: Any = None
-            if keep_old:
-                stored_old = SAME_AS_LAST if last is not None and old == last else old
-            last = new if both else None
             append((seq, event, keys, stored_new, stored_old, by_service))
-        assert self.txn is not None
-        self.txn.put_entry_encoded(self.record, STREAM_SOURCE, self.shard, self.rk,
-                                   orjson.dumps(entries))
-        self.records = []
-        self.segment = -1
+            last = new if both else None
+        return orjson.dumps(entries)
 
 
 _captures: dict[int, _Capture] = {}
 
 
-def _capture_of(record: TableRecord, stream: dict[str, str],
-                captures: dict[int, _Capture]) -> _Capture:
-    found = captures.get(id(record))
+def _capture_of(record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> _Capture:
+    found = _captures.get(id(record))
     if found is None or found.record is not record:
-        if len(captures) > 1024:
-            captures.clear()
-        found = captures[id(record)] = _Capture(record, stream)
+        if len(_captures) > 1024:
+            _captures.clear()
+        found = _captures[id(record)] = _Capture(record, streams)
     return found
 
 
-def capture(txn: Transaction, record: TableRecord, stream: dict[str, str],
-            old: Item | None, new: Item | None, by_service: bool,
-            encoded: bytes | None = None, captures: dict[int, _Capture] = _captures) -> None:
-    """Record one item change (``old`` != ``new``); ``encoded``: ``new``'s
-    JSON, when the writer has it.
+def capture(txn: Transaction, record: TableRecord, stream: dict[str, str] | None,
+            kinesis: dict[str, str] | None, old: Item | None, new: Item | None,
+            by_service: bool, encoded: bytes | None = None) -> None:
+    """Record one item change (``old`` != ``new``) for the table's stream
+    and its Kinesis destinations' outbox (either may be None: not
+    capturing); ``encoded``: ``new``'s JSON, when the writer has it.
 
     The records of one transaction (a group commit: many requests) are held
-    and written as one row of the stream source, keyed by the first one's
-    sequence number, just before the transaction's writes leave memory
-    (``Transaction.defer``): a hot counter's group costs one row and one
-    encoding, not one per request. Records held in a savepoint that fails
-    are dropped with it. ``captures``: whose records these are (a Kinesis
-    destination's are held apart from the table's stream's).
+    and written as one row of the stream source per target, just before the
+    transaction's writes leave memory (``Transaction.defer``): a hot
+    counter's group costs one row and one encoding, not one per request,
+    and a change costs its sequence number and a tuple. Records held in a
+    savepoint that fails are dropped with it.
     """
     global _last
     now = time.time_ns()
     seq = _last = now if now > _last else _last + 1
-    c = captures.get(id(record))
+    c = _captures.get(id(record))
     if c is None or c.record is not record:
-        c = _capture_of(record, stream, captures)
+        c = _capture_of(record, (stream, kinesis))
     segment = txn.segment
     if c.segment != segment:  # the first record of a new row
         c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn
         c.records = []
         txn.defer(c, c.write)
-    c.records.append((seq, 0 if old is None else 2 if new is None else 1, old, new,
-                      by_service, encoded))
+    c.records.append((seq, old, new, by_service, encoded))
 
 
 # --- reading ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tallydb.engine.api._access import Touch
-from tallydb.engine.api._statements import planned, run_planned, statement_touches
+from tallydb.engine.api._statements import plan_of, run_planned, statement_touches
 from tallydb.engine.errors import ConditionalCheckFailedException, DynamoDBError
 from tallydb.engine.storage import Transaction
 
@@ -40,9 +40,9 @@ def _one(txn: Transaction, entry: dict[str, Any]) -> dict[str, Any]:
     table = None
     try:
         with txn.savepoint():
-            result = planned(txn, entry, keyed=True)
+            result, fixed = plan_of(txn, entry, keyed=True)
             table = result.request["TableName"]
-            answer = run_planned(txn, result)
+            answer = run_planned(txn, result, fixed)
     except DynamoDBError as error:
         failed: dict[str, Any] = {"Code": _CODES.get(error.code(), error.code()),
                                   "Message": error.message or ""}

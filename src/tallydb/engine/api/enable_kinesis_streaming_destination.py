@@ -8,25 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
     LIVE,
     check_stream_arn,
     destinations,
+    on_destination,
     switched,
     table_of,
 )
-from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ResourceInUseException
 from tallydb.engine.storage import Transaction
 
 IN_USE = "Table {} already has a Kinesis streaming destination: {}"
 
 
-#: What a request touches (``_access``): the table its TableName names, and
-#: the Kinesis stream its changes are sent to (no table's: ``outside``).
-ACCESS = on_table("EnableKinesisStreamingDestination", write=True, read=table_named,
-                  outside="StreamArn")
+ACCESS = on_destination("EnableKinesisStreamingDestination")
 
 
 #: The checks before the lookup: the stream ARN's form (``_pipeline``).

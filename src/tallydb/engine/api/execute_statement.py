@@ -8,10 +8,11 @@ from typing import Any
 from tallydb.engine.api._access import Touch
 from tallydb.engine.api._statements import (
     next_token,
-    planned,
+    plan_of,
     run_planned,
     start_key,
     statement_touches,
+    updated_at_once,
 )
 from tallydb.engine.storage import Transaction
 
@@ -24,8 +25,20 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
 ACCESS = access
 
 
+def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
+    """A request that is only a Statement, an UPDATE without parameters
+    whose plan and UpdateItem decision are kept (``_statements``), run
+    without the pipeline's steps before it: its shape, its parse and its
+    plan passed every check before and could only pass them again
+    (``api.run``); None for any other."""
+    answer = updated_at_once(txn, request)
+    if answer is None:
+        return None
+    return {"Items": [answer["Attributes"]] if answer.get("Attributes") else []}
+
+
 def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    result = planned(txn, request)
+    result, fixed = plan_of(txn, request)
     sent = result.request
     if result.operation in ("Query", "Scan"):
         for member in ("Limit", "ConsistentRead", "ReturnConsumedCapacity"):
@@ -42,7 +55,7 @@ def execute_statement(txn: Transaction, request: dict[str, Any]) -> dict[str, An
         return response
     if "ReturnConsumedCapacity" in request:
         sent["ReturnConsumedCapacity"] = request["ReturnConsumedCapacity"]
-    answer = run_planned(txn, result)
+    answer = run_planned(txn, result, fixed)
     response = {"Items": [answer["Attributes"]] if answer.get("Attributes") else []}
     if "ConsumedCapacity" in answer:
         response["ConsumedCapacity"] = answer["ConsumedCapacity"]

@@ -14,8 +14,9 @@ import orjson
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
-from tallydb.engine.api._params import update_request
+from tallydb.engine.api._params import UpdateRequest, decided_quickly, update_request
 from tallydb.engine.api._units import consumed, item_write_units, wants_capacity, write_units
+from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.engine.expressions import BoundUpdate
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item
@@ -26,10 +27,28 @@ ACCESS = on_table("UpdateItem", write=True)
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
-    decided = update_request(txn, request)  # every request-level check, in DynamoDB's order
+    # every request-level check, in DynamoDB's order, then the update
+    return updated(txn, request, update_request(txn, request))
+
+
+def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
+    """A request of a shape that passed every request-level check before
+    (``_params.decided_quickly``), run without the pipeline's steps before
+    it; None for any other (``api.run``)."""
+    decided = decided_quickly(txn, request)
+    return None if decided is None else updated(txn, request, decided)
+
+
+def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
+            must_exist: bool = False) -> dict[str, Any]:
+    """The update ``decided`` from ``request`` (``update_request``) applied.
+    ``must_exist``: only to an item that exists (PartiQL's UPDATE), a
+    missing one failing as a condition fails."""
     update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
     old = txn.get_item(table.record, hk, rk)
+    if old is None and must_exist:
+        raise ConditionalCheckFailedException()
     if decided.condition is not None:
         check_condition(request, decided.condition, old)
 

@@ -6,29 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from tallydb.engine.api._access import on_table
 from tallydb.engine.api._kinesis_destinations import (
-    LIVE,
     check_stream_arn,
     destinations,
-    find_destination,
+    live_destination,
+    on_destination,
     switched,
     table_of,
 )
-from tallydb.engine.api.describe_table import table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 
 #: Not on record: ours.
-NOT_LIVE = "Kinesis streaming destination {} of table {} is not enabled"
 NOTHING = "UpdateKinesisStreamingConfiguration must name an ApproximateCreationDateTimePrecision"
 SAME = "The ApproximateCreationDateTimePrecision of {} is already {}"
 
 
-#: What a request touches (``_access``): the table its TableName names, and
-#: the Kinesis stream its changes are sent to (no table's: ``outside``).
-ACCESS = on_table("UpdateKinesisStreamingDestination", write=True, read=table_named,
-                  outside="StreamArn")
+ACCESS = on_destination("UpdateKinesisStreamingDestination")
 
 
 def validate(request: dict[str, Any]) -> str:
@@ -46,9 +40,7 @@ def update_kinesis_streaming_destination(txn: Transaction, request: dict[str, An
                                          precision: str) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
-    found = find_destination(record, arn)
-    if found["DestinationStatus"] not in LIVE:
-        raise ValidationException(NOT_LIVE.format(arn, record.name))
+    found = live_destination(record, arn)
     if found.get("ApproximateCreationDateTimePrecision") == precision:
         raise ValidationException(SAME.format(arn, precision))
     kept = [dict(d, ApproximateCreationDateTimePrecision=precision)

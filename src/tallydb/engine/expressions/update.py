@@ -37,6 +37,7 @@ from tallydb.engine.expressions.update_apply import (
     apply_flat,
     apply_steps,
     arithmetic_getter,
+    attribute_arithmetic_getter,
     build_trie,
     if_not_exists_getter,
     list_append_getter,
@@ -224,6 +225,11 @@ def _plan(tree: ast.UpdateExpression, names: Mapping[str, str]) -> UpdatePlan | 
 
     def getter(value: ast.SetValue) -> Getter:
         if isinstance(value, ast.Arithmetic):
+            if isinstance(value.left, ast.Path) and isinstance(value.right, ast.ValueRef):
+                left = note(value.left)
+                if len(left) == 1:  # ``n + :v``, a counter's SET: one call
+                    return attribute_arithmetic_getter(value.op, str(left[0]), value.right.ref)
+                return arithmetic_getter(value.op, path_getter(left), value_getter(value.right.ref))
             return arithmetic_getter(value.op, getter(value.left), getter(value.right))
         if isinstance(value, ast.ValueRef):
             return value_getter(value.ref)

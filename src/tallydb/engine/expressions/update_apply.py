@@ -97,6 +97,26 @@ def arithmetic_getter(op: str, left: Getter, right: Getter) -> Getter:
     return get
 
 
+def attribute_arithmetic_getter(op: str, name: str, ref: str) -> Getter:
+    """``arithmetic_getter(op, path_getter((name,)), value_getter(ref))`` for
+    a top-level attribute, in one call (``SET n = n + :v``): the same checks
+    in the same order, with the same errors."""
+    combine = add_numbers if op == "+" else subtract_numbers
+
+    def get(item: Item, values: Values) -> AttributeValue:
+        a = item.get(name)
+        if a is None:
+            raise ValidationException(MISSING_OPERAND)
+        if "N" not in a:
+            raise ValidationException(INCORRECT_DATA_TYPE)
+        b = values[ref]
+        if "N" not in b:
+            raise ValidationException(INCORRECT_DATA_TYPE)
+        return {"N": combine(a["N"], b["N"])}
+
+    return get
+
+
 # -- actions ------------------------------------------------------------------
 
 

@@ -34,7 +34,7 @@ _FUNCTIONS = frozenset({"begins_with", "contains", "attribute_type", "size"})
 _RANGE_OPS = frozenset({"=", "<", "<=", ">", ">="})
 
 
-@dataclass
+@dataclass(slots=True)
 class Planned:
     """The operation a statement runs as, and its request."""
 
@@ -42,6 +42,10 @@ class Planned:
     request: dict[str, Any]
     key: dict[str, Any] | None = None  # the item's key, for a keyed write or read
     returning: str | None = None
+    #: An UpdateItem that applies only to an item that exists, which its
+    #: runner checks (``plan``'s ``exists_in_condition``): ConditionalCheck-
+    #: FailedException, as a failed condition, for a missing one.
+    must_exist: bool = False
 
 
 class _Slot(dict[str, Any]):
@@ -52,51 +56,42 @@ class _Slot(dict[str, Any]):
         self.index = index
 
 
-@dataclass
-class _Template:
-    statement: ast.Statement
-    planned: Planned | None  # None: the statement is planned afresh each time
+def template(statement: ast.Statement, count: int, keys: KeyAttributes, *,
+             get: bool = False, exists_in_condition: bool = True) -> Planned | None:
+    """The plan of ``statement`` (``plan``, ``plan_get`` when ``get``, or
+    ``plan_check``) with a slot where each of its ``count`` parameters goes,
+    to be ``fill``-ed: made once, it serves every request of the statement.
+    None for a statement that cannot be planned without its parameters'
+    values (one inside a set literal, or one whose plan fails: it is planned,
+    and refused, with its values each time)."""
+    slots: list[dict[str, Any]] = [_Slot(i) for i in range(count)]
+    try:
+        return plan_with(statement, slots, keys, get=get,
+                         exists_in_condition=exists_in_condition)
+    except Exception:
+        return None
 
 
-_templates: dict[tuple[int, bool, tuple[tuple[str, str], ...], int], _Template] = {}
-_TEMPLATES = 4096
+def fill(made: Planned, parameters: list[dict[str, Any]]) -> Planned:
+    """A copy of a ``template`` with each slot replaced by its parameter;
+    callers add members to its request, never change one in place."""
+    if not parameters:
+        return Planned(made.operation, dict(made.request), made.key, made.returning,
+                       made.must_exist)
+    return Planned(made.operation, _filled(made.request, parameters),
+                   _filled(made.key, parameters), made.returning, made.must_exist)
 
 
 def plan_with(statement: ast.Statement, parameters: list[dict[str, Any]],
-              keys: KeyAttributes, *, get: bool = False) -> Planned:
-    """``plan`` (``plan_get`` when ``get``), made once per statement, key
-    schema and parameter count and then filled with the parameters: a
-    statement sent again and again (a counter's increment) costs a copy of
-    its request, not a plan. A statement that cannot be planned without its
-    parameters' values (one inside a set literal) is planned each time."""
-    cache_key = (id(statement), get, tuple(keys), len(parameters))
-    template = _templates.get(cache_key)
-    if template is None or template.statement is not statement:
-        if len(_templates) >= _TEMPLATES:
-            _templates.clear()
-        slots: list[dict[str, Any]] = [_Slot(i) for i in range(len(parameters))]
-        try:
-            made: Planned | None = _plan(statement, slots, keys, get)
-        except Exception:
-            made = None
-        template = _templates[cache_key] = _Template(statement, made)
-    made = template.planned
-    if made is None:
-        return _plan(statement, parameters, keys, get)
-    if not parameters:  # callers add members to a request, never change one
-        return Planned(made.operation, dict(made.request), made.key, made.returning)
-    return Planned(made.operation, _filled(made.request, parameters),
-                   _filled(made.key, parameters), made.returning)
-
-
-def _plan(statement: ast.Statement, parameters: list[dict[str, Any]], keys: KeyAttributes,
-          get: bool) -> Planned:
-    if get:
-        assert isinstance(statement, ast.Select)
+              keys: KeyAttributes, *, get: bool = False, exists_in_condition: bool = True
+              ) -> Planned:
+    """The statement's plan, as its kind calls for: ``plan_get`` for a
+    SELECT when ``get``, ``plan_check`` for EXISTS, else ``plan``."""
+    if get and isinstance(statement, ast.Select):
         return plan_get(statement, parameters, keys)
     if isinstance(statement, ast.Exists):
         return plan_check(statement, parameters, keys)
-    return plan(statement, parameters, keys)
+    return plan(statement, parameters, keys, exists_in_condition=exists_in_condition)
 
 
 def _filled(value: Any, parameters: list[dict[str, Any]]) -> Any:
@@ -111,20 +106,29 @@ def _filled(value: Any, parameters: list[dict[str, Any]]) -> Any:
 
 
 def plan(statement: ast.Statement, parameters: list[dict[str, Any]],
-         keys: KeyAttributes) -> Planned:
+         keys: KeyAttributes, *, exists_in_condition: bool = True) -> Planned:
     """``statement`` as an operation's request. ``keys`` are the table's key
-    attributes (or, for a SELECT from ``"table"."index"``, the index's)."""
+    attributes (or, for a SELECT from ``"table"."index"``, the index's).
+
+    An UPDATE applies only to an item that exists: with
+    ``exists_in_condition`` its request says so in its ConditionExpression
+    (``attribute_exists`` of the HASH key: what a transaction's Update
+    action carries); without, the plan says so (``Planned.must_exist``)
+    and its runner checks the item it reads, as UpdateItem's own step, with
+    no condition to evaluate; WHERE's other terms are the condition."""
     render = _Render(parameters)
     if isinstance(statement, ast.Update):
         key, rest = _whole_key(statement.where, keys, render)
         request = {"TableName": statement.table, "Key": key,
                    "UpdateExpression": render.update(statement)}
-        exists = f"attribute_exists({render.name(keys[0][0])})"
-        request["ConditionExpression"] = " AND ".join(
-            [exists, *(render.condition(term) for term in rest)])
+        terms = [f"attribute_exists({render.name(keys[0][0])})"] if exists_in_condition else []
+        terms += [render.condition(term) for term in rest]
+        if terms:
+            request["ConditionExpression"] = " AND ".join(terms)
         if statement.returning is not None:
             request["ReturnValues"] = _RETURN_VALUES[statement.returning]
-        return render.finish(Planned("UpdateItem", request, key, statement.returning))
+        return render.finish(Planned("UpdateItem", request, key, statement.returning,
+                                     not exists_in_condition))
     if isinstance(statement, ast.Delete):
         key, rest = _whole_key(statement.where, keys, render)
         request = {"TableName": statement.table, "Key": key}
