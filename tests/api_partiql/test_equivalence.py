@@ -7,8 +7,7 @@ runs what its cached plan kept), go to one table as PartiQL and to a twin
 table as PutItem (conditioned on the key being absent), UpdateItem
 (conditioned on the item existing) and DeleteItem; each step must succeed
 or fail alike on both, and the tables and their NEW_AND_OLD_IMAGES streams
-must end equal. In-process (the
-server runs the same api code).
+must end equal. In-process (the server runs the same api code).
 """
 
 from __future__ import annotations
