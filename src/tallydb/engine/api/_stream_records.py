@@ -95,12 +95,11 @@ class _Capture:
     catalog record, and the records of the open transaction not yet written.
 
     A table's stream and its Kinesis destinations share one capture: each
-    change is held once, and takes its sequence number when the records are
-    written (consecutive numbers, from the clock: the same order, as the
-    one writer makes them); each of them then gets its row (its shard's),
-    and rows of the same view are the same bytes, encoded once."""
+    change takes one sequence number and is held once; at the write, each
+    of them gets its row (its shard's), and rows of the same view are the
+    same bytes, encoded once."""
 
-    __slots__ = ("names", "record", "records", "segment", "targets", "txn")
+    __slots__ = ("names", "record", "records", "rk", "segment", "targets", "txn")
 
     def __init__(self, record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> None:
         self.record = record
@@ -109,33 +108,28 @@ class _Capture:
         self.targets = tuple((stream["shard"].encode(), stream["view"])
                              for stream in streams if stream is not None)
         self.segment = -1  # no records held
-        #: (old, new, by TTL, new's JSON or None) of each change held.
-        self.records: list[tuple[Item | None, Item | None, bool, bytes | None]] = []
+        self.rk = b""  # the row's key: its first record's sequence number
+        #: (sequence number, old, new, by TTL, new's JSON or None) of each change held.
+        self.records: list[tuple[int, Item | None, Item | None, bool, bytes | None]] = []
         self.txn: Transaction | None = None
 
     def write(self) -> None:
         """Write the records held as one row per target, keyed by the first
         one's sequence number (``Transaction.defer`` calls it)."""
-        global _last
         assert self.txn is not None
-        now = time.time_ns()
-        first = now if now > _last else _last + 1
-        _last = first + len(self.records) - 1
-        rk = first.to_bytes(8, "big")
         blobs: dict[str, bytes] = {}
         for shard, view in self.targets:
             blob = blobs.get(view)
             if blob is None:
-                blob = blobs[view] = self.encode(view, first)
-            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, rk, blob)
+                blob = blobs[view] = self.encode(view)
+            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob)
         self.records = []
         self.segment = -1
 
-    def encode(self, view: str, first: int) -> bytes:
-        """The records held, numbered from ``first``, as a stored row of
-        ``view`` (the JSON array of entries ``_of_row`` reads); each new
-        image as its writer encoded it, when it did (a fragment, copied as
-        it is)."""
+    def encode(self, view: str) -> bytes:
+        """The records held, as a stored row of ``view`` (the JSON array of
+        entries ``_of_row`` reads); each new image as its writer encoded it,
+        when it did (a fragment, copied as it is)."""
         keep_new = view in _VIEWS_NEW
         keep_old = view in _VIEWS_OLD
         both = keep_new and keep_old
@@ -143,13 +137,11 @@ class _Capture:
         last: Item | None = None
         entries: list[Any] = []
         append = entries.append
-        seq = first
-        for old, new, by_service, encoded in self.records:
+        for seq, old, new, by_service, encoded in self.records:
             if both and old is not None and new is not None:  # a counter's run
                 append((seq, 1, None, new if encoded is None else fragment(encoded),
                         SAME_AS_LAST if old == last else old, by_service))
                 last = new
-                seq += 1
                 continue
             event = 0 if old is None else 2 if new is None else 1
             stored_new: Any = None
@@ -165,7 +157,6 @@ class _Capture:
                 keys = {name: image[name] for name in self.names}
             append((seq, event, keys, stored_new, stored_old, by_service))
             last = new if both else None
-            seq += 1
         return orjson.dumps(entries)
 
 
@@ -192,18 +183,21 @@ def capture(txn: Transaction, record: TableRecord, stream: dict[str, str] | None
     and written as one row of the stream source per target, just before the
     transaction's writes leave memory (``Transaction.defer``): a hot
     counter's group costs one row and one encoding, not one per request,
-    and a change costs a tuple. Records held in a savepoint that fails are
-    dropped with it.
+    and a change costs its sequence number and a tuple. Records held in a
+    savepoint that fails are dropped with it.
     """
+    global _last
+    now = time.time_ns()
+    seq = _last = now if now > _last else _last + 1
     c = _captures.get(id(record))
     if c is None or c.record is not record:
         c = _capture_of(record, (stream, kinesis))
     segment = txn.segment
     if c.segment != segment:  # the first record of a new row
-        c.segment, c.txn = segment, txn
+        c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn
         c.records = []
         txn.defer(c, c.write)
-    c.records.append((old, new, by_service, encoded))
+    c.records.append((seq, old, new, by_service, encoded))
 
 
 # --- reading ------------------------------------------------------------------------
