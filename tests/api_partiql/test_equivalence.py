@@ -1,12 +1,13 @@
 """A property: a PartiQL statement and the JSON request it stands for leave
 the same items and the same stream records.
 
-Random runs of INSERT / UPDATE (SET n = n + k, SET s = v, REMOVE) / DELETE
-go to one table as PartiQL and to a twin table as PutItem (conditioned on
-the key being absent), UpdateItem (conditioned on the item existing) and
-DeleteItem; each step must succeed or fail alike on both, and the tables
-and their NEW_AND_OLD_IMAGES streams must end equal. In-process (the
-server runs the same api code).
+Random runs of INSERT / UPDATE (SET n = n + k, SET s = v, REMOVE) / DELETE,
+with parameters or with the values written in (so a statement sent again
+runs what its cached plan kept), go to one table as PartiQL and to a twin
+table as PutItem (conditioned on the key being absent), UpdateItem
+(conditioned on the item existing) and DeleteItem; each step must succeed
+or fail alike on both, and the tables and their NEW_AND_OLD_IMAGES streams
+must end equal. In-process (the server runs the same api code).
 """
 
 from __future__ import annotations
@@ -29,13 +30,25 @@ KEYS = ["a", "b", "c"]
 step = st.one_of(
     st.tuples(st.just("insert"), st.sampled_from(KEYS), st.integers(-5, 5)),
     st.tuples(st.just("add"), st.sampled_from(KEYS), st.integers(-5, 5)),
+    st.tuples(st.just("add"), st.sampled_from(KEYS), st.just(1)),
     st.tuples(st.just("set"), st.sampled_from(KEYS), st.text("xyz", max_size=3)),
     st.tuples(st.just("remove"), st.sampled_from(KEYS), st.none()),
     st.tuples(st.just("delete"), st.sampled_from(KEYS), st.none()),
 )
+#: Each statement with ``?`` parameters, or its values written in it (a
+#: statement without parameters: sent again, it runs the decision kept
+#: with its plan).
+inline = st.booleans()
 
 
-def _statement(table: str, kind: str, key: str, value: Any) -> tuple[str, list[Any]]:
+def _statement(table: str, kind: str, key: str, value: Any, inline: bool
+               ) -> tuple[str, list[Any]]:
+    if inline:
+        statement, parameters = _statement(table, kind, key, value, False)
+        for parameter in parameters:
+            text = parameter.get("N") or f"'{parameter['S']}'"
+            statement = statement.replace("?", text, 1)
+        return statement, []
     where = "WHERE id = ?"
     if kind == "insert":
         return f"INSERT INTO \"{table}\" VALUE {{'id': ?, 'n': ?}}", [
@@ -101,16 +114,16 @@ def _table(ddb: Any) -> tuple[str, str]:
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.large_base_example])
-@given(st.lists(step, max_size=12))
+@given(st.lists(st.tuples(step, inline), max_size=16))
 def test_statements_and_their_requests_leave_the_same_items_and_records(
-        clients: tuple[Any, Any], steps: list[tuple[str, str, Any]]) -> None:
+        clients: tuple[Any, Any], steps: list[tuple[tuple[str, str, Any], bool]]) -> None:
     ddb, streams = clients
     (partiql, partiql_arn), (plain, plain_arn) = _table(ddb), _table(ddb)
-    for kind, key, value in steps:
-        statement, parameters = _statement(partiql, kind, key, value)
+    for (kind, key, value), written_in in steps:
+        statement, parameters = _statement(partiql, kind, key, value, written_in)
         operation, request = _request(plain, kind, key, value)
-        by_statement = _outcome(ddb.execute_statement, Statement=statement,
-                                Parameters=parameters)
+        sent = {"Parameters": parameters} if parameters else {}
+        by_statement = _outcome(ddb.execute_statement, Statement=statement, **sent)
         by_request = _outcome(getattr(ddb, operation), **request)
         assert by_statement == by_request, (kind, key, value)
     scans = [sorted(ddb.scan(TableName=t, ConsistentRead=True)["Items"],

@@ -54,14 +54,21 @@ def test_a_plan_does_not_survive_its_table_recreated_with_another_key(
     table = make_table("cache", hash=("pk", "S"))
     ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "n": {"N": "0"}})
     increment = f"UPDATE \"{table}\" SET n = n + 1 WHERE pk = 'a'"
-    for _ in range(3):
+    for _ in range(3):  # alone, in a batch, in a transaction: each way planned and kept
         ddb.execute_statement(Statement=increment)
-    assert _item(ddb, table, {"pk": {"S": "a"}}) == {"pk": {"S": "a"}, "n": {"N": "3"}}
+        ddb.batch_execute_statement(Statements=[{"Statement": increment}])
+        ddb.execute_transaction(TransactStatements=[{"Statement": increment}])
+    assert _item(ddb, table, {"pk": {"S": "a"}}) == {"pk": {"S": "a"}, "n": {"N": "9"}}
 
     # another HASH key: the cached plan's key names no key attribute now
     _recreate(ddb, table, ("id", "S"))
     ddb.put_item(TableName=table, Item={"id": {"S": "a"}, "pk": {"S": "a"}, "n": {"N": "0"}})
     assert _error(ddb, Statement=increment) == ("ValidationException", WHOLE_KEY, 400)
+    answer = ddb.batch_execute_statement(Statements=[{"Statement": increment}])
+    assert answer["Responses"][0]["Error"] == {"Code": "ValidationError", "Message": WHOLE_KEY}
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(TransactStatements=[{"Statement": increment}])
+    assert error_of(excinfo) == ("ValidationException", WHOLE_KEY, 400)
     assert _item(ddb, table, {"id": {"S": "a"}})["n"] == {"N": "0"}  # type: ignore[index]
 
     # the same name, now of another type: the key's type is checked again

@@ -173,10 +173,7 @@ def _filled_plan(plan: CachedPlan) -> Planned:
     operations it runs as are not held to that)."""
     made = plan.template
     assert made is not None
-    if made.operation == "UpdateItem":
-        return made
-    return Planned(made.operation, dict(made.request), made.key, made.returning,
-                   made.must_exist)
+    return made if made.operation == "UpdateItem" else fill(made, [])
 
 
 def _keys(table: Table, statement: Statement) -> KeyAttributes:

@@ -4,17 +4,17 @@ plans it again.
 
 A statement's text maps to its parse, which depends on nothing else, and,
 by how it is run (alone, in a batch, in a transaction) and the types of the
-parameters sent with it, to its plans. A plan also depends on
-what it was made against (the table's key schema, its indexes): it is kept
-with that ``scope``, an object its user replaces whenever any of it changes
-(the table's catalog record), and is used only while the scope is the very
-same object, so no plan outlives a DeleteTable and CreateTable of its
-table, or any change to it.
+parameters sent with it, to its plans. A plan also depends on what it was
+made against (the table's key schema, its indexes): it is kept with that
+``scope``, an object its user replaces whenever any of it changes (the
+table's catalog record), and is used only while the scope is the very same
+object, so no plan outlives a DeleteTable and CreateTable of its table, or
+any change to it.
 
 The cache keeps at most ``statements`` statements and ``chars`` characters
 of their texts, and ``PLANS_PER_STATEMENT`` plans for each way of running
-each; beyond, the oldest statement is forgotten first (a plain bound: a statement sent again
-costs one parse and one plan).
+each; beyond, the oldest statement is forgotten first (a plain bound: a
+statement sent again costs one parse and one plan).
 """
 
 from __future__ import annotations
@@ -99,12 +99,6 @@ class PlanCache(dict[str, CachedStatement]):
         if kinds not in plans and len(plans) >= PLANS_PER_STATEMENT:
             plans.clear()
         plans[kinds] = plan
-
-    def forget(self) -> None:
-        """Forget every statement."""
-        with self._lock:
-            self.clear()
-            self._chars = 0
 
     @property
     def text_chars(self) -> int:

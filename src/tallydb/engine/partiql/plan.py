@@ -20,6 +20,7 @@ and evaluates them exactly as it would the JSON API's:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,14 @@ class Planned:
     #: runner checks (``plan``'s ``exists_in_condition``): ConditionalCheck-
     #: FailedException, as a failed condition, for a missing one.
     must_exist: bool = False
+    #: A template's (``template``): what builds its request, and its key,
+    #: with the parameters in their slots (None: it has no slot).
+    fill_request: Filler | None = None
+    fill_key: Filler | None = None
+
+
+#: Builds a copy of a template's part with a request's parameters in its slots.
+Filler = Callable[[list[dict[str, Any]]], Any]
 
 
 class _Slot(dict[str, Any]):
@@ -66,20 +75,45 @@ def template(statement: ast.Statement, count: int, keys: KeyAttributes, *,
     and refused, with its values each time)."""
     slots: list[dict[str, Any]] = [_Slot(i) for i in range(count)]
     try:
-        return plan_with(statement, slots, keys, get=get,
+        made = plan_with(statement, slots, keys, get=get,
                          exists_in_condition=exists_in_condition)
     except Exception:
         return None
+    made.fill_request, made.fill_key = _filler(made.request), _filler(made.key)
+    return made
 
 
 def fill(made: Planned, parameters: list[dict[str, Any]]) -> Planned:
-    """A copy of a ``template`` with each slot replaced by its parameter;
-    callers add members to its request, never change one in place."""
-    if not parameters:
-        return Planned(made.operation, dict(made.request), made.key, made.returning,
-                       made.must_exist)
-    return Planned(made.operation, _filled(made.request, parameters),
-                   _filled(made.key, parameters), made.returning, made.must_exist)
+    """A copy of a ``template`` with each slot replaced by its parameter:
+    its request and the containers on the way to a slot are new, the rest
+    is shared with the template (callers add members to a request, never
+    change one in place)."""
+    fill_request, fill_key = made.fill_request, made.fill_key
+    return Planned(made.operation,
+                   dict(made.request) if fill_request is None else fill_request(parameters),
+                   made.key if fill_key is None else fill_key(parameters),
+                   made.returning, made.must_exist)
+
+
+def _filler(value: Any) -> Filler | None:
+    """What copies ``value`` with its slots filled (None: it has none)."""
+    if isinstance(value, _Slot):
+        index = value.index
+        return lambda parameters: parameters[index]
+    if isinstance(value, dict):
+        members = [(name, member, _filler(member)) for name, member in value.items()]
+        if all(filler is None for _, _, filler in members):
+            return None
+        return lambda parameters: {
+            name: member if filler is None else filler(parameters)
+            for name, member, filler in members}
+    if isinstance(value, list):
+        elements = [(element, _filler(element)) for element in value]
+        if all(filler is None for _, filler in elements):
+            return None
+        return lambda parameters: [
+            element if filler is None else filler(parameters) for element, filler in elements]
+    return None
 
 
 def plan_with(statement: ast.Statement, parameters: list[dict[str, Any]],
@@ -92,17 +126,6 @@ def plan_with(statement: ast.Statement, parameters: list[dict[str, Any]],
     if isinstance(statement, ast.Exists):
         return plan_check(statement, parameters, keys)
     return plan(statement, parameters, keys, exists_in_condition=exists_in_condition)
-
-
-def _filled(value: Any, parameters: list[dict[str, Any]]) -> Any:
-    """A copy of a template with each slot replaced by its parameter."""
-    if isinstance(value, _Slot):
-        return parameters[value.index]
-    if isinstance(value, dict):
-        return {k: _filled(v, parameters) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_filled(v, parameters) for v in value]
-    return value
 
 
 def plan(statement: ast.Statement, parameters: list[dict[str, Any]],
