@@ -5,6 +5,7 @@ the ``metrics`` and ``counters`` events, and answers unchanged."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -45,6 +46,69 @@ def test_a_second_is_summed_per_table_and_operation_with_its_percentiles() -> No
     assert 97 <= numbers["p99"] <= 104
     assert metrics.closed() == []  # given once
     assert len(metrics.window()) == 1
+
+
+class Answered:
+    """An answered request as the server hands it to the metrics."""
+
+    def __init__(self, operation: str, observed: Any, started: float | None = None,
+                 request: Any = None) -> None:
+        self.operation = operation
+        self.observed = observed
+        if started is not None:
+            self.started = started
+        self.request = request
+
+
+def test_a_batch_of_answers_is_counted_by_table_with_units_and_throttles() -> None:
+    clock = Clock()
+    metrics = Metrics(clock)
+    now = 50.0
+    metrics.record_answers([
+        Answered("UpdateItem", {"TableName": "videos", "CapacityUnits": 1.0}, now - 0.002),
+        Answered("GetItem", {"TableName": "videos", "CapacityUnits": 0.5}, now - 0.004),
+        Answered("UpdateItem", ("videos", True), now - 0.001),  # throttled
+        Answered("DescribeTable", ("videos", False), now - 0.001),
+        Answered("TransactWriteItems", [
+            {"TableName": "videos", "CapacityUnits": 4.0, "WriteCapacityUnits": 4.0},
+            {"TableName": "users", "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}],
+            now - 0.003),
+        Answered("PutItem", {"TableName": "users", "CapacityUnits": 3.0, "Table": {
+            "CapacityUnits": 1.0}}, now - 0.003),  # INDEXES: the rest on indexes
+        Answered("GetItem", {"TableName": "users", "CapacityUnits": 1.0}),  # not timed
+    ], now)
+    clock.now += 1
+    [(_, tables)] = metrics.closed()
+    videos, users = tables["videos"], tables["users"]
+    assert videos["operations"] == {"UpdateItem": 2, "GetItem": 1, "DescribeTable": 1,
+                                    "TransactWriteItems": 1}
+    assert (videos["read"], videos["write"], videos["throttled"]) == (0.5, 5.0, 1)
+    assert 0.95 <= videos["p50"] <= 2.1 and 3.8 <= videos["p99"] <= 4.2
+    assert users["operations"] == {"TransactWriteItems": 1, "PutItem": 1, "GetItem": 1}
+    assert (users["read"], users["write"]) == (1.0, 5.0)
+    assert 2.85 <= users["p50"] <= 3.15  # the untimed GetItem is not in it
+
+
+def test_a_busy_second_is_timed_from_a_sample_and_counted_exactly() -> None:
+    clock = Clock()
+    metrics = Metrics(clock)
+    now = 100.0
+    busy = metrics_module.TIMED_EXACTLY * 10
+    # latencies 0.1 ms to 10 ms, in a shuffled but fixed order
+    latencies = [0.0001 + 0.0099 * ((i * 7919) % busy) / busy for i in range(busy)]
+    for start in range(0, busy, 64):
+        metrics.record_answers([
+            Answered("UpdateItem", {"TableName": "videos", "CapacityUnits": 1.0}, now - latency)
+            for latency in latencies[start:start + 64]], now)
+    clock.now += 1
+    [(_, tables)] = metrics.closed()
+    videos = tables["videos"]
+    assert videos["operations"] == {"UpdateItem": busy}
+    assert videos["write"] == busy
+    ordered = sorted(latencies)
+    for name, fraction in (("p50", 0.5), ("p99", 0.99)):
+        exact = ordered[int(fraction * busy)] * 1000
+        assert exact * 0.93 <= videos[name] <= exact * 1.07, (name, videos[name], exact)
 
 
 def test_memory_is_bounded_by_tables_and_window() -> None:
@@ -128,10 +192,13 @@ def test_a_listening_page_gets_metrics_and_counters_and_answers_do_not_change(
     stream = EventStream(server, "?tables=ops")
     try:
         until(stream, "metrics", lambda data: data["whole"])
+        slowest = 0.0  # ms: the longest round trip the client saw
         for _ in range(20):
+            sent = time.perf_counter()
             answer = client.update_item(
                 TableName="ops", Key={"PK": {"S": "a"}}, UpdateExpression="ADD plays :one",
                 ExpressionAttributeValues={":one": {"N": "1"}})
+            slowest = max(slowest, (time.perf_counter() - sent) * 1000)
             assert "ConsumedCapacity" not in answer  # not asked, not answered
         asked = client.get_item(TableName="ops", Key={"PK": {"S": "a"}},
                                 ReturnConsumedCapacity="TOTAL")
@@ -151,6 +218,12 @@ def test_a_listening_page_gets_metrics_and_counters_and_answers_do_not_change(
                     totals["write"] += ops["write"]
                     totals["read"] += ops["read"]
                     assert ops["p50"] is not None and ops["p99"] >= ops["p50"]
+                    # the server's time is within the client's round trip (to a
+                    # bucket's width), and is timed finer than the first bucket
+                    # (a clock of whole milliseconds reads most requests as 0)
+                    if "GetItem" not in ops["operations"]:
+                        assert ops["p50"] > metrics_module.SMALLEST * 1000
+                        assert ops["p99"] <= slowest * metrics_module.RATIO
         assert totals == {"UpdateItem": 20, "GetItem": 1, "write": 20.0, "read": 0.5}
         counters = until(stream, "counters", lambda data: bool(data["counters"]))
         assert counters["counters"][0]["attribute"] == "plays"

@@ -3,21 +3,26 @@ operation, consumed read and write units, throttles and latency, over the
 last ``WINDOW`` seconds, in bounded memory.
 
 What CloudWatch shows for a DynamoDB table, as the server sees it. The
-server hands each answered request to ``record`` only while a console page
-listens (``LiveHub`` turns it on and off), so with no page open nothing is
-counted. A second's latencies go into a histogram of ``BUCKETS`` buckets
+server hands each batch of answered requests to ``record_answers`` only
+while a console page listens (``LiveHub`` turns it on and off), so with no
+page open nothing is counted. Requests, units and throttles are counted
+exactly. A second's latencies go into a histogram of ``BUCKETS`` buckets
 growing by ``RATIO`` (about 5 % wide each, from 10 µs), so p50 and p99 are
-read from it within that; at most ``TABLES`` tables are kept (the rest are
-counted as ``OTHER``) and ``WINDOW`` seconds of each, whatever the load.
+read from it within that; a table's first ``TIMED_EXACTLY`` requests of a
+second are each timed, and past that every ``STRIDE``-th, counted
+``STRIDE`` times (a busy second's percentiles are then those of a
+systematic sample of thousands of requests). At most ``TABLES`` tables are
+kept (the rest are counted as ``OTHER``) and ``WINDOW`` seconds of each,
+whatever the load.
 """
 
 from __future__ import annotations
 
-import math
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 WINDOW = 300  # seconds kept
 TABLES = 64
@@ -25,7 +30,13 @@ OTHER = "(other tables)"
 SMALLEST = 1e-5  # seconds: the first bucket's upper bound
 RATIO = 1.05
 BUCKETS = 300  # up to SMALLEST * RATIO**BUCKETS, about 22 minutes
-_LOG_RATIO = math.log(RATIO)
+TIMED_EXACTLY = 2000  # a table's requests a second that are each timed
+STRIDE = 7  # past those, one in STRIDE (prime: batches come in powers of two)
+#: each bucket's upper bound, in seconds (the last one's is the rest)
+_UPPER = [SMALLEST * RATIO ** bucket for bucket in range(BUCKETS - 1)]
+#: the operations whose units are read units (the others': write units)
+READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
+UNKNOWN = "(no table)"
 
 
 def _bound(bucket: int) -> float:
@@ -33,19 +44,39 @@ def _bound(bucket: int) -> float:
     return SMALLEST * RATIO ** bucket * 1000
 
 
+class Answer(Protocol):
+    """An answered request, as the server hands it over: its operation
+    (None: not one), the ``perf_counter`` time it was complete, and what it
+    consumed: the ConsumedCapacity it was answered with (one entry, or a
+    list), or for an answer without one (an error, say) ``(table, whether
+    it was a throttle)``; None: not counted."""
+
+    @property
+    def operation(self) -> str | None: ...
+    @property
+    def started(self) -> float: ...
+    @property
+    def observed(self) -> dict[str, Any] | list[Any] | tuple[str, bool] | None: ...
+    @property
+    def request(self) -> Any: ...
+
+
 class _Second:
     """One table's second."""
 
-    __slots__ = ("latency", "operations", "read", "throttled", "write")
+    __slots__ = ("latency", "operations", "read", "requests", "throttled", "write")
 
     def __init__(self) -> None:
         self.operations: dict[str, int] = {}
+        self.requests = 0
         self.read = 0.0
         self.write = 0.0
         self.throttled = 0
         self.latency: dict[int, int] = {}  # bucket -> requests
 
     def percentile(self, fraction: float) -> float | None:
+        """The upper bound (ms) of the bucket holding the ``fraction``-th
+        request timed."""
         total = sum(self.latency.values())
         if not total:
             return None
@@ -63,8 +94,12 @@ class _Second:
                 "p50": self.percentile(0.5), "p99": self.percentile(0.99)}
 
 
+_NOWHERE = _Second()
+
+
 class Metrics:
-    """``record`` each answered request; ``closed()`` gives the seconds
+    """``record_answers`` each batch of answered requests (or ``record``
+    one); ``closed()`` gives the seconds
     that ended since it was last asked, ``window()`` all those kept."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -76,39 +111,119 @@ class Metrics:
         self._tables: set[str] = set()
         self._unsent = 0  # how many of _past closed() has not given yet
 
-    def record(self, table: str, operation: str, latency: float, read: float = 0.0,
+    def record(self, table: str, operation: str, latency: float | None, read: float = 0.0,
                write: float = 0.0, throttled: bool = False) -> None:
-        self.record_all(((table, operation, latency, read, write, throttled),))
-
-    def record_all(self, requests: Iterable[tuple[str, str, float, float, float, bool]]
-                   ) -> None:
-        """``record`` each of ``requests`` (table, operation, latency, read
-        and write units, throttled), answered in the same second."""
+        """Count one request, and time it (None: not timed) whatever
+        ``TIMED_EXACTLY``."""
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
-        tables = self._tables
-        current = self._current
-        log = math.log
-        for table, operation, latency, read, write, throttled in requests:
-            if table not in tables:
-                if len(tables) >= TABLES:
+        second = self._table(table)
+        operations = second.operations
+        operations[operation] = operations.get(operation, 0) + 1
+        second.requests += 1
+        second.read += read
+        second.write += write
+        if throttled:
+            second.throttled += 1
+        if latency is not None:
+            bucket = bisect_left(_UPPER, latency)
+            second.latency[bucket] = second.latency.get(bucket, 0) + 1
+
+    def _table(self, table: str) -> _Second:
+        """The current second of ``table`` (or of ``OTHER``, past ``TABLES``)."""
+        second = self._current.get(table)
+        if second is None:
+            if table not in self._tables:
+                if len(self._tables) >= TABLES:
                     table = OTHER
-                tables.add(table)
-            second = current.get(table)
+                    second = self._current.get(table)
+                self._tables.add(table)
             if second is None:
-                second = current[table] = _Second()
-            operations = second.operations
+                second = self._current[table] = _Second()
+        return second
+
+    def record_answers(self, answers: Iterable[Answer], now: float) -> None:
+        """Count a batch of answered requests (each ``Answer``), answered
+        at ``perf_counter`` time ``now``: the common answer (one table's
+        ConsumedCapacity, TOTAL) read in place, the rest by ``_other``."""
+        second_now = int(self.clock())
+        if second_now != self._second:
+            self._roll(second_now)
+        current = self._current
+        upper = _UPPER
+        reads = READS
+        last_table: object = None
+        second = _NOWHERE  # (replaced before use: last_table is no table's name)
+        operations = second.operations
+        latency = second.latency
+        for answer in answers:
+            observed = answer.observed
+            operation = answer.operation
+            if observed is None or operation is None:
+                continue
+            if type(observed) is dict and len(observed) == 2:  # TOTAL, one table
+                table = observed.get("TableName")
+                units = observed.get("CapacityUnits")
+                if type(table) is not str or type(units) is not float:
+                    self._other(answer, now)
+                    continue
+            else:
+                self._other(answer, now)
+                continue
+            if table is not last_table:
+                second = current.get(table) or self._table(table)
+                operations = second.operations
+                latency = second.latency
+                last_table = table
             operations[operation] = operations.get(operation, 0) + 1
-            second.read += read
-            second.write += write
-            if throttled:
-                second.throttled += 1
-            # the latency's bucket: the first is up to SMALLEST, each next RATIO wider
-            bucket = (0 if latency <= SMALLEST else
-                      min(BUCKETS - 1, int(log(latency / SMALLEST) / _LOG_RATIO) + 1))
-            histogram = second.latency
-            histogram[bucket] = histogram.get(bucket, 0) + 1
+            if operation in reads:
+                second.read += units
+            else:
+                second.write += units
+            requests = second.requests = second.requests + 1
+            if requests <= TIMED_EXACTLY:
+                weight = 1
+            elif requests % STRIDE:
+                continue
+            else:
+                weight = STRIDE
+            try:
+                bucket = bisect_left(upper, now - answer.started)
+            except AttributeError:  # complete before the page opened: not timed
+                continue
+            latency[bucket] = latency.get(bucket, 0) + weight
+
+    def _other(self, answer: Answer, now: float) -> None:
+        """Count an answer other than the common one: each table of a list
+        of ConsumedCapacity entries (the transactions' Read/WriteCapacityUnits
+        where given), or an answer without units."""
+        observed = answer.observed
+        operation = answer.operation
+        assert operation is not None
+        try:
+            latency: float | None = now - answer.started
+        except AttributeError:  # complete before the page opened: not timed
+            latency = None
+        if type(observed) is tuple:
+            self.record(observed[0], operation, latency, throttled=observed[1])
+            return
+        entries = observed if isinstance(observed, list) else [observed]
+        reads = operation in READS
+        counted = False
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            total = float(entry.get("CapacityUnits") or 0.0)
+            read = entry.get("ReadCapacityUnits")
+            write = entry.get("WriteCapacityUnits")
+            if read is None and write is None:
+                read, write = (total, 0.0) if reads else (0.0, total)
+            self.record(str(entry.get("TableName") or table_of(answer.request)), operation,
+                        latency, float(read or 0.0), float(write or 0.0))
+            counted = True
+        if not counted:
+            self.record(table_of(answer.request), operation, latency)
 
     def _roll(self, now: int) -> None:
         if self._current:
@@ -137,3 +252,15 @@ class Metrics:
         if now != self._second:
             self._roll(now)
         return list(self._past)
+
+
+def table_of(request: Any) -> str:
+    """The table a request names (its first, for a batch)."""
+    if type(request) is dict:
+        name = request.get("TableName")
+        if isinstance(name, str):
+            return name
+        items = request.get("RequestItems")
+        if isinstance(items, dict) and items:
+            return str(next(iter(items)))
+    return UNKNOWN

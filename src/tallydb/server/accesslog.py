@@ -28,7 +28,7 @@ def quoted(text: str) -> str:
 
 
 def record(ex: Exchange, response: bytes, now: float) -> None:
-    """Log ``ex``, answered with ``response``, at loop time ``now``."""
+    """Log ``ex``, answered with ``response``, at ``now`` (``time.perf_counter``)."""
     status = response[9:12].decode("latin-1") if response.startswith(b"HTTP/1.1 ") else "-"
     start = response.find(_REQUEST_ID)
     request_id = "-"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import orjson
@@ -99,7 +100,7 @@ class Batcher:
         if self.log_requests:
             self._log(queue)
         if self.metrics is not None:
-            observe.record(self.metrics, queue, self.loop.time())
+            observe.record(self.metrics, queue, time.perf_counter())
 
     def _landed(self, queue: list[Exchange]) -> None:
         self.inflight = None
@@ -107,7 +108,7 @@ class Batcher:
         if self.log_requests:
             self._log(queue)
         if self.metrics is not None:
-            observe.record(self.metrics, queue, self.loop.time())
+            observe.record(self.metrics, queue, time.perf_counter())
         if self.queue and not self.scheduled:
             self.scheduled = True
             self.loop.call_soon(self.flush)
@@ -123,7 +124,7 @@ class Batcher:
             executor.shutdown(wait=True)
 
     def _log(self, queue: list[Exchange]) -> None:
-        now = self.loop.time()
+        now = time.perf_counter()
         for ex in queue:
             if ex.response:
                 accesslog.record(ex, ex.response, now)

@@ -59,7 +59,8 @@ class Exchange:
 
     # Set before they are read, so not on every request: the method once
     # the request is complete (or "" for the connection's final answer);
-    # the loop time it was complete, with the access log on.
+    # the time it was complete (``time.perf_counter``), with the access log
+    # or the console's operational view on.
     method: bytes
     started: float
 
@@ -93,6 +94,6 @@ class Exchange:
         self.close = False  # close the connection once this response is written
         # with close: the console's live feed, which takes the connection over
         self.stream: LiveStream | None = None
-        # while a console page listens: (table, read units, write units,
-        # throttled) for each table the request touched (server/observe.py)
-        self.observed: list[tuple[str, float, float, bool]] | None = None
+        # while a console page listens: the ConsumedCapacity it was answered
+        # with, or (table, throttled) (server/observe.py, console/metrics.py)
+        self.observed: dict[str, Any] | list[Any] | tuple[str, bool] | None = None

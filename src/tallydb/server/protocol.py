@@ -17,6 +17,7 @@ import socket
 import ssl
 import struct
 import termios
+import time
 from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
@@ -489,8 +490,9 @@ class Connection(asyncio.Protocol):
         parser = self.parser
         ex.method = parser.get_method()
         if self.log_requests or self.batcher.metrics is not None:
-            # (read by the access log and the console's operational view)
-            ex.started = self.server.loop.time()
+            # (read by the access log and the console's operational view; the
+            # loop's clock counts whole milliseconds)
+            ex.started = time.perf_counter()
         body = self.body
         if body:
             ex.body = body[0] if len(body) == 1 else b"".join(body)
