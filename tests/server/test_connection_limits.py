@@ -218,3 +218,17 @@ def test_a_client_that_never_reads_is_closed_after_the_idle_timeout(
             pass  # (answered 503 and closed while sending)
         assert time.monotonic() < deadline, "the slots of clients that never read stayed taken"
         time.sleep(0.1)
+
+
+def test_a_late_tick_never_brings_a_deadline_early() -> None:
+    """A mark holds the coarse clock as it was before the watchdog next
+    moved it; when that tick runs late (a busy machine), the phase began no
+    earlier than the late tick, and its deadline counts from there."""
+    from tallydb.server.limits import Watchdog
+
+    watchdog = Watchdog(server=None)  # type: ignore[arg-type]  # began() reads only the clocks
+    watchdog.recent = [10.0, 10.125, 10.9]  # the tick after 10.125 ran 0.65 s late
+    assert watchdog.began(10.125) == 10.9  # a mark taken before the late tick
+    assert watchdog.began(10.0) == 10.125
+    assert watchdog.began(10.9) == 10.9  # the newest: it began by now at the latest
+    assert watchdog.began(9.0) == 10.0  # older than every kept value: counts from the oldest

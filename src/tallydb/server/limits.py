@@ -15,9 +15,10 @@ only stores a timestamp.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import resource
-from collections.abc import Set
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -83,8 +84,9 @@ def raise_descriptor_limit(connections: int) -> int:
 class Deadlines(Protocol):
     """A connection, as the watchdog sees it."""
 
-    def check_deadlines(self, now: float) -> None:
-        """Act on any deadline of the connection's that ``now`` has passed."""
+    def check_deadlines(self, now: float, began: Callable[[float], float]) -> None:
+        """Act on any deadline of the connection's that ``now`` has passed
+        (``began``: when a phase its mark records began at the latest)."""
 
 
 class Watched(Protocol):
@@ -100,19 +102,37 @@ class Watched(Protocol):
         """The open connections."""
 
 
+#: How many past clock values the watchdog keeps: a mark older than the
+#: oldest counts from it (later than it began), long past every deadline.
+_CLOCKS_KEPT = 64
+
+
 class Watchdog:
     """Keeps ``server.clock`` (coarse loop time) and enforces each
     connection's deadlines once a tick."""
 
     def __init__(self, server: Watched) -> None:
         self.server = server
+        #: The clock's recent values, oldest first (the newest is now's).
+        self.recent: list[float] = []
+
+    def began(self, mark: float) -> float:
+        """The latest time a phase whose mark holds the coarse clock value
+        ``mark`` can have begun: when the clock next moved. Deadlines count
+        from it, so a tick that runs late (a busy machine) never makes one
+        come early."""
+        recent = self.recent
+        return recent[min(bisect.bisect_right(recent, mark), len(recent) - 1)]
 
     async def run(self) -> None:
         server = self.server
         tick = server.limits.tick()
+        self.recent = [server.clock]
         while True:
             await asyncio.sleep(tick)
             now = server.clock = server.loop.time()
+            self.recent.append(now)
+            del self.recent[:-_CLOCKS_KEPT]
             for conn in list(server.connections):
-                conn.check_deadlines(now)
+                conn.check_deadlines(now, self.began)
             server.bodies.trim()

@@ -18,6 +18,7 @@ import ssl
 import struct
 import termios
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 import httptools
@@ -286,10 +287,12 @@ class Connection(asyncio.Protocol):
         if self.unparsed is None and not self.stopped and self.transport is not None:
             self.transport.resume_reading()
 
-    def check_deadlines(self, now: float) -> None:
+    def check_deadlines(self, now: float, began: Callable[[float], float]) -> None:
         """The watchdog's tick: close a connection whose answers have not
         drained for the idle timeout (a client that does not read, the live
-        feed's included), time out a slow request, close an idle connection."""
+        feed's included), time out a slow request, close an idle connection.
+        ``began``: the latest time the phase ``mark`` records can have begun
+        (marks hold the coarse clock)."""
         transport = self.transport
         if self.closed or transport is None:
             return
@@ -307,7 +310,7 @@ class Connection(asyncio.Protocol):
             return
         if self.stream is not None or self.unparsed is not None:
             return  # the live feed's, or not read until the client reads its answers
-        waited = now - self.mark
+        waited = now - began(self.mark)
         if self.ex is not None and not self.stopped:
             if waited > (limits.header_timeout if self.head >= 0 else limits.body_timeout):
                 self._stop(http.REQUEST_TIMEOUT)
