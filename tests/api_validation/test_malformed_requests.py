@@ -346,3 +346,19 @@ def test_a_long_member_past_64_bits_is_refused(backend: Backend, tbl: str, units
     listed = backend.raw("ListBulkOperations", {})
     assert listed.status == 200, listed.body
     assert listed.json.get("BulkOperationSummaries", []) == []
+
+
+def test_a_null_kinesis_configuration_is_as_if_absent(backend: Backend, tbl: str) -> None:
+    """A member sent as JSON null is no member: UpdateKinesisStreamingDestination
+    then names no precision (its ValidationException, not a server error)."""
+    stream = "arn:aws:kinesis:us-east-1:000000000000:stream/absent"
+    refused(backend, tbl, "UpdateKinesisStreamingDestination",
+            {"TableName": tbl, "StreamArn": stream, "UpdateKinesisStreamingConfiguration": None},
+            "UpdateKinesisStreamingConfiguration must name an "
+            "ApproximateCreationDateTimePrecision")
+    answer = backend.raw("EnableKinesisStreamingDestination",
+                         {"TableName": tbl, "StreamArn": stream,
+                          "EnableKinesisStreamingConfiguration": None})
+    assert answer.status == 200, answer.body
+    assert answer.json["EnableKinesisStreamingConfiguration"] == {
+        "ApproximateCreationDateTimePrecision": "MILLISECOND"}

@@ -33,7 +33,7 @@ def enable_kinesis_streaming_destination(txn: Transaction, request: dict[str, An
                                           checked: None) -> dict[str, Any]:
     record = table_of(txn, request)
     arn = request["StreamArn"]
-    precision = request.get("EnableKinesisStreamingConfiguration", {}).get(
+    precision = (request.get("EnableKinesisStreamingConfiguration") or {}).get(
         "ApproximateCreationDateTimePrecision", "MILLISECOND")
     kept = []
     for destination in destinations(record):

@@ -29,7 +29,7 @@ def validate(request: dict[str, Any]) -> str:
     """The checks before the lookup (``_pipeline``): the stream ARN's form,
     a precision given; the precision."""
     check_stream_arn(request)
-    precision = request.get("UpdateKinesisStreamingConfiguration", {}).get(
+    precision = (request.get("UpdateKinesisStreamingConfiguration") or {}).get(
         "ApproximateCreationDateTimePrecision")
     if precision is None:
         raise ValidationException(NOTHING)
