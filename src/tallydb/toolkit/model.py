@@ -87,13 +87,14 @@ def _own_hints(cls: type) -> dict[str, Any]:
     (Any) and the others typed; an unresolved ``ClassVar[...]`` stays a
     ClassVar."""
     module = vars(inspect.getmodule(cls) or typing)
+    names = dict(vars(cls))
     hints: dict[str, Any] = {}
     for name, declared in inspect.get_annotations(cls).items():
         if not isinstance(declared, str):
             hints[name] = declared
             continue
         try:
-            hints[name] = eval(declared, module, dict(vars(cls)))  # as typing.get_type_hints does
+            hints[name] = eval(declared, module, names)  # as typing.get_type_hints does
         except Exception:  # an annotation naming what is not defined yet
             classvar = declared.replace("typing.", "").startswith("ClassVar")
             hints[name] = ClassVar[Any] if classvar else Any
