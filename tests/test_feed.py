@@ -113,6 +113,40 @@ def test_a_batch_publishes_after_its_commit_without_the_writes_that_failed(
         ("a", "1"), ("a", "2")]
 
 
+def test_a_run_of_writes_to_one_item_in_a_batch_is_one_change_of_that_many_writes(
+        engine: Engine) -> None:
+    got = listen(engine)
+    update = {"TableName": "tbl", "Key": {"pk": {"S": "a"}},
+              "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE}
+    with engine.batch() as call:
+        for _ in range(5):
+            call("UpdateItem", update)
+        call("UpdateItem", {**update, "Key": {"pk": {"S": "b"}}})
+        call("UpdateItem", update)
+    assert [(c.keys["pk"]["S"], c.old, c.new, c.writes, c.event) for _, c in got] == [
+        ("a", None, {"pk": {"S": "a"}, "n": {"N": "5"}}, 5, "INSERT"),
+        ("b", None, {"pk": {"S": "b"}, "n": {"N": "1"}}, 1, "INSERT"),
+        ("a", {"pk": {"S": "a"}, "n": {"N": "5"}}, {"pk": {"S": "a"}, "n": {"N": "6"}}, 1,
+         "MODIFY")]
+
+
+def test_a_rolled_back_write_never_joins_a_change(engine: Engine) -> None:
+    got = listen(engine)
+    update = {"TableName": "tbl", "Key": {"pk": {"S": "a"}},
+              "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE}
+    with engine.batch() as call:
+        call("UpdateItem", update)
+        with pytest.raises(Exception):  # noqa: B017 - its first put is rolled back with it
+            call("BatchWriteItem", {"RequestItems": {"tbl": [
+                {"PutRequest": {"Item": {"pk": {"S": "a"}, "n": {"N": "100"}}}},
+                {"PutRequest": {"Item": {"pk": {"S": "c"}, "n": {"N": "x"}}}}]}})
+        call("UpdateItem", update)
+        call("DeleteItem", {"TableName": "tbl", "Key": {"pk": {"S": "a"}}})
+    assert [(c.old and c.old["n"]["N"], c.new and c.new["n"]["N"], c.writes, c.event)
+            for _, c in got] == [
+        (None, "1", 1, "INSERT"), ("1", "2", 1, "MODIFY"), ("2", None, 1, "REMOVE")]
+
+
 def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:
     client = inprocess.client(engine)
     assert engine.store.on_commit is None

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import orjson
 
 from tallydb.console.metrics import Metrics
-from tallydb.engine.api import NO_OUTPUT, Engine
+from tallydb.engine.api import NO_OUTPUT, Engine, UnitsReport
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http, observe
@@ -71,6 +71,8 @@ class Batcher:
         #: while a console page listens: the operational view's numbers,
         #: which each answered request is added to (server/observe.py)
         self.metrics: Metrics | None = None
+        #: and the engine's units report meanwhile (``Engine.report_units``)
+        self.units: UnitsReport | None = None
 
     def submit(self, ex: Exchange) -> None:
         self.queue.append(ex)
@@ -151,14 +153,14 @@ class Batcher:
         self.batches += 1
         self.requests += len(calls)
         try:
-            metrics = self.metrics
+            metrics, units = self.metrics, self.units
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
                         asked = metrics is not None and observe.ask_capacity(ex)
                         result = call(ex.operation, ex.request, ex.region, ex.access)
                         if metrics is not None:
-                            observe.answered(ex, result, asked)
+                            observe.answered(ex, result, asked, units)
                         body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
                         ex.response = http.render(200, body, ex.response_type, ex.extra,
                                                   ex.coding)
