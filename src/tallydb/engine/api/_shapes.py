@@ -47,8 +47,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import botocore.session
-from botocore.model import OperationNotFoundError
+from botocore.loaders import Loader
+from botocore.model import OperationNotFoundError, ServiceModel
 
 from tallydb.engine.errors import SerializationException, ValidationException
 
@@ -717,10 +717,19 @@ _quick: dict[str, _Quick] = {}
 _nodes: dict[str, _Structure] = {}
 
 
+def _load_model(service: str) -> ServiceModel:
+    """botocore's model of ``service``, read from botocore's data files (and
+    ~/.aws/models) without a session: importing botocore's session loads
+    its whole client (waiters, docs, retries), a tenth of a server's
+    start-up. A session hands the same data to the same class (it lets
+    handlers change it first; botocore registers none for these services)."""
+    return ServiceModel(Loader().load_service_model(service, "service-2"), service_name=service)
+
+
 def _service_model() -> Any:
     global _model
     if _model is None:
-        _model = botocore.session.get_session().get_service_model("dynamodb")
+        _model = _load_model("dynamodb")
     return _model
 
 
@@ -733,7 +742,7 @@ def _model_of(operation: str) -> Any:
     model = _service_model()
     if operation not in model.operation_names:
         if _streams_model is None:
-            _streams_model = botocore.session.get_session().get_service_model("dynamodbstreams")
+            _streams_model = _load_model("dynamodbstreams")
         if operation in _streams_model.operation_names:
             return _streams_model
     return model
