@@ -39,7 +39,8 @@ import orjson
 
 from tallydb.engine.api._stream_records import EVENTS, SAME_AS_LAST
 from tallydb.engine.storage import TableRecord
-from tallydb.engine.values import item_size
+from tallydb.engine.values import Item, item_size
+from tallydb.engine.values.size import attribute_size
 
 __all__ = [
     "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "records_of",
@@ -94,6 +95,30 @@ def _partition_key(encoded_key: bytes) -> str:
     return partition
 
 
+def _name_size(name: str) -> int:
+    return len(name) if name.isascii() else len(name.encode("utf-8"))
+
+
+def size_after(new: Item, old: Item, old_size: int) -> int:
+    """``new``'s size (``item_size``), from ``old``'s: only the attributes
+    that differ between them are sized (a counter's update: one number)."""
+    size = old_size
+    kept = 0
+    for name, value in new.items():
+        before = old.get(name)
+        if before is None:
+            size += _name_size(name) + attribute_size(value)
+        else:
+            kept += 1
+            if before != value:
+                size += attribute_size(value) - attribute_size(before)
+    if kept != len(old):  # attributes removed
+        for name, value in old.items():
+            if name not in new:
+                size -= _name_size(name) + attribute_size(value)
+    return size
+
+
 def records_of(entries: list[list[Any]], record: TableRecord, region: str,
                precision: str) -> Iterator[tuple[str, bytes]]:
     """(partition key, data) of each Kinesis record of one stored row.
@@ -102,7 +127,8 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
     that order, put together from pieces made once per row (the members
     every record shares) or once per item (its key's JSON, partition key and
     size). Each image is encoded and sized once: an old image is the record
-    before's new one, its JSON and size reused."""
+    before's new one, its JSON and size reused, and a new image that follows
+    it is sized from it (``size_after``)."""
     names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
     dumps = orjson.dumps
 
@@ -127,12 +153,15 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
     keys_size = 0
     partition = ""
     for seq, event, keys, new, old, by_service in entries:
-        if new is not None:
-            new_json = dumps(new)
-            new_size = item_size(new)
         if old == SAME_AS_LAST:  # the record before's new image: the same item, its keys
             old, old_json, old_size = last_new, last_new_json, last_new_size
+            if new is not None:
+                new_json = dumps(new)
+                new_size = size_after(new, old, old_size)
         else:
+            if new is not None:
+                new_json = dumps(new)
+                new_size = item_size(new)
             if old is not None:
                 old_json = dumps(old)
                 old_size = item_size(old)
