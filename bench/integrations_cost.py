@@ -4,7 +4,7 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost                 # against 628ba7d (before them)
     .venv/bin/python -m bench.integrations_cost --base HEAD~3 --seconds 3 --reps 5
     .venv/bin/python -m bench.integrations_cost --only-export --export-items 1000000
-    .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400
+    .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
     .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
@@ -32,9 +32,11 @@ keep at least 85% of ``unused``'s requests a second.
 Two more measures of a Kinesis destination's cost, steadier on a busy machine:
 
 * ``--callgrind``: instructions per change (callgrind, so whatever else the
-  machine does), of a process making ``--changes`` changes as above and
-  waiting until its forwarder sent every record, less those of a process
-  making none, for ``unused``, ``kinesis`` and ``kinesis-http``;
+  machine does) of a process making ``--changes`` changes in batches of
+  ``--batch`` as above, counted (every thread: the forwarder's, the
+  checkpointer's) from the first batch until its forwarder sent every
+  record, for ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and
+  valgrind's headers: a two-function library marks the section);
 * ``--server``: scenario A (hot-key ADD, ``bench.run``'s) through real
   ``tallydb serve`` processes in turn, with wrk: one whose counters table has
   no destination and one whose table has an ACTIVE destination sending to
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import dataclasses
 import json
 import os
@@ -153,21 +156,35 @@ def _engine(mode: str, data: str) -> tuple[Any, Any]:
     return engine, options.get("kinesis")
 
 
-def changes(mode: str, batches: int) -> None:
-    """The callgrind run: ``batches`` batches of hot-key ADDs, then wait
-    until the forwarder sent every record."""
+def changes(mode: str, batches: int, size: int) -> None:
+    """The callgrind run: ``batches`` batches of ``size`` hot-key ADDs, then
+    wait until the forwarder sent every record; instrumented from the first
+    batch (the warm-up's records sent) until the last record was sent."""
+    marks = ctypes.CDLL(os.environ["BENCH_CALLGRIND_MARKS"])
     with tempfile.TemporaryDirectory() as data:
         engine, sender = _engine(mode, data)
-        for _ in range(20):  # warm up (the same in a run of none)
+        for _ in range(20):  # warm up: every path taken, its records sent
             with engine.batch() as call:
-                call("UpdateItem", REQUEST)
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        while sender is not None and sender.records < 20 * size:
+            time.sleep(0.01)
+        marks.start()
         for _ in range(batches):
             with engine.batch() as call:
-                for _ in range(BATCH):
+                for _ in range(size):
                     call("UpdateItem", REQUEST)
-        while sender is not None and sender.records < 20 + batches * BATCH:
-            time.sleep(0.01)
+        while sender is not None and sender.records < (20 + batches) * size:
+            time.sleep(0.001)
+        marks.stop()
         engine.close()
+
+
+#: Callgrind's client requests, for a bench's process to count only what it measures.
+_MARKS = """#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
 
 
 def workload(mode: str, seconds: float) -> dict[str, float]:
@@ -271,17 +288,21 @@ def _sink(cpus: str | None = None) -> Any:
         process.wait(10)
 
 
-def _instructions(mode: str, batches: int, sink: str, src: Path) -> int:
-    """What one whole process making ``batches`` batches executes, under callgrind."""
+def _instructions(mode: str, batches: int, size: int, sink: str, src: Path,
+                  marks: Path) -> int:
+    """What a process executes making ``batches`` batches and sending their
+    records, under callgrind (instrumented only then)."""
     here = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
         done = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(tmp) / 'out'}",
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={Path(tmp) / 'out'}",
              sys.executable, "-m", "bench.integrations_cost", "--count", mode,
-             "--changes", str(batches * BATCH)],
+             "--changes", str(batches * size), "--batch", str(size)],
             cwd=here, capture_output=True, text=True, check=False,
             env={"PYTHONPATH": f"{src}{os.pathsep}{here}", "PATH": "/usr/bin:/bin",
-                 "PYTHONHASHSEED": "0", "BENCH_KINESIS_SINK": sink})
+                 "PYTHONHASHSEED": "0", "BENCH_KINESIS_SINK": sink,
+                 "BENCH_CALLGRIND_MARKS": str(marks)})
         found = re.search(r"Collected : (\d+)", done.stderr)
         if done.returncode != 0 or found is None:
             raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
@@ -294,16 +315,19 @@ def _sunk(sink: str) -> int:
         return int(answer.read())
 
 
-def _callgrind(changes: int, src: Path, modes: list[str]) -> None:
-    batches = max(1, changes // BATCH)
+def _callgrind(changes: int, size: int, src: Path, modes: list[str]) -> None:
+    batches = max(1, changes // size)
     rows = []
-    with _sink() as sink:
+    with tempfile.TemporaryDirectory() as tmp, _sink() as sink:
+        marks = Path(tmp) / "marks.so"
+        (Path(tmp) / "marks.c").write_text(_MARKS)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(marks),
+                        str(Path(tmp) / "marks.c")], check=True)
         for mode in modes:
-            ran = _instructions(mode, batches, sink, src)
-            idle = _instructions(mode, 0, sink, src)
-            rows.append((mode, (ran - idle) / (batches * BATCH)))
+            rows.append((mode, _instructions(mode, batches, size, sink, src, marks)
+                         / (batches * size)))
     base = rows[0][1]
-    print(f"hot-key ADD, {batches} batches of {BATCH} in one process, every record sent "
+    print(f"hot-key ADD, {batches} batches of {size} in one process, every record sent "
           "(callgrind, instructions per change)\n")
     print("| condition | instructions/change | ratio to unused | extra |")
     print("|---|---:|---:|---:|")
@@ -408,6 +432,9 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=6400,
                         help="changes of a --callgrind run (6,400)")
     parser.add_argument("--count", help=argparse.SUPPRESS)
+    parser.add_argument("--batch", type=int, default=BATCH,
+                        help="--callgrind: requests a transaction (64; a server's group "
+                             "commits at a few thousand req/s hold a few)")
     parser.add_argument("--modes", default="unused,kinesis,kinesis-http",
                         help="--callgrind: the conditions measured")
     parser.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src",
@@ -418,10 +445,10 @@ def main() -> None:
     parser.add_argument("--conns", type=int, default=64, help="--server: wrk connections")
     args = parser.parse_args()
     if args.count:
-        changes(args.count, args.changes // BATCH)
+        changes(args.count, args.changes // args.batch, args.batch)
         return
     if args.callgrind:
-        _callgrind(args.changes, args.src, args.modes.split(","))
+        _callgrind(args.changes, args.batch, args.src, args.modes.split(","))
         return
     if args.server:
         _server(args.reps, args.duration, args.conns, args.src)
