@@ -56,4 +56,4 @@ def test_a_counters_run_of_records_carries_each_records_whole_size() -> None:
     assert [record["dynamodb"]["SizeBytes"] for record in made] == [
         keys + item_size(images[0])] + [
         keys + item_size(images[n]) + item_size(images[n - 1]) for n in range(1, len(images))]
-    assert [record["dynamodb"].get("OldImage") for record in made] == [None] + images[:-1]
+    assert [record["dynamodb"].get("OldImage") for record in made] == [None, *images[:-1]]
