@@ -176,9 +176,12 @@ READ_ONLY = frozenset({
 JOB_KINDS = {EXPORT: (run_export, "ExportStatus"), IMPORT: (run_import, "ImportStatus"),
              BULK: (run_bulk, "BulkOperationStatus")}
 
-#: Operations that raise every client error before their one write (of an
-#: item and its index entries): a batch runs them without a savepoint too.
-WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem", "ExecuteStatement"})
+#: Operations that raise every client error before their writes (of an item
+#: and its index entries; BatchWriteItem's up to 25 of them, once all are
+#: checked): a batch runs them without a savepoint too, and their writes
+#: stay in memory until it commits, as the item log's record.
+WRITE_LAST = frozenset({"PutItem", "UpdateItem", "DeleteItem", "ExecuteStatement",
+                        "BatchWriteItem"})
 
 
 #: Operations that call ``check_request`` themselves, first, unless a request
