@@ -4,6 +4,8 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost                 # against 628ba7d (before them)
     .venv/bin/python -m bench.integrations_cost --base HEAD~3 --seconds 3 --reps 5
     .venv/bin/python -m bench.integrations_cost --only-export --export-items 1000000
+    .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
+    .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
 ...), so that a busy machine slows them alike: a hot-key ``UpdateItem ADD``
@@ -20,19 +22,44 @@ for ``--seconds``; it reports requests a second and CPU seconds a request:
 * ``export``: this tree, a 200,000-item table of the same store being
   exported, over and over, by the export job on its thread.
 
+* ``kinesis-http``: as ``kinesis``, the records sent by the server's own
+  Kinesis client (``tallydb.server.connectors``) to ``bench.kinesis_sink``,
+  a process of its own that takes them all.
+
 The budget: ``unused`` within noise of ``base``; ``kinesis`` and ``export``
 keep at least 85% of ``unused``'s requests a second.
+
+Two more measures of a Kinesis destination's cost, steadier on a busy machine:
+
+* ``--callgrind``: instructions per change (callgrind, so whatever else the
+  machine does) of a process making ``--changes`` changes in batches of
+  ``--batch`` as above, counted (every thread: the forwarder's, the
+  checkpointer's) from the first batch until its forwarder sent every
+  record, for ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and
+  valgrind's headers: a two-function library marks the section);
+* ``--server``: scenario A (hot-key ADD, ``bench.run``'s) through real
+  ``tallydb serve`` processes in turn, with wrk: one whose counters table has
+  no destination and one whose table has an ACTIVE destination sending to
+  ``bench.kinesis_sink``; req/s and the server's CPU per request (the sink's
+  own CPU is not the server's), medians and the ratio to the first.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
+import dataclasses
 import json
+import os
+import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -86,22 +113,83 @@ def _wait_export(engine: Any, arn: str) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-def workload(mode: str, seconds: float) -> dict[str, float]:
+class _Counting:
+    """The server's own Kinesis client, counting the records Kinesis took."""
+
+    def __init__(self, endpoint: str) -> None:
+        from tallydb.server.connectors import KinesisStreams
+
+        self.client = KinesisStreams(endpoint)
+        self.records = 0
+
+    def describe(self) -> str:
+        return self.client.describe()
+
+    def check_stream(self, stream_arn: str) -> None:
+        self.client.check_stream(stream_arn)
+
+    def put_records(self, stream_arn: str, records: Any) -> list[bool]:
+        taken: list[bool] = self.client.put_records(stream_arn, records)
+        self.records += sum(taken)
+        return taken
+
+
+def _engine(mode: str, data: str) -> tuple[Any, Any]:
+    """An engine on ``data`` with the videos table as ``mode`` has it, and
+    its Kinesis sender (None: none)."""
     from tallydb.engine import Engine, Store
 
+    options: dict[str, Any] = {}
+    if mode == "kinesis":
+        options["kinesis"] = _TakesAll()
+    elif mode == "kinesis-http":
+        options["kinesis"] = _Counting(os.environ["BENCH_KINESIS_SINK"])
+    engine = Engine(Store(Path(data)), **options)
+    engine.call("CreateTable", _table("videos"))
+    if "kinesis" in options:
+        engine.call("EnableKinesisStreamingDestination", {
+            "TableName": "videos",
+            "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/bench"})
+        while engine.call("DescribeKinesisStreamingDestination", {"TableName": "videos"})[
+                "KinesisDataStreamDestinations"][0]["DestinationStatus"] != "ACTIVE":
+            time.sleep(0.01)
+    return engine, options.get("kinesis")
+
+
+def changes(mode: str, batches: int, size: int) -> None:
+    """The callgrind run: ``batches`` batches of ``size`` hot-key ADDs, then
+    wait until the forwarder sent every record; instrumented from the first
+    batch (the warm-up's records sent) until the last record was sent."""
+    marks = ctypes.CDLL(os.environ["BENCH_CALLGRIND_MARKS"])
     with tempfile.TemporaryDirectory() as data:
-        options: dict[str, Any] = {}
-        if mode == "kinesis":
-            options["kinesis"] = _TakesAll()
-        engine = Engine(Store(Path(data)), **options)
-        engine.call("CreateTable", _table("videos"))
-        if mode == "kinesis":
-            engine.call("EnableKinesisStreamingDestination", {
-                "TableName": "videos",
-                "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/bench"})
-            while engine.call("DescribeKinesisStreamingDestination", {"TableName": "videos"})[
-                    "KinesisDataStreamDestinations"][0]["DestinationStatus"] != "ACTIVE":
-                time.sleep(0.01)
+        engine, sender = _engine(mode, data)
+        for _ in range(20):  # warm up: every path taken, its records sent
+            with engine.batch() as call:
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        while sender is not None and sender.records < 20 * size:
+            time.sleep(0.01)
+        marks.start()
+        for _ in range(batches):
+            with engine.batch() as call:
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        while sender is not None and sender.records < (20 + batches) * size:
+            time.sleep(0.001)
+        marks.stop()
+        engine.close()
+
+
+#: Callgrind's client requests, for a bench's process to count only what it measures.
+_MARKS = """#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def workload(mode: str, seconds: float) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as data:
+        engine, sender = _engine(mode if mode != "export" else "unused", data)
         exporting = None
         if mode == "export":
             _fill(engine, "library", 200_000)
@@ -136,12 +224,12 @@ def workload(mode: str, seconds: float) -> dict[str, float]:
         result = {"rps": requests / elapsed, "cpu_us": used / requests * 1e6}
         if export_arn is not None:
             _wait_export(engine, export_arn)
-        if mode == "kinesis":
+        if sender is not None:
             # how far the destination kept up: the share of the run's changes
             # sent by its end, and how long the rest took once writes stopped
-            changes = 200 + requests
-            result["sent"] = options["kinesis"].records / changes
-            while options["kinesis"].records < changes:
+            made = 200 + requests
+            result["sent"] = sender.records / made
+            while sender.records < made:
                 time.sleep(0.01)
             result["drain_s"] = time.perf_counter() - start - elapsed
         engine.close()
@@ -169,14 +257,157 @@ def export_time(items: int) -> dict[str, float]:
     return {"items": items, "fill_s": filled, "export_s": took}
 
 
-def _run(tree: Path, mode: str, seconds: float) -> dict[str, float]:
+def _run(tree: Path, mode: str, seconds: float, sink: str) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-m", "bench.integrations_cost", "--child", mode,
          "--seconds", str(seconds)],
         cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=True,
-        env={"PYTHONPATH": f"{tree / 'src'}", "PATH": "/usr/bin:/bin"})
+        env={"PYTHONPATH": f"{tree / 'src'}", "PATH": "/usr/bin:/bin",
+             "BENCH_KINESIS_SINK": sink})
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+@contextlib.contextmanager
+def _sink(cpus: str | None = None) -> Any:
+    """``bench.kinesis_sink`` on a free loopback port: its URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "bench.kinesis_sink", "--port", str(port)]
+    if cpus is not None:
+        command = ["taskset", "-c", cpus, *command]
+    process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[1],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # listening
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _instructions(mode: str, batches: int, size: int, sink: str, src: Path,
+                  marks: Path) -> int:
+    """What a process executes making ``batches`` batches and sending their
+    records, under callgrind (instrumented only then)."""
+    here = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={Path(tmp) / 'out'}",
+             sys.executable, "-m", "bench.integrations_cost", "--count", mode,
+             "--changes", str(batches * size), "--batch", str(size)],
+            cwd=here, capture_output=True, text=True, check=False,
+            env={"PYTHONPATH": f"{src}{os.pathsep}{here}", "PATH": "/usr/bin:/bin",
+                 "PYTHONHASHSEED": "0", "BENCH_KINESIS_SINK": sink,
+                 "BENCH_CALLGRIND_MARKS": str(marks)})
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
+        return int(found.group(1))
+
+
+def _sunk(sink: str) -> int:
+    """The records the sink took."""
+    with urllib.request.urlopen(f"{sink}/count", timeout=10) as answer:
+        return int(answer.read())
+
+
+def _callgrind(changes: int, size: int, src: Path, modes: list[str]) -> None:
+    batches = max(1, changes // size)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, _sink() as sink:
+        marks = Path(tmp) / "marks.so"
+        (Path(tmp) / "marks.c").write_text(_MARKS)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(marks),
+                        str(Path(tmp) / "marks.c")], check=True)
+        for mode in modes:
+            rows.append((mode, _instructions(mode, batches, size, sink, src, marks)
+                         / (batches * size)))
+    base = rows[0][1]
+    print(f"hot-key ADD, {batches} batches of {size} in one process, every record sent "
+          "(callgrind, instructions per change)\n")
+    print("| condition | instructions/change | ratio to unused | extra |")
+    print("|---|---:|---:|---:|")
+    for mode, per in rows:
+        print(f"| {mode} | {per:,.0f} | {per / base:.3f} | {per - base:+,.0f} |")
+
+
+def _server(reps: int, duration: int, conns: int, src: Path) -> None:
+    """Scenario A through real servers: without a destination and with one."""
+    from bench import procstat
+    from bench.ab import _spec
+    from bench.dynamo import COUNTERS, RawClient, read_number, setup_tables
+    from bench.loadgen import run_wrk
+    from bench.measure import Plan, _one_rep
+    from bench.run import pin_cpus
+    from bench.scenarios import build
+    from bench.servers import RunningServer
+
+    server_cpus, load_cpus, wrk_threads = pin_cpus()
+    scenario = build(1000)["A"]
+    plan = Plan.one(scenario, argparse.Namespace(conns=conns, warmup=2, duration=duration,
+                                                 reps=reps, keys=1000),
+                    load_cpus, wrk_threads)
+    names = ("unused", "kinesis")
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    with tempfile.TemporaryDirectory(prefix="tallydb-kcost-") as tmp, \
+            _sink(load_cpus) as sink, contextlib.ExitStack() as stack:
+        servers = []
+        for name in names:
+            spec = _spec(name, name, src, Path(tmp) / name)
+            if name == "kinesis":
+                spec = dataclasses.replace(spec, argv=lambda port, workdir, argv=spec.argv: [
+                    *argv(port, workdir), "--kinesis-endpoint", sink])
+            server = stack.enter_context(RunningServer(spec, server_cpus))
+            setup_tables(server.url, 1000)
+            if name == "kinesis":
+                client = RawClient(server.url, timeout=60)
+                client.call("EnableKinesisStreamingDestination", {
+                    "TableName": COUNTERS,
+                    "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/bench"})
+                while client.call("DescribeKinesisStreamingDestination", {
+                        "TableName": COUNTERS})["KinesisDataStreamDestinations"][0][
+                            "DestinationStatus"] != "ACTIVE":
+                    time.sleep(0.05)
+            run_wrk(server.url, scenario.env, conns, 2, threads=wrk_threads, cpus=load_cpus)
+            servers.append(server)
+        hot = {"pk": {"S": "hot"}}
+        enabled = read_number(servers[1].url, COUNTERS, hot, "play_count") or 0
+        for r in range(reps):
+            for name, server in zip(names, servers, strict=True):
+                cpu = procstat.cpu_seconds(server.pid)
+                rep = _one_rep(server, scenario, conns, plan, False)
+                drained = time.perf_counter()
+                if name == "kinesis":  # until every change made since enabling was sent
+                    made = (read_number(server.url, COUNTERS, hot, "play_count") or 0) - enabled
+                    while _sunk(sink) < made:
+                        time.sleep(0.02)
+                rep["drain_s"] = time.perf_counter() - drained
+                rep["cpu_sent_us"] = ((procstat.cpu_seconds(server.pid) - cpu)
+                                      / rep["requests"] * 1e6)
+                results[name].append(rep)
+                print(f"  rep {r + 1}/{reps} {name}: {rep['rps']:,.0f} req/s, "
+                      f"{rep['cpu_us_per_request']} µs CPU/req, {rep['cpu_sent_us']:.1f} "
+                      f"with every record sent ({rep['drain_s']:.1f} s after) "
+                      f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
+    first = statistics.median(rep["rps"] for rep in results["unused"])
+    first_cpu = statistics.median(rep["cpu_sent_us"] for rep in results["unused"])
+    print(f"\nScenario A (hot-key ADD) through tallydb serve, {conns} connections, "
+          f"{reps} x {duration} s in turn, medians; ratios to unused.\n")
+    print("| condition | req/s | ratio | per-rep ratios | server CPU µs/req, every record "
+          "sent | its ratio |")
+    print("|---|---:|---:|---|---:|---:|")
+    for name in names:
+        runs = results[name]
+        rps = statistics.median(rep["rps"] for rep in runs)
+        cpu = statistics.median(rep["cpu_sent_us"] for rep in runs)
+        per_rep = ", ".join(f"{a['rps'] / b['rps']:.2f}"
+                            for a, b in zip(runs, results["unused"], strict=True))
+        print(f"| {name} | {rps:,.0f} | {rps / first:.2f} | {per_rep} | {cpu:.1f} "
+              f"| {first_cpu / cpu:.2f} |")
 
 
 def _export_only(items: int) -> None:
@@ -191,12 +422,37 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--export-items", type=int, default=0)
-    parser.add_argument("--conditions", default="base,unused,kinesis,export",
+    parser.add_argument("--conditions", default="base,unused,kinesis,kinesis-http,export",
                         help="which conditions to run (unused is always run: the ratios' base)")
     parser.add_argument("--child")
     parser.add_argument("--only-export", action="store_true",
                         help="only time the export of --export-items items")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="instructions per change, unused and kinesis (callgrind)")
+    parser.add_argument("--changes", type=int, default=6400,
+                        help="changes of a --callgrind run (6,400)")
+    parser.add_argument("--count", help=argparse.SUPPRESS)
+    parser.add_argument("--batch", type=int, default=BATCH,
+                        help="--callgrind: requests a transaction (64; a server's group "
+                             "commits at a few thousand req/s hold a few)")
+    parser.add_argument("--modes", default="unused,kinesis,kinesis-http",
+                        help="--callgrind: the conditions measured")
+    parser.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src",
+                        help="--callgrind and --server: the src/ directory run (this tree's)")
+    parser.add_argument("--server", action="store_true",
+                        help="scenario A through tallydb serve, without and with a destination")
+    parser.add_argument("--duration", type=int, default=5, help="--server: seconds per run")
+    parser.add_argument("--conns", type=int, default=64, help="--server: wrk connections")
     args = parser.parse_args()
+    if args.count:
+        changes(args.count, args.changes // args.batch, args.batch)
+        return
+    if args.callgrind:
+        _callgrind(args.changes, args.batch, args.src, args.modes.split(","))
+        return
+    if args.server:
+        _server(args.reps, args.duration, args.conns, args.src)
+        return
     if args.only_export:
         _export_only(args.export_items or 1_000_000)
         return
@@ -211,21 +467,23 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
         wanted = set(args.conditions.split(",")) | {"unused"}
         runs: dict[str, list[dict[str, float]]] = {
-            m: [] for m in ("base", "unused", "kinesis", "export") if m in wanted}
-        for _ in range(args.reps):
-            for mode in runs:
-                tree = base if mode == "base" else here
-                runs[mode].append(_run(tree, "unused" if mode == "base" else mode,
-                                       args.seconds))
+            m: [] for m in ("base", "unused", "kinesis", "kinesis-http", "export")
+            if m in wanted}
+        with _sink() as sink:
+            for _ in range(args.reps):
+                for mode in runs:
+                    tree = base if mode == "base" else here
+                    runs[mode].append(_run(tree, "unused" if mode == "base" else mode,
+                                           args.seconds, sink))
     unused = statistics.median(r["rps"] for r in runs["unused"])
     print(f"hot-key ADD, batches of {BATCH}, {args.reps} x {args.seconds:g} s each, "
           f"median (base {args.base}):")
     for mode, results in runs.items():
         rps = statistics.median(r["rps"] for r in results)
         cpu = statistics.median(r["cpu_us"] for r in results)
-        print(f"  {mode:8s} {rps:10,.0f} req/s  {cpu:6.1f} µs CPU/req  "
+        print(f"  {mode:12s} {rps:10,.0f} req/s  {cpu:6.1f} µs CPU/req  "
               f"{rps / unused:5.2f}x unused's req/s")
-        if mode == "kinesis":
+        if mode.startswith("kinesis"):
             sent = statistics.median(r["sent"] for r in results)
             drain = statistics.median(r["drain_s"] for r in results)
             print(f"           {sent:.0%} of the changes sent by the end of the run, "

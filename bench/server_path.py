@@ -8,19 +8,28 @@ without ``gc.freeze()`` of what start-up loaded (``--freeze``).
 
     .venv/bin/python -m bench.server_path [--freeze] [--turns N]
     .venv/bin/python -m bench.server_path --scenario B [--keys 1000000]  # random keys
+    .venv/bin/python -m bench.server_path --scenario I   # an import's BatchWriteItems
+
+Scenario I is what ``tallydb import`` sends a server: BatchWriteItems of 25
+new items of ``bench.transfer``'s shape, from 4 connections (its writers) a
+turn; its figures are per item.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import random
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import uvloop
 
+from bench.transfer import stats_item
 from tallydb.engine.api import Engine
 from tallydb.engine.storage import Store
 from tallydb.server.app import Server
@@ -44,6 +53,8 @@ def request(key: str, operation: bytes = b"UpdateItem", body: bytes | None = Non
     body = BODY % key.encode() if body is None else body
     return HEAD % (operation, len(body), body)
 CONNECTIONS = 64
+#: An import's writers and batch size (tallydb.transfer.items).
+WRITERS, BATCH = 4, 25
 
 
 class _Sink:
@@ -63,9 +74,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.server_path")
     parser.add_argument("--freeze", action="store_true", help="gc.freeze() before measuring")
     parser.add_argument("--turns", type=int, default=200, help="turns per timed run")
-    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S"],
+    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S", "I"],
                         help="A: the hot key (default); B: a key at random over --keys items; "
-                             "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream")
+                             "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream; "
+                             "I: an import's BatchWriteItems of 25 new items (per item)")
     parser.add_argument("--keys", type=int, default=10_000, help="items for B (10,000)")
     args = parser.parse_args()
     rng = random.Random(1)
@@ -87,16 +99,24 @@ def main() -> None:
             engine.call("PutItem", {"TableName": "counters", "Item": {
                 "pk": {"S": "hot"}, "play_count": {"N": "0"}}})
             requests = [request("", b"ExecuteStatement", STATEMENT)]
+        if args.scenario == "I":
+            _import_table(engine)
         server = Server(engine, uvloop.new_event_loop())
         connections = []
-        for _ in range(CONNECTIONS):
+        per_turn = WRITERS if args.scenario == "I" else CONNECTIONS
+        for _ in range(per_turn):
             connection = Connection(server)
             connection.connection_made(_Sink())  # type: ignore[arg-type]
             connections.append(connection)
 
+        # made beforehand: the bench's own cost is not measured
+        batches = (iter(list(itertools.islice(_import_batches(), (50 + 7 * args.turns) * WRITERS)))
+                   if args.scenario == "I" else None)
+
         def turn() -> None:
             for connection in connections:
-                connection.data_received(requests[rng.randrange(len(requests))])
+                connection.data_received(
+                    next(batches) if batches else requests[rng.randrange(len(requests))])
             server.batcher.flush()
 
         for _ in range(50):
@@ -122,16 +142,36 @@ def main() -> None:
             begin_process = time.process_time()
             for _ in range(args.turns):
                 turn()
-            runs.append((time.thread_time() - begin) / args.turns / CONNECTIONS * 1e6)
-            process.append((time.process_time() - begin_process) / args.turns / CONNECTIONS * 1e6)
+            each = args.turns * per_turn * (BATCH if args.scenario == "I" else 1)
+            runs.append((time.thread_time() - begin) / each * 1e6)
+            process.append((time.process_time() - begin_process) / each * 1e6)
         gc.callbacks.remove(timed)
         engine.close()
 
-    print(f"scenario {args.scenario}: CPU µs per request, best of 7: {min(runs):.1f} "
+    what = "item" if args.scenario == "I" else "request"
+    print(f"scenario {args.scenario}: CPU µs per {what}, best of 7: {min(runs):.1f} "
           f"(the process, checkpoints included: {min(process):.1f}; freeze: {args.freeze})")
     for generation, times in pauses.items():
         worst = max(times) if times else 0.0
         print(f"gc generation {generation}: {len(times)} collections, longest {worst:.2f} ms")
+
+
+def _import_table(engine: Engine) -> None:
+    engine.call("CreateTable", {
+        "TableName": "bench", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"},
+                                 {"AttributeName": "SK", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                      {"AttributeName": "SK", "KeyType": "RANGE"}]})
+
+
+def _import_batches() -> Iterator[bytes]:
+    """BatchWriteItems of 25 new items each, as ``tallydb import`` sends them."""
+    for start in itertools.count(0, BATCH):
+        puts = b'},{"PutRequest":'.join(
+            orjson.dumps({"Item": stats_item(n)}) for n in range(start, start + BATCH))
+        body = b'{"RequestItems":{"bench":[{"PutRequest":' + puts + b"}]}}"
+        yield request("", b"BatchWriteItem", body)
 
 
 def _seed(engine: Engine, count: int) -> None:

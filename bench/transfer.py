@@ -50,7 +50,7 @@ from bench.servers import SPECS, RunningServer, ServerUnavailable
 from tallydb import transfer
 
 
-def _item(n: int) -> dict[str, object]:
+def stats_item(n: int) -> dict[str, object]:
     return {
         "PK": {"S": f"VID#{n // 10:07d}"},
         "SK": {"S": f"STATS#{n % 10}"},
@@ -70,7 +70,7 @@ def make_export(folder: Path, items: int) -> Path:
         count = min(per_file, items - start)
         key = f"AWSDynamoDB/00000000000000-bench000/data/part{start // per_file}.json.gz"
         with gzip.open(folder / key, "wb", compresslevel=1) as out:
-            out.writelines(orjson.dumps({"Item": _item(n)}) + b"\n"
+            out.writelines(orjson.dumps({"Item": stats_item(n)}) + b"\n"
                            for n in range(start, start + count))
         lines.append(orjson.dumps({"itemCount": count, "dataFileS3Key": key}))
     (root / "manifest-files.json").write_bytes(b"\n".join(lines) + b"\n")

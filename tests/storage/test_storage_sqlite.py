@@ -11,7 +11,11 @@ import pytest
 from tally_table import TABLE, values_on_disk
 
 from tallydb.engine.api import Engine, SpoiledBatchError
-from tallydb.engine.errors import ConditionalCheckFailedException, TransactionCanceledException
+from tallydb.engine.errors import (
+    ConditionalCheckFailedException,
+    TransactionCanceledException,
+    ValidationException,
+)
 from tallydb.engine.storage import Store, StoreInUseError, TableRecord
 
 
@@ -200,6 +204,51 @@ def test_an_operation_failing_after_its_write_rolls_the_batch_back(tmp_path: Pat
         "n"] == {"N": "1"}  # the store is usable and nothing of the batch was committed
     engine.close()
     assert values_on_disk(tmp_path) == {"x": "1"}
+
+
+def _batch_write(*puts: tuple[str, int]) -> dict[str, object]:
+    return {"RequestItems": {"tally": [{"PutRequest": {"Item": _put(pk, n)["Item"]}}
+                                       for pk, n in puts]}}
+
+
+def test_a_batch_write_raises_every_client_error_before_it_writes(tmp_path: Path) -> None:
+    """BatchWriteItem runs in a batch without a savepoint, as PutItem does: a
+    refused one wrote nothing, so the batch's other writes commit alone."""
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    with engine.batch() as call:
+        call("PutItem", _put("a", 1))
+        with pytest.raises(ValidationException, match="duplicates"):
+            call("BatchWriteItem", _batch_write(("b", 1), ("c", 1), ("c", 2)))
+        wrong_key = _batch_write(("d", 1), ("e", 1))
+        wrong_key["RequestItems"]["tally"][1]["PutRequest"]["Item"]["PK"] = {"N": "1"}  # type: ignore[index]
+        with pytest.raises(ValidationException, match="key element does not match"):
+            call("BatchWriteItem", wrong_key)
+        call("BatchWriteItem", _batch_write(("f", 1), ("g", 2)))
+    engine.close()
+    assert values_on_disk(tmp_path) == {"a": "1", "f": "1", "g": "2"}
+
+
+def test_a_batch_write_failing_after_it_wrote_rolls_the_batch_back(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    real = engine._run
+
+    def fails_after_writing(txn: object, operation: str, request: dict[str, object],
+                            access: object = None) -> object:
+        response = real(txn, operation, request, access)  # type: ignore[arg-type]
+        if operation == "BatchWriteItem":
+            raise RuntimeError("failed after writing")
+        return response
+
+    engine._run = fails_after_writing  # type: ignore[assignment]
+    with pytest.raises(SpoiledBatchError), engine.batch() as call:
+        call("PutItem", _put("a", 1))
+        with pytest.raises(RuntimeError):
+            call("BatchWriteItem", _batch_write(("b", 1), ("c", 1)))
+    engine._run = real
+    engine.close()
+    assert values_on_disk(tmp_path) == {}
 
 
 def test_savepointed_and_paged_operations_see_the_kept_writes(tmp_path: Path) -> None:

@@ -44,7 +44,8 @@ def ask_capacity(ex: Exchange) -> bool:
     request = ex.request
     if ex.operation in ASKED and type(request) is dict and request.get(
             "ReturnConsumedCapacity") in (None, "NONE"):
-        request["ReturnConsumedCapacity"] = "TOTAL"
+        # (a copy: routing may share one parsed request between exchanges)
+        ex.request = {**request, "ReturnConsumedCapacity": "TOTAL"}
         return True
     return False
 

@@ -39,7 +39,8 @@ import orjson
 
 from tallydb.engine.api._stream_records import EVENTS, SAME_AS_LAST
 from tallydb.engine.storage import TableRecord
-from tallydb.engine.values import item_size
+from tallydb.engine.values import Item, item_size
+from tallydb.engine.values.size import attribute_size
 
 __all__ = [
     "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "records_of",
@@ -94,15 +95,53 @@ def _partition_key(encoded_key: bytes) -> str:
     return partition
 
 
-def records_of(entries: list[list[Any]], record: TableRecord, region: str,
-               precision: str) -> Iterator[tuple[str, bytes]]:
-    """(partition key, data) of each Kinesis record of one stored row.
+def _name_size(name: str) -> int:
+    return len(name) if name.isascii() else len(name.encode("utf-8"))
 
-    A record is DynamoDB's JSON object (the module docstring), its members in
-    that order, put together from pieces made once per row (the members
-    every record shares) or once per item (its key's JSON, partition key and
-    size). Each image is encoded and sized once: an old image is the record
-    before's new one, its JSON and size reused."""
+
+def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None = None) -> int:
+    """``new``'s size (``item_size``), from ``old``'s: only the attributes
+    that differ between them are sized (a counter's update: one number).
+    ``sized``: sizes of values by their ``id``, which the caller keeps alive
+    (a run of records: a value sized as a new image's is the next old one's)."""
+    size = old_size
+    kept = 0
+    if sized is None:
+        sized = {}
+    for name, value in new.items():
+        before = old.get(name)
+        if before is None:
+            size += _name_size(name) + attribute_size(value)
+        else:
+            kept += 1
+            if before != value:
+                was = sized.get(id(before))
+                if was is None:
+                    was = attribute_size(before)
+                now = sized[id(value)] = attribute_size(value)
+                size += now - was
+    if kept != len(old):  # attributes removed
+        for name, value in old.items():
+            if name not in new:
+                size -= _name_size(name) + attribute_size(value)
+    return size
+
+
+#: What every record of a table shares, by (the catalog record's id, region,
+#: precision): the record itself (the id's holder), and what ``_shared`` gives.
+_templates: dict[tuple[int, str, str],
+                 tuple[TableRecord, tuple[tuple[str, ...], bytes, int]]] = {}
+_SERVICE_JSON = orjson.dumps(_SERVICE)
+
+
+def _shared(record: TableRecord, region: str, precision: str
+            ) -> tuple[tuple[str, ...], bytes, int]:
+    """The key's names, the records' % template and the clock's divisor
+    (made once, not once per row: a small group commit's row holds one record)."""
+    key = (id(record), region, precision)
+    cached = _templates.get(key)
+    if cached is not None and cached[0] is record:
+        return cached[1]
     names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
     dumps = orjson.dumps
 
@@ -117,8 +156,26 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
                 + literal(record.name) + b',"dynamodb":{"ApproximateCreationDateTime":%d,'
                 b'"Keys":%s%s,"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
                 + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
-    service = dumps(_SERVICE)
-    divisor = 1000 if precision == "MICROSECOND" else 1_000_000
+    if len(_templates) > 256:
+        _templates.clear()
+    found = (names, template, 1000 if precision == "MICROSECOND" else 1_000_000)
+    _templates[key] = (record, found)
+    return found
+
+
+def records_of(entries: list[list[Any]], record: TableRecord, region: str,
+               precision: str) -> Iterator[tuple[str, bytes]]:
+    """(partition key, data) of each Kinesis record of one stored row.
+
+    A record is DynamoDB's JSON object (the module docstring), its members in
+    that order, put together from pieces made once per row (the members
+    every record shares) or once per item (its key's JSON, partition key and
+    size). Each image is encoded and sized once: an old image is the record
+    before's new one, its JSON and size reused, and a new image that follows
+    it is sized from it (``size_after``)."""
+    names, template, divisor = _shared(record, region, precision)
+    dumps = orjson.dumps
+    service = _SERVICE_JSON
     last_new: Any = None
     last_new_json = b""
     last_new_size = 0
@@ -126,13 +183,17 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
     keys_json = b""
     keys_size = 0
     partition = ""
+    sized: dict[int, int] = {}  # the row's values, alive while it is read
     for seq, event, keys, new, old, by_service in entries:
-        if new is not None:
-            new_json = dumps(new)
-            new_size = item_size(new)
         if old == SAME_AS_LAST:  # the record before's new image: the same item, its keys
             old, old_json, old_size = last_new, last_new_json, last_new_size
+            if new is not None:
+                new_json = dumps(new)
+                new_size = size_after(new, old, old_size, sized)
         else:
+            if new is not None:
+                new_json = dumps(new)
+                new_size = item_size(new)
             if old is not None:
                 old_json = dumps(old)
                 old_size = item_size(old)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -220,33 +222,39 @@ class Forwarder:
         records: list[tuple[str, bytes]] = []
         numbers: list[int] = []
         owners: list[int] = []
+        waiting = [0] * len(blobs)  # records of each row not taken yet
         for row, (rk, blob) in enumerate(blobs):
             entries: Entries = orjson.loads(blob)
-            taken = self._taken.get((record.id, rk), ())
-            for entry, made in zip(entries, kinesis_records(entries, record, region, precision),
-                                   strict=True):
+            taken = self._taken.get((record.id, rk))
+            made = kinesis_records(entries, record, region, precision)
+            if taken is None:  # the usual: none of the row taken yet
+                records.extend(made)
+                numbers.extend([entry[0] for entry in entries])
+                owners.extend([row] * len(entries))
+                waiting[row] = len(entries)
+                continue
+            for entry, one in zip(entries, made, strict=True):
                 if entry[0] not in taken:
-                    records.append(made)
+                    records.append(one)
                     numbers.append(entry[0])
                     owners.append(row)
-        waiting = [0] * len(blobs)  # records of each row not taken yet
-        for row in owners:
-            waiting[row] += 1
+                    waiting[row] += 1
         queue = list(range(len(records)))
         try:
             while queue:
                 end = min(BATCH, len(queue))
-                if sum(len(records[i][0]) + len(records[i][1]) for i in queue[:end]
-                       ) > BATCH_BYTES:
+                chunk = [records[i] for i in queue[:end]]
+                if sum(map(len, chain.from_iterable(chunk))) > BATCH_BYTES:  # keys and data
                     end, size = 0, 0
-                    while end < min(BATCH, len(queue)):
-                        length = len(records[queue[end]][0]) + len(records[queue[end]][1])
+                    while end < len(chunk):
+                        length = len(chunk[end][0]) + len(chunk[end][1])
                         if end and size + length > BATCH_BYTES:
                             break
                         size += length
                         end += 1
+                    chunk = chunk[:end]
                 batch = queue[:end]
-                answers = self.sender.put_records(arn, [records[i] for i in batch])
+                answers = self.sender.put_records(arn, chunk)
                 again = self._taken_of(record, blobs, batch, answers, records, numbers,
                                        owners, waiting)
                 if len(again) == len(batch):
@@ -271,6 +279,16 @@ class Forwarder:
         item's records arrive again in their order after the refused one
         (a refusal of the last ones of an item, as a throttled shard gives,
         sends only those again: every copy in order)."""
+        if all(answers):  # the usual answer: every record taken
+            for row, count in Counter(map(owners.__getitem__, batch)).items():
+                waiting[row] -= count
+                key = (record.id, blobs[row][0])
+                if waiting[row]:  # kept should the row be read again (after a failure)
+                    self._taken.setdefault(key, set()).update(
+                        numbers[i] for i in batch if owners[i] == row)
+                else:
+                    self._taken.pop(key, None)
+            return []
         again: list[int] = []
         refused: set[str] = set()
         for i, taken in zip(batch, answers, strict=True):

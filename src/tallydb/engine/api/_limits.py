@@ -321,8 +321,8 @@ def _batch_write(txn: Transaction, request: Request, write: bool) -> list[Target
     for name, writes in (request.get("RequestItems") or {}).items():
         table = get_table(txn, name)
         for entry in writes:
-            body = entry.get("PutRequest", {}).get("Item") or entry.get(
-                "DeleteRequest", {}).get("Key")
+            body = (entry.get("PutRequest") or {}).get("Item") or (
+                entry.get("DeleteRequest") or {}).get("Key")
             targets.append(Target(table, _hash_of(table, body), write, entry=entry))
     return targets
 

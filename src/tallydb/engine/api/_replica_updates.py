@@ -26,8 +26,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import botocore.session
-
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._global import (
     EVENTUAL,
@@ -95,6 +93,8 @@ _regions: list[str] = []
 def _known_regions() -> list[str]:
     """The regions of DynamoDB's aws partition, as botocore knows them."""
     if not _regions:
+        import botocore.session  # on first use: it loads botocore's whole client
+
         _regions.extend(botocore.session.get_session().get_available_regions("dynamodb"))
     return _regions
 

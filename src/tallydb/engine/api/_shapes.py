@@ -47,8 +47,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import botocore.session
-from botocore.model import OperationNotFoundError
+from botocore.loaders import Loader
+from botocore.model import OperationNotFoundError, ServiceModel
 
 from tallydb.engine.errors import SerializationException, ValidationException
 
@@ -717,10 +717,19 @@ _quick: dict[str, _Quick] = {}
 _nodes: dict[str, _Structure] = {}
 
 
+def _load_model(service: str) -> ServiceModel:
+    """botocore's model of ``service``, read from botocore's data files (and
+    ~/.aws/models) without a session: importing botocore's session loads
+    its whole client (waiters, docs, retries), a tenth of a server's
+    start-up. A session hands the same data to the same class (it lets
+    handlers change it first; botocore registers none for these services)."""
+    return ServiceModel(Loader().load_service_model(service, "service-2"), service_name=service)
+
+
 def _service_model() -> Any:
     global _model
     if _model is None:
-        _model = botocore.session.get_session().get_service_model("dynamodb")
+        _model = _load_model("dynamodb")
     return _model
 
 
@@ -733,7 +742,7 @@ def _model_of(operation: str) -> Any:
     model = _service_model()
     if operation not in model.operation_names:
         if _streams_model is None:
-            _streams_model = botocore.session.get_session().get_service_model("dynamodbstreams")
+            _streams_model = _load_model("dynamodbstreams")
         if operation in _streams_model.operation_names:
             return _streams_model
     return model
@@ -780,11 +789,90 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
 
 
 # Ways a top-level member can be passed without its checker (``_Quick``).
-_TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP = range(4)
+_TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP, _REQUEST_MAP = range(5)
 _QUICK_MEMORY = 4096
 #: An attribute name this long (in code points) is within DynamoDB's 65,535
 #: (UTF-16 units) whatever it holds; a longer one takes the full check.
 _SHORT_NAME = 65535 // 2
+
+
+class _RequestMap:
+    """Passes a map of lists of requests each of which wraps one map of
+    AttributeValues (BatchWriteItem's RequestItems: table -> [{"PutRequest":
+    {"Item": {...}}} or {"DeleteRequest": {"Key": {...}}}]) when the full
+    check could find nothing in it: the map's and every list's length within
+    the model's limits, keys short enough whatever they hold, every wrapper a
+    JSON object holding its one required AttributeValue map, and every
+    AttributeValue a JSON object under a short name. Anything else, a JSON
+    null included, is for the full check."""
+
+    __slots__ = ("high", "key_high", "key_low", "list_high", "list_low", "low", "wrappers")
+
+    def __init__(self, node: _Map, wrappers: dict[str, str]) -> None:
+        key, requests = node.key, node.value
+        assert isinstance(key, _String) and isinstance(requests, _List)
+        self.low, self.high = node.low or 0, node.high
+        self.key_low = key.low or 0
+        #: a key this short (code points) is within the key's limit (UTF-16 units)
+        self.key_high = None if key.high is None else key.high // 2
+        self.list_low, self.list_high = requests.low or 0, requests.high
+        #: wrapper member -> the name of the AttributeValue map it must hold
+        self.wrappers = wrappers
+
+    @staticmethod
+    def of(node: _Node) -> _RequestMap | None:
+        """The quick pass of ``node``, when it is such a map; else None."""
+        if type(node) is not _Map or type(node.key) is not _String:
+            return None
+        key, requests = node.key, node.value
+        if key.pattern_text is not None or key.enum or type(requests) is not _List:
+            return None
+        request = requests.member
+        if type(request) is not _Structure or request.required or not request.members:
+            return None
+        wrappers: dict[str, str] = {}
+        for name, (_, _, wrapper) in request.members.items():
+            if type(wrapper) is not _Structure or len(wrapper.members) != 1:
+                return None
+            ((inner, (_, _, values)),) = wrapper.members.items()
+            if (wrapper.required != (inner,) or type(values) is not _Map or not values.simple
+                    or type(values.value) is not _AttributeValue or values.low or values.high):
+                return None
+            wrappers[name] = inner
+        return _RequestMap(node, wrappers)
+
+    def passes(self, value: dict[str, Any]) -> bool:
+        n = len(value)
+        if n < self.low or (self.high is not None and n > self.high):
+            return False
+        key_low, key_high = self.key_low, self.key_high
+        list_low, list_high = self.list_low, self.list_high
+        wrappers = self.wrappers
+        for key, requests in value.items():
+            if type(key) is not str or len(key) < key_low or (
+                    key_high is not None and len(key) > key_high):
+                return False
+            if type(requests) is not list:
+                return False
+            n = len(requests)
+            if n < list_low or (list_high is not None and n > list_high):
+                return False
+            for request in requests:
+                if type(request) is not dict:
+                    return False
+                for name, wrapper in request.items():
+                    inner = wrappers.get(name)
+                    if inner is None:
+                        continue  # unknown members are ignored, as DynamoDB ignores them
+                    if type(wrapper) is not dict:
+                        return False
+                    values = wrapper.get(inner)
+                    if type(values) is not dict:
+                        return False
+                    for attribute, av in values.items():
+                        if type(av) is not dict or len(attribute) > _SHORT_NAME:
+                            return False
+        return True
 
 
 class _Quick:
@@ -802,7 +890,7 @@ class _Quick:
     which alone words refusals; a request it passes is remembered.
     """
 
-    __slots__ = ("members", "required", "seen", "ways")
+    __slots__ = ("members", "request_maps", "required", "seen", "ways")
 
     def __init__(self, top: _Structure, required: tuple[str, ...]) -> None:
         self.members = top.members
@@ -810,9 +898,14 @@ class _Quick:
         self.seen: set[Any] = set()
         #: member -> (how it passes, its JSON type, 1 if it is required)
         self.ways: dict[str, tuple[int, type[Any], int]] = {}
+        self.request_maps: dict[str, _RequestMap] = {}
         for name, (_, _, node) in top.members.items():
             need = int(name in required)
-            if node.trivial:
+            request_map = _RequestMap.of(node)
+            if request_map is not None:
+                self.request_maps[name] = request_map
+                self.ways[name] = (_REQUEST_MAP, dict, need)
+            elif node.trivial:
                 self.ways[name] = (_TYPE_ONLY, node.kind, need)
             elif type(node) is _String or type(node) is _TableName:
                 self.ways[name] = (_SEEN, str, need)
@@ -849,6 +942,9 @@ class _Quick:
                 for key, value in item.items():
                     if type(value) is not dict or type(key) is not str or len(key) > _SHORT_NAME:
                         return False
+            elif how == _REQUEST_MAP:
+                if not self.request_maps[name].passes(item):
+                    return False
             else:
                 try:
                     if (name, tuple(item.items())) not in seen:

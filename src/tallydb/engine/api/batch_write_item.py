@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from tallydb.engine.api._access import Touch, named
 from tallydb.engine.api._batches import (
     BATCH_WRITE_REQUIRED,
@@ -21,25 +23,29 @@ from tallydb.engine.api._batches import (
     check_put_key,
     check_write_total,
 )
+from tallydb.engine.api._global import GLOBAL, check_claim
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._tables import Table, get_table
 from tallydb.engine.api._units import Tally, wants_capacity, write_units
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
-from tallydb.engine.values import Item, check_item_size, item_size, messages, validate_item
+from tallydb.engine.values import Item, check_item_fits, item_size, messages, validate_item
 
 
-def _parsed(request: Any) -> tuple[str, Item]:
-    """("put", item) or ("delete", key) of one WriteRequest, values checked."""
+def _parsed(request: Any) -> tuple[str, Item, bytes | None]:
+    """("put", item, its JSON) or ("delete", key, None) of one WriteRequest,
+    values checked. The item's JSON, made here to be stored, also stands in
+    for counting its size (``check_item_fits``)."""
     put, delete = request.get("PutRequest"), request.get("DeleteRequest")
     if (put is None) == (delete is None):
         # DynamoDB's words for a union with no member (or two) set (dynalite).
         raise ValidationException(messages.MULTIPLE_DATATYPES)
     if put is not None:
         item = validate_item(put.get("Item") or {}, wording="older")
-        check_item_size(item)
-        return "put", item
-    return "delete", validate_item(delete.get("Key") or {}, wording="older")
+        encoded = orjson.dumps(item)
+        check_item_fits(item, encoded)
+        return "put", item, encoded
+    return "delete", validate_item(delete.get("Key") or {}, wording="older"), None
 
 
 def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
@@ -51,7 +57,7 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
 ACCESS = access
 
 
-Checked = dict[str, list[tuple[str, Item]]]
+Checked = dict[str, list[tuple[str, Item, bytes | None]]]
 
 
 def validate(request: dict[str, Any]) -> Checked:
@@ -67,33 +73,39 @@ def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
                      ) -> dict[str, Any]:
     tables = {name: get_table(txn, name) for name in parsed}
 
-    writes: list[tuple[Table, str, Item, bytes, bytes]] = []
+    writes: list[tuple[Table, Item | None, bytes | None, bytes, bytes]] = []
     for name, requests in parsed.items():
         table = tables[name]
+        keys, indexes = table.keys, table.indexes
         seen: set[tuple[bytes, bytes]] = set()
-        for kind, body in requests:
+        for kind, body, encoded in requests:
             if kind == "put":
-                check_put_key(body, table.keys)
-                if table.indexes:
-                    check_index_keys(table.indexes, body)
-                key = table.keys.key_of(body)
+                check_put_key(body, keys)
+                if indexes:
+                    check_index_keys(indexes, body)
+                row = keys.encode(body)  # the item's own key attributes
             else:
-                key = table.keys.check_key(body)
-            hk, rk = table.keys.encode(key)
-            if (hk, rk) in seen:
+                row = keys.encode(keys.check_key(body))
+            if row in seen:
                 raise ValidationException(DUPLICATE_KEYS)
-            seen.add((hk, rk))
-            writes.append((table, kind, body, hk, rk))
+            seen.add(row)
+            writes.append((table, body if encoded is not None else None, encoded, *row))
+
+    # Nothing is written before every item may be (a batch runs this without
+    # a savepoint: ``WRITE_LAST``): the items another region of a STRONG
+    # global table holds are refused first.
+    for table, _, _, hk, rk in writes:
+        if GLOBAL in table.record.description:
+            check_claim(txn, table.record, hk, rk)
 
     tally = Tally()
     charge = wants_capacity(request)
-    for table, kind, body, hk, rk in writes:
+    for table, new, encoded, hk, rk in writes:
         indexes = table.indexes
         old = txn.get_item(table.record, hk, rk) if charge or indexes else None
-        new = body if kind == "put" else None
-        index_units = write_item(txn, table.record, indexes, hk, rk, old, new)
+        index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
         if charge:
-            size = max(item_size(old) if old else 0, item_size(body) if kind == "put" else 0)
+            size = max(item_size(old) if old else 0, item_size(new) if new else 0)
             tally.add(table.name, write_units(size), index_units)
 
     response: dict[str, Any] = {"UnprocessedItems": {}}

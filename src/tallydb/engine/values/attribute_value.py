@@ -254,6 +254,10 @@ def _value(av: Any, wording: Wording, level: int, depth: bool) -> AttributeValue
                 return av if text is payload else {"N": text}
         elif kind == "BOOL" and (payload is True or payload is False):
             return av
+        elif kind == "SS" and type(payload) is list and payload and all(
+                type(m) is str for m in payload) and len(set(payload)) == len(payload):
+            ordered = sorted(payload)  # code point order is UTF-8 byte order
+            return av if ordered == payload else {"SS": ordered}
     return _value_slow(av, wording, level, depth)
 
 

@@ -1,0 +1,59 @@
+"""A Kinesis record's SizeBytes: a new image that follows the record
+before's is sized from that one's size (only the attributes that differ),
+and must come out as sizing it whole does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tallydb.engine.api._kinesis import records_of, size_after
+from tallydb.engine.api._stream_records import SAME_AS_LAST
+from tallydb.engine.storage import TableRecord
+from tallydb.engine.values import item_size
+
+_names = st.sampled_from(["PK", "n", "title", "tags", "é", "nested", "flag"])
+_values = st.one_of(
+    st.integers(-10**30, 10**30).map(lambda n: {"N": str(n)}),
+    st.text(max_size=12).map(lambda s: {"S": s}),
+    st.booleans().map(lambda b: {"BOOL": b}),
+    st.just({"NULL": True}),
+    st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=3, unique=True).map(
+        lambda ss: {"SS": ss}),
+    st.dictionaries(st.text(max_size=3), st.integers(0, 999).map(lambda n: {"N": str(n)}),
+                    max_size=3).map(lambda m: {"M": m}),
+)
+_items = st.dictionaries(_names, _values, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_items, _items)
+def test_a_size_from_the_image_before_is_the_whole_size(old: dict[str, Any],
+                                                        new: dict[str, Any]) -> None:
+    assert size_after(new, old, item_size(old)) == item_size(new)
+
+
+def _record() -> TableRecord:
+    return TableRecord(id=1, name="counted", description={
+        "TableName": "counted", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]},
+        indexes={})
+
+
+def test_a_counters_run_of_records_carries_each_records_whole_size() -> None:
+    images = [{"PK": {"S": "VID#9f3a"}, "n": {"N": str(n)}, "title": {"S": "été"}}
+              for n in (9, 10, 99, 100, 1000)]
+    images.append({"PK": {"S": "VID#9f3a"}, "n": {"N": "1001"}})  # an attribute removed
+    images.append({"PK": {"S": "VID#9f3a"}, "n": {"N": "1001"}, "tags": {"SS": ["a", "bc"]}})
+    entries: list[list[Any]] = [[1, 0, None, images[0], None, False]]
+    entries += [[n + 1, 1, None, images[n], SAME_AS_LAST, False]
+                for n in range(1, len(images))]
+    made = [orjson.loads(data) for _, data in records_of(
+        orjson.loads(orjson.dumps(entries)), _record(), "us-east-1", "MILLISECOND")]
+    keys = item_size({"PK": {"S": "VID#9f3a"}})
+    assert [record["dynamodb"]["SizeBytes"] for record in made] == [
+        keys + item_size(images[0])] + [
+        keys + item_size(images[n]) + item_size(images[n - 1]) for n in range(1, len(images))]
+    assert [record["dynamodb"].get("OldImage") for record in made] == [None, *images[:-1]]
