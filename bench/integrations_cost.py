@@ -175,7 +175,7 @@ def changes(mode: str, batches: int, size: int) -> None:
                 for _ in range(size):
                     call("UpdateItem", REQUEST)
         while sender is not None and sender.records < (20 + batches) * size:
-            time.sleep(0.001)
+            time.sleep(0.01)
         marks.stop()
         engine.close()
 
