@@ -134,12 +134,13 @@ class Batcher:
         touched = []
         for ex in queue:
             conn = ex.conn
-            if not conn.out:
+            out = conn.out
+            if not out:
                 touched.append(conn)
             response = ex.response
             if response is None:  # the batch died in a way _run could not catch
                 response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-            conn.out.append(response)
+            out.append(response)
             conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
@@ -152,16 +153,23 @@ class Batcher:
         self.requests += len(calls)
         try:
             metrics = self.metrics
+            render, dumps, no_output = http.render, orjson.dumps, NO_OUTPUT
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
-                        asked = metrics is not None and observe.ask_capacity(ex)
-                        result = call(ex.operation, ex.request, ex.region, ex.access)
-                        if metrics is not None:
+                        operation = ex.operation
+                        if metrics is None:
+                            result = call(operation, ex.request, ex.region, ex.access)
+                        else:
+                            if type(ex.request) is dict:  # (routing may share it: the
+                                # view sets a member of its own request only)
+                                ex.request = {**ex.request}
+                            asked = observe.ask_capacity(ex)
+                            result = call(operation, ex.request, ex.region, ex.access)
                             observe.answered(ex, result, asked)
-                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
-                        ex.response = http.render(200, body, ex.response_type, ex.extra,
-                                                  ex.coding)
+                        ex.response = render(
+                            200, b"" if operation in no_output else dumps(result),
+                            ex.response_type, ex.extra, ex.coding)
                     except DynamoDBError as error:
                         if metrics is not None:
                             observe.refused(ex, error)
