@@ -1078,6 +1078,18 @@ class Transaction:
         blob = store._committed_row(row_key)
         return None if blob is None else orjson.loads(blob)
 
+    def get_item_blob(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> bytes | None:
+        """The JSON of one item as stored (the very bytes written, while
+        the transaction that wrote them is open), or None (no item)."""
+        store = self._store
+        row_key = (record.items_table, hk, rk)
+        pending = store._pending
+        if pending is not None:
+            blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return blob  # type: ignore[return-value]
+        return store._committed_row(row_key)
+
     def get_entry_blob(self, record: TableRecord, index: str, hk: bytes, rk: bytes
                        ) -> bytes | None:
         """The JSON of one entry of an index as stored, or None (no entry)."""
