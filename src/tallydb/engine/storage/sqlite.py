@@ -508,7 +508,8 @@ class Store:
                 _write_rows(self._conn, self._overlay)
                 self._overlay_written = True
                 self._fresh.clear()  # in SQLite now (or again absent, rolled back)
-            self._fresh_puts.clear()
+            self._fresh_puts.clear()  # this transaction's writes go to SQLite too
+            self._fresh_drops.clear()
             pending = self._pending
             if pending:
                 self._own_sqlite = True
