@@ -32,6 +32,12 @@ from tallydb.engine.values.size import check_item_fits, item_size
 ACCESS = on_table("UpdateItem", write=True)
 
 
+#: The item the last update of ``updated``'s plain kind wrote: its JSON (the
+#: bytes stored) and the item. (Any thread's: a store's writer holds its
+#: lock, and bytes written are one store's.)
+_written: list[tuple[bytes, Item] | None] = [None]
+
+
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
     # every request-level check, in DynamoDB's order, then the update
     return updated(txn, request, update_request(txn, request))
@@ -52,7 +58,19 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     missing one failing as a condition fails."""
     update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
-    old = txn.get_item(table.record, hk, rk)
+    # An update none of whose items reaches its caller (no ReturnValues, no
+    # condition to return the item with): its item, if the last such update
+    # wrote it (the very bytes stored), is the one that update made, not a
+    # parse of its JSON. (Nothing changes an item once made: ``apply``
+    # copies, the stream and the feed read.)
+    plain = decided.return_values == "NONE" and decided.condition is None
+    if plain:
+        blob = txn.get_item_blob(table.record, hk, rk)
+        last = _written[0]
+        old = (None if blob is None else last[1] if last is not None and last[0] is blob
+               else orjson.loads(blob))
+    else:
+        old = txn.get_item(table.record, hk, rk)
     if old is None and must_exist:
         raise ConditionalCheckFailedException()
     if decided.condition is not None:
@@ -68,6 +86,8 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         written = {str(path[0]) for path in update.updated_paths}
         check_index_keys(indexes, new, names=written, update=True)
     index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+    if plain:
+        _written[0] = (encoded, new)
 
     response: dict[str, Any] = {}
     if decided.return_values != "NONE":
