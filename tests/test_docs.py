@@ -25,7 +25,10 @@ DOCS = ROOT / "docs"
 
 
 def _commands(group: click.Group, prefix: str) -> Iterator[tuple[str, click.Command]]:
-    for name, command in sorted(group.commands.items()):
+    with click.Context(group) as ctx:  # the group imports each command as it is asked for
+        found = [(name, group.get_command(ctx, name)) for name in group.list_commands(ctx)]
+    for name, command in found:
+        assert command is not None, name
         path = f"{prefix} {name}"
         yield path, command
         if isinstance(command, click.Group):
