@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import orjson
 
 from tallydb.console.metrics import Metrics
-from tallydb.engine.api import NO_OUTPUT, Engine
+from tallydb.engine.api import NO_OUTPUT, Engine, UnitsReport
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http, observe
@@ -71,6 +71,8 @@ class Batcher:
         #: while a console page listens: the operational view's numbers,
         #: which each answered request is added to (server/observe.py)
         self.metrics: Metrics | None = None
+        #: and the engine's units report meanwhile (``Engine.report_units``)
+        self.units: UnitsReport | None = None
 
     def submit(self, ex: Exchange) -> None:
         self.queue.append(ex)
@@ -152,7 +154,7 @@ class Batcher:
         self.batches += 1
         self.requests += len(calls)
         try:
-            metrics = self.metrics
+            metrics, units = self.metrics, self.units
             render, dumps, no_output = http.render, orjson.dumps, NO_OUTPUT
             with self.engine.batch() as call:
                 for ex in calls:
@@ -161,12 +163,9 @@ class Batcher:
                         if metrics is None:
                             result = call(operation, ex.request, ex.region, ex.access)
                         else:
-                            if type(ex.request) is dict:  # (routing may share it: the
-                                # view sets a member of its own request only)
-                                ex.request = {**ex.request}
                             asked = observe.ask_capacity(ex)
                             result = call(operation, ex.request, ex.region, ex.access)
-                            observe.answered(ex, result, asked)
+                            observe.answered(ex, result, asked, units)
                         ex.response = render(
                             200, b"" if operation in no_output else dumps(result),
                             ex.response_type, ex.extra, ex.coding)

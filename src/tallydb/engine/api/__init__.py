@@ -51,6 +51,7 @@ from tallydb.engine.api._shapes import (
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api._units import UnitsReport, keep_report
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.api.update_contributor_insights import indexed
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
@@ -77,6 +78,7 @@ __all__ = [
     "SpoiledBatchError",
     "TableDelays",
     "Touch",
+    "UnitsReport",
     "check_expressions",
     "check_statement",
     "precheck",
@@ -277,6 +279,12 @@ class Engine:
             self.store.on_commit = self.feed.publish if on else None
             if on:  # a gap: no position from before is taken for one after
                 self.feed.skip()
+
+    def report_units(self, on: bool) -> UnitsReport | None:
+        """While ``on``, have PutItem, UpdateItem and DeleteItem leave each
+        request's units in the ``UnitsReport`` returned (``_units``), asked
+        for or not; off again, they do not, and None is returned."""
+        return keep_report(self.integrations.extras, on)
 
     def _in_region(
         self, txn: Transaction, operation: str, request: Request, access: Access | None, *,

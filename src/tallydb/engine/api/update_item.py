@@ -15,7 +15,13 @@ from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import UpdateRequest, decided_quickly, update_request
-from tallydb.engine.api._units import consumed, item_write_units, wants_capacity, write_units
+from tallydb.engine.api._units import (
+    REPORTING,
+    charged,
+    item_write_units,
+    wants_capacity,
+    write_units,
+)
 from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.engine.expressions import BoundUpdate
 from tallydb.engine.storage import Transaction
@@ -71,7 +77,7 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         check_condition(request, decided.condition, old)
 
     if old is None and update is not None and update.only_removes:
-        return _nothing_written(request, decided.table.name, decided.key)
+        return _nothing_written(txn, request, decided.table.name, decided.key)
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
     encoded = orjson.dumps(new)
@@ -88,20 +94,22 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         attributes = _returned(decided.return_values, update, old, new)
         if attributes:
             response["Attributes"] = attributes
-    if wants_capacity(request):
+    if wants_capacity(request) or REPORTING[0]:
         units = max(item_write_units(new, encoded), item_write_units(old))
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"], index_units)
+        entry = charged(txn, request, table.name, units, index_units)
+        if entry is not None:
+            response["ConsumedCapacity"] = entry
     return response
 
 
-def _nothing_written(request: dict[str, Any], table: str, key: Item) -> dict[str, Any]:
+def _nothing_written(txn: Transaction, request: dict[str, Any], table: str, key: Item
+                     ) -> dict[str, Any]:
     """DynamoDB's answer to an update that only removes from a missing item:
     no item is created and no Attributes are returned, whatever ReturnValues."""
     response: dict[str, Any] = {}
-    if wants_capacity(request):
-        response["ConsumedCapacity"] = consumed(
-            table, write_units(item_size(key)), request["ReturnConsumedCapacity"], None)
+    entry = charged(txn, request, table, write_units(item_size(key)), None)
+    if entry is not None:
+        response["ConsumedCapacity"] = entry
     return response
 
 
