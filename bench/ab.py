@@ -5,12 +5,19 @@
     .venv/bin/python -m bench.ab HEAD HEAD --keys 1000000          # this machine's noise
     .venv/bin/python -m bench.ab 3949488 . --scenario A --credentials full   # signed
     .venv/bin/python -m bench.ab . --scenario A --credentials full --unsigned-too
+    .venv/bin/python -m bench.ab . --scenario A --flags-too=--commit-thread --shared-cpus
 
 With ``--credentials full`` (or ``limited``: a key limited to the bench's
 tables) every server checks signatures and every request is signed by that
 key (scenario A: its one request is signed afresh before each run). With
 ``--unsigned-too`` each revision also runs without credentials, in the same
-run: what checking signatures and access costs, as a ratio.
+run: what checking signatures and access costs, as a ratio. With
+``--flags-too FLAGS`` each revision also runs with those ``serve`` options
+(``--commit-thread``, say), in the same run.
+
+``--shared-cpus`` pins nothing: the server, wrk and this process share
+every CPU, as clients on a busy machine contend with the server (pinned, the
+server has a CPU of its own and wrk the others).
 
 This machine's speed drifts by tens of percent over minutes, more than most
 changes are worth, so a change is judged only against a baseline measured
@@ -27,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -41,7 +50,7 @@ from typing import Any
 from bench.dynamo import COUNTERS, SHARDS, setup_tables, signed_headers
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
-from bench.run import pin_cpus
+from bench.run import _cpus, pin_cpus
 from bench.scenarios import Scenario
 from bench.scenarios import build as build_scenarios
 from bench.servers import PYTHON, REPO, SPECS, RunningServer, ServerSpec
@@ -60,6 +69,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="servers check signatures; requests are signed by this kind of key")
     p.add_argument("--unsigned-too", action="store_true",
                    help="with --credentials: each revision also without them, in the same run")
+    p.add_argument("--flags-too", default=None, metavar="FLAGS",
+                   help="each revision also with these serve options, in the same run")
+    p.add_argument("--shared-cpus", action="store_true",
+                   help="pin nothing: the server and the load generator contend for every CPU")
     args = p.parse_args(argv)
     if args.unsigned_too and args.credentials is None:
         p.error("--unsigned-too needs --credentials")
@@ -100,34 +113,42 @@ def export_src(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def _spec(name: str, label: str, src: Path, data: Path, credentials: Path | None = None
-          ) -> ServerSpec:
+def _spec(name: str, label: str, src: Path, data: Path, credentials: Path | None = None,
+          flags: tuple[str, ...] = ()) -> ServerSpec:
     base = SPECS["tallydb"]
     start = f"import sys, runpy; sys.path.insert(0, {str(src)!r}); runpy.run_module('tallydb', run_name='__main__')"  # noqa: E501
     signed = [] if credentials is None else ["--credentials", str(credentials)]
 
     def argv(port: int, workdir: Path) -> list[str]:
         return [PYTHON, "-c", start, "serve", "--host", "127.0.0.1", "--port", str(port),
-                "--data", str(data), *signed]
+                "--data", str(data), *signed, *flags]
 
     return ServerSpec(name, label, argv, base.check, base.version, cwd=REPO, tallydb=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
-    server_cpus, load_cpus, wrk_threads = pin_cpus()
+    # --shared-cpus: nothing pinned, wrk as many threads as when pinned
+    server_cpus, load_cpus, wrk_threads = (
+        (None, None, _cpus()[2]) if args.shared_cpus else pin_cpus())
     scenario = build_scenarios(args.keys)[args.scenario]
     plan = Plan.one(scenario, args, load_cpus, wrk_threads)
     if args.credentials is not None and scenario.env.get("BENCH_MODE") != "static":
         print("--credentials signs one static request: scenario A only", file=sys.stderr)
         return 2
-    #: Each server: its name, its revision's index, whether it checks signatures.
-    runs = [(f"{i}:{rev}", i, args.credentials is not None) for i, rev in enumerate(args.revs)]
+    #: Each server: its name, its revision's index, whether it checks signatures,
+    #: its extra serve options.
+    runs = [(f"{i}:{rev}", i, args.credentials is not None, ())
+            for i, rev in enumerate(args.revs)]
     if args.unsigned_too:
         runs = [run for i, rev in enumerate(args.revs)
-                for run in ((f"{i}:{rev} unsigned", i, False),
-                            (f"{i}:{rev} {args.credentials}", i, True))]
-    names = [name for name, _, _ in runs]
+                for run in ((f"{i}:{rev} unsigned", i, False, ()),
+                            (f"{i}:{rev} {args.credentials}", i, True, ()))]
+    if args.flags_too:
+        flags = tuple(shlex.split(args.flags_too))
+        runs = [run for name, i, signed, _ in runs
+                for run in ((name, i, signed, ()), (f"{name} {args.flags_too}", i, signed, flags))]
+    names = [name for name, _, _, _ in runs]
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tallydb-ab-") as tmp, ExitStack() as stack:
         root = Path(tmp)
@@ -139,10 +160,11 @@ def main(argv: list[str] | None = None) -> int:
             setup_tables(server.url, args.keys, key)
         servers = []
         signing: dict[str, bool] = {}
-        for n, (name, i, signed) in enumerate(runs):
+        for n, (name, i, signed, flags) in enumerate(runs):
             shutil.copytree(seed, root / f"data{n}")
             # the name names temp folders: a revision may hold a "/"
-            spec = _spec(f"rev{n}", name, srcs[i], root / f"data{n}", keys if signed else None)
+            spec = _spec(f"rev{n}", name, srcs[i], root / f"data{n}", keys if signed else None,
+                         flags)
             servers.append(stack.enter_context(RunningServer(spec, server_cpus)))
             signing[servers[-1].url] = signed
 
@@ -165,8 +187,11 @@ def main(argv: list[str] | None = None) -> int:
                 reps[name].append(rep)
                 print(f"  rep {r + 1}/{args.reps} {name}: {rep['rps']:,.0f} req/s "
                       f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
+    pinning = ("nothing pinned: server and load share every CPU" if args.shared_cpus
+               else f"server on CPU {server_cpus}, load on {load_cpus}")
     print(f"\nScenario {args.scenario} ({scenario.title}), {args.conns} connections, "
-          f"{args.reps} x {args.duration} s in turn, medians; ratios to {names[0]}.\n")
+          f"{args.reps} x {args.duration} s in turn, medians; ratios to {names[0]}; "
+          f"{pinning}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}.\n")
     print("| revision | req/s | ratio | per-rep ratios | CPU µs/req | p99 ms |")
     print("|---|---:|---:|---|---:|---:|")
     first = reps[names[0]]

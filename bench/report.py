@@ -91,8 +91,11 @@ def markdown(run: dict[str, Any]) -> str:
     lines: list[str] = []
     lines.append(
         f"Run of {meta['date']} on {meta['machine']}; commit `{meta.get('commit') or '?'}`. "
-        f"Server pinned to CPU {meta['server_cpus']}, wrk ({meta['wrk_threads']} thread) "
-        f"to CPU {meta['load_cpus']}; {meta['warmup']} s warm-up, "
+        + (f"Server pinned to CPU {meta['server_cpus']}, wrk ({meta['wrk_threads']} thread) "
+           f"to CPU {meta['load_cpus']}; " if meta.get("server_cpus") is not None else
+           f"Nothing pinned: servers and wrk ({meta['wrk_threads']} thread) contend for "
+           "every CPU (p99 under contention); ")
+        + f"{meta['warmup']} s warm-up, "
         f"{meta['repetitions']} x {meta['duration']} s measured, medians. "
         f"`{meta['command']}`"
     )

@@ -135,6 +135,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="write the table into bench/README.md (auto: only after a full default run)",
     )
     p.add_argument("--list", action="store_true", help="list the servers and whether each can run")
+    p.add_argument("--shared-cpus", action="store_true",
+                   help="pin nothing: servers and wrk contend for every CPU, as clients on a "
+                        "busy machine do (p99 under contention)")
     p.add_argument(
         "--report",
         type=Path,
@@ -193,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     all_scenarios = build_scenarios(args.keys)
     scenario_ids = [c for c in args.scenarios.upper() if c in all_scenarios]
     conns = [int(c) for c in args.conns.split(",") if c.strip()]
-    server_cpus, load_cpus, wrk_threads = pin_cpus()
+    # --shared-cpus: nothing pinned, wrk as many threads as when pinned
+    server_cpus, load_cpus, wrk_threads = (
+        (None, None, _cpus()[2]) if args.shared_cpus else pin_cpus())
     _install_signal_handlers()
 
     plan = Plan(

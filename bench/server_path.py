@@ -9,6 +9,11 @@ without ``gc.freeze()`` of what start-up loaded (``--freeze``).
     .venv/bin/python -m bench.server_path [--freeze] [--turns N]
     .venv/bin/python -m bench.server_path --scenario B [--keys 1000000]  # random keys
     .venv/bin/python -m bench.server_path --scenario I   # an import's BatchWriteItems
+    .venv/bin/python -m bench.server_path --conns 1 --freeze  # a group commit of one
+
+``--conns`` sets how many connections are fed a request a turn (64): with
+few, each request carries more of its group commit's cost (the transaction,
+the item log's append).
 
 Scenario I is what ``tallydb import`` sends a server: BatchWriteItems of 25
 new items of ``bench.transfer``'s shape, from 4 connections (its writers) a
@@ -79,6 +84,8 @@ def main() -> None:
                              "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream; "
                              "I: an import's BatchWriteItems of 25 new items (per item)")
     parser.add_argument("--keys", type=int, default=10_000, help="items for B (10,000)")
+    parser.add_argument("--conns", type=int, default=CONNECTIONS,
+                        help="connections fed a request each turn: one group commit's size (64)")
     args = parser.parse_args()
     rng = random.Random(1)
 
@@ -103,7 +110,7 @@ def main() -> None:
             _import_table(engine)
         server = Server(engine, uvloop.new_event_loop())
         connections = []
-        per_turn = WRITERS if args.scenario == "I" else CONNECTIONS
+        per_turn = WRITERS if args.scenario == "I" else args.conns
         for _ in range(per_turn):
             connection = Connection(server)
             connection.connection_made(_Sink())  # type: ignore[arg-type]

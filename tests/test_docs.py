@@ -25,10 +25,12 @@ DOCS = ROOT / "docs"
 
 
 def _commands(group: click.Group, prefix: str) -> Iterator[tuple[str, click.Command]]:
-    with click.Context(group) as ctx:  # the group imports each command as it is asked for
-        found = [(name, group.get_command(ctx, name)) for name in group.list_commands(ctx)]
-    for name, command in found:
-        assert command is not None, name
+    """Every command under ``group``, as click lists and loads them (the
+    ``tallydb`` group imports a command's module only when asked for it)."""
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, f"{prefix} {name} is listed but does not load"
         path = f"{prefix} {name}"
         yield path, command
         if isinstance(command, click.Group):
@@ -37,6 +39,7 @@ def _commands(group: click.Group, prefix: str) -> Iterator[tuple[str, click.Comm
 
 COMMANDS = list(_commands(main, "tallydb"))
 LEAVES = [(path, c) for path, c in COMMANDS if not isinstance(c, click.Group)]
+assert COMMANDS, "the tallydb group lists no command"
 
 
 def test_the_tree_has_the_commands() -> None:

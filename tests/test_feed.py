@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from botocore.exceptions import ClientError
 
 from tallydb.engine.api import Engine
-from tallydb.engine.feed import Change
+from tallydb.engine.feed import Change, record
 from tallydb.engine.storage import Store
 from tallydb.toolkit import inprocess
 
@@ -109,8 +109,53 @@ def test_a_batch_publishes_after_its_commit_without_the_writes_that_failed(
                             "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE})
         seen_inside.append(len(got))
     assert seen_inside == [0]
-    assert [(c.keys["pk"]["S"], c.new and c.new["n"]["N"]) for _, c in got] == [
-        ("a", "1"), ("a", "2")]
+    assert [(c.keys["pk"]["S"], c.new and c.new["n"]["N"], c.writes) for _, c in got] == [
+        ("a", "2", 2)]
+
+
+def test_a_run_of_writes_to_one_item_in_a_batch_is_one_change_of_that_many_writes(
+        engine: Engine) -> None:
+    got = listen(engine)
+    update = {"TableName": "tbl", "Key": {"pk": {"S": "a"}},
+              "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": ONE}
+    with engine.batch() as call:
+        for _ in range(5):
+            call("UpdateItem", update)
+        call("UpdateItem", {**update, "Key": {"pk": {"S": "b"}}})
+        call("UpdateItem", update)
+    assert [(c.keys["pk"]["S"], c.old, c.new, c.writes, c.event) for _, c in got] == [
+        ("a", None, {"pk": {"S": "a"}, "n": {"N": "5"}}, 5, "INSERT"),
+        ("b", None, {"pk": {"S": "b"}, "n": {"N": "1"}}, 1, "INSERT"),
+        ("a", {"pk": {"S": "a"}, "n": {"N": "5"}}, {"pk": {"S": "a"}, "n": {"N": "6"}}, 1,
+         "MODIFY")]
+
+
+def test_a_rolled_back_write_never_joins_a_change() -> None:
+    store = Store(None)
+    published: list[list[Change]] = []
+    store.on_commit = published.append
+
+    class Table:
+        name = "tbl"
+        description: ClassVar[dict[str, Any]] = {
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
+
+    table = Table()
+
+    def image(n: int) -> dict[str, Any]:
+        return {"pk": {"S": "a"}, "n": {"N": str(n)}}
+
+    with store.transaction() as txn:
+        assert txn.journal is not None
+        record(txn.journal, txn.segment, table, b"a", b"", None, image(1))
+        record(txn.journal, txn.segment, table, b"a", b"", image(1), image(2))
+        with pytest.raises(ValueError), txn.savepoint():  # an operation that fails
+            record(txn.journal, txn.segment, table, b"a", b"", image(2), image(100))
+            raise ValueError
+        record(txn.journal, txn.segment, table, b"a", b"", image(2), image(3))
+    store.close()
+    assert [[(c.old and c.old["n"]["N"], c.new and c.new["n"]["N"], c.writes)
+             for c in changes] for changes in published] == [[(None, "2", 2), ("2", "3", 1)]]
 
 
 def test_nothing_is_recorded_while_nobody_listens(engine: Engine) -> None:

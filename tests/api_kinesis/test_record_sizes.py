@@ -51,9 +51,27 @@ def test_a_counters_run_of_records_carries_each_records_whole_size() -> None:
     entries += [[n + 1, 1, None, images[n], SAME_AS_LAST, False]
                 for n in range(1, len(images))]
     made = [orjson.loads(data) for _, data in records_of(
-        orjson.loads(orjson.dumps(entries)), _record(), "us-east-1", "MILLISECOND")]
+        [orjson.loads(orjson.dumps(entries))], _record(), "us-east-1", "MILLISECOND")]
     keys = item_size({"PK": {"S": "VID#9f3a"}})
     assert [record["dynamodb"]["SizeBytes"] for record in made] == [
         keys + item_size(images[0])] + [
         keys + item_size(images[n]) + item_size(images[n - 1]) for n in range(1, len(images))]
     assert [record["dynamodb"].get("OldImage") for record in made] == [None, *images[:-1]]
+
+
+def test_a_run_split_over_rows_makes_the_same_records_as_one_row() -> None:
+    """A hot counter's small group commits: each row's first record stores
+    its old image whole (a row is read alone by GetRecords), and the records
+    made from many rows at once are those made from one."""
+    images = [{"PK": {"S": "VID#9f3a"}, "n": {"N": str(n)}} for n in range(7)]
+    one = [[1, 0, None, images[0], None, False]] + [
+        [n + 1, 1, None, images[n], SAME_AS_LAST, False] for n in range(1, len(images))]
+    split = [[[1, 0, None, images[0], None, False], [2, 1, None, images[1], SAME_AS_LAST, False]],
+             [[3, 1, None, images[2], images[1], False]],
+             [[4, 1, None, images[3], images[2], False], [5, 1, None, images[4], SAME_AS_LAST,
+                                                          False]],
+             [[6, 1, None, images[5], images[4], False],
+              [7, 1, None, images[6], SAME_AS_LAST, False]]]
+    stored = orjson.loads(orjson.dumps(split))
+    assert list(records_of(stored, _record(), "us-east-1", "MILLISECOND")) == list(
+        records_of([one], _record(), "us-east-1", "MILLISECOND"))

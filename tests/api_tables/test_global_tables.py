@@ -314,6 +314,30 @@ def test_a_strong_conflict_is_dynamodbs_409(regions: Callable[..., Clients]) -> 
     assert_error(caught, "ValidationException", rules.STRONG_ONE_DELETE)
 
 
+def test_a_strong_conflict_in_a_batch_write_writes_none_of_it(
+        regions: Callable[..., Clients]) -> None:
+    """An item another region holds refuses the whole BatchWriteItem before
+    any of its items is written (one free item comes first in the batch)."""
+    client = regions(delay=30.0)  # the item stays claimed for the whole test
+    east, west = client(EAST), client(WEST)
+    name = unique_name("mrsc")
+    _table(east, name)
+    east.update_table(TableName=name, MultiRegionConsistency="STRONG", ReplicaUpdates=[
+        {"Create": {"RegionName": WEST}}, {"Create": {"RegionName": OHIO}}])
+    wait_for(lambda: _replica_status(east, name, OHIO) == "ACTIVE", "the replicas ACTIVE")
+    east.put_item(TableName=name, Item={"pk": {"S": "plays"}, "n": {"N": "1"}})
+    with pytest.raises(ClientError) as caught:
+        west.batch_write_item(RequestItems={name: [
+            {"PutRequest": {"Item": {"pk": {"S": "free"}, "n": {"N": "1"}}}},
+            {"PutRequest": {"Item": {"pk": {"S": "plays"}, "n": {"N": "2"}}}}]})
+    assert_error(caught, "ReplicatedWriteConflictException", None, status=409)
+    assert _value(west, name, "free") is None and _value(east, name, "free") is None
+    assert _value(west, name) == 1
+    west.batch_write_item(RequestItems={name: [
+        {"PutRequest": {"Item": {"pk": {"S": "free"}, "n": {"N": "1"}}}}]})
+    assert _value(east, name, "free") == 1
+
+
 # --- the rules of ReplicaUpdates ---------------------------------------------------------
 
 

@@ -76,6 +76,7 @@ def test_a_batch_of_answers_is_counted_by_table_with_units_and_throttles() -> No
         Answered("PutItem", {"TableName": "users", "CapacityUnits": 3.0, "Table": {
             "CapacityUnits": 1.0}}, now - 0.003),  # INDEXES: the rest on indexes
         Answered("GetItem", {"TableName": "users", "CapacityUnits": 1.0}),  # not timed
+        Answered("DeleteItem", ("users", 2.0), now - 0.003),  # an engine's units report
     ], now)
     clock.now += 1
     [(_, tables)] = metrics.closed()
@@ -84,8 +85,9 @@ def test_a_batch_of_answers_is_counted_by_table_with_units_and_throttles() -> No
                                     "TransactWriteItems": 1}
     assert (videos["read"], videos["write"], videos["throttled"]) == (0.5, 5.0, 1)
     assert 0.95 <= videos["p50"] <= 2.1 and 3.8 <= videos["p99"] <= 4.2
-    assert users["operations"] == {"TransactWriteItems": 1, "PutItem": 1, "GetItem": 1}
-    assert (users["read"], users["write"]) == (1.0, 5.0)
+    assert users["operations"] == {"TransactWriteItems": 1, "PutItem": 1, "GetItem": 1,
+                                   "DeleteItem": 1}
+    assert (users["read"], users["write"]) == (1.0, 7.0)
     assert 2.85 <= users["p50"] <= 3.15  # the untimed GetItem is not in it
 
 
@@ -228,5 +230,61 @@ def test_a_listening_page_gets_metrics_and_counters_and_answers_do_not_change(
         counters = until(stream, "counters", lambda data: bool(data["counters"]))
         assert counters["counters"][0]["attribute"] == "plays"
         assert counters["counters"][0]["value"] == "20"
+    finally:
+        stream.close()
+
+
+def test_item_writes_are_counted_with_their_index_units_whether_asked_or_not(
+        server: TallyServer) -> None:
+    client = server.client()
+    client.create_table(
+        TableName="indexed", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"},
+                              {"AttributeName": "G", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byG", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}]}])
+    stream = EventStream(server, "?tables=indexed")
+    try:
+        until(stream, "metrics", lambda data: data["whole"])
+        big = "x" * 1500  # a 2 KB item: two units on the table and two on the index
+        put = client.put_item(TableName="indexed", Item={
+            "PK": {"S": "a"}, "G": {"S": "g"}, "v": {"S": big}})
+        assert "ConsumedCapacity" not in put
+        update = client.update_item(  # the larger of before and after, on both
+            TableName="indexed", Key={"PK": {"S": "a"}}, UpdateExpression="REMOVE v")
+        assert "ConsumedCapacity" not in update
+        asked = client.update_item(
+            TableName="indexed", Key={"PK": {"S": "b"}}, UpdateExpression="SET G = :g",
+            ExpressionAttributeValues={":g": {"S": "h"}}, ReturnConsumedCapacity="INDEXES")
+        assert asked["ConsumedCapacity"] == {
+            "TableName": "indexed", "CapacityUnits": 2.0, "Table": {"CapacityUnits": 1.0},
+            "GlobalSecondaryIndexes": {"byG": {"CapacityUnits": 1.0}}}
+        deleted = client.delete_item(TableName="indexed", Key={"PK": {"S": "a"}},
+                                     ReturnConsumedCapacity="TOTAL")
+        assert deleted["ConsumedCapacity"] == {"TableName": "indexed", "CapacityUnits": 2.0}
+        missing = client.delete_item(TableName="indexed", Key={"PK": {"S": "none"}})
+        assert "ConsumedCapacity" not in missing
+        with pytest.raises(client.exceptions.ConditionalCheckFailedException):
+            client.put_item(TableName="indexed", Item={"PK": {"S": "b"}},
+                            ConditionExpression="attribute_not_exists(PK)")
+
+        operations: dict[str, int] = {}
+        write = 0.0
+        while sum(operations.get(name, 0) for name in ("PutItem", "UpdateItem", "DeleteItem")
+                  ) < 6:
+            data = until(stream, "metrics", lambda data: any(
+                "indexed" in s["tables"] for s in data["seconds"]))
+            for second in data["seconds"]:
+                numbers = second["tables"].get("indexed")
+                if numbers:
+                    for name, count in numbers["operations"].items():
+                        operations[name] = operations.get(name, 0) + count
+                    write += numbers["write"]
+        operations.pop("CreateTable", None)  # (when a page listened already)
+        assert operations == {"PutItem": 2, "UpdateItem": 2, "DeleteItem": 2}
+        # put 2 + 2, update 2 (the larger image) + 1 (its entry rewritten smaller),
+        # asked 1 + 1, delete 1 + 1, the missing item 1, the failed put nothing
+        assert write == 12.0
     finally:
         stream.close()

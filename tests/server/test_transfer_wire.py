@@ -156,3 +156,30 @@ def test_under_motos_mock_the_transfer_goes_through_botocore(tmp_path: Path) -> 
             assert transfer.import_table(db, _export(tmp_path / "in", items), "videos") == 30
             folder = transfer.export_table(db, "videos", tmp_path / "out")
     assert transfer.expected_items(folder) == 30
+
+
+@pytest.mark.parametrize("token", [None, "a session  token"])
+def test_the_signer_signs_as_botocore_does(token: str | None) -> None:
+    """``Signer`` builds what botocore's SigV4Auth builds for the same request
+    (its date taken from botocore's), over bodies, operations, regions,
+    hosts and secrets; with a session token it is signed and sent too."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    from tallydb.transfer.wire import Signer
+
+    for n in range(300):
+        credentials = Credentials(f"AKID{n}", f"secret/{n % 7}+x", token)
+        region = ("us-east-1", "eu-west-1", "ap-southeast-2")[n % 3]
+        host = ("127.0.0.1:8000", "localhost", "dynamodb.example.com:443")[n % 3]
+        target = ("DynamoDB_20120810.BatchWriteItem", "DynamoDB_20120810.Scan")[n % 2]
+        body = orjson.dumps({"RequestItems": {"t": [{"n": "é" * n}]}}) if n % 5 else b""
+        headers = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target,
+                   "Host": host}
+        request = AWSRequest(method="POST", url=f"http://{host}/", data=body, headers=headers)
+        SigV4Auth(credentials, "dynamodb", region).add_auth(request)
+        expected = dict(request.headers.items())
+        ours = Signer(credentials, "dynamodb", region).headers(
+            host, target, body, when=expected["X-Amz-Date"])
+        assert ours == expected

@@ -239,10 +239,10 @@ class LiveHub:
                 key = (change.record.name, change.hk, change.rk)
                 entry = latest.get(key)
                 if entry is None:
-                    latest[key] = [change.old is None, change, 1, change.old]
+                    latest[key] = [change.old is None, change, change.writes, change.old]
                 else:
                     entry[1] = change
-                    entry[2] += 1
+                    entry[2] += change.writes
 
     def throttled(self, table: str, hk: bytes) -> None:
         """``Limits.on_throttle``: a request on this partition was refused."""

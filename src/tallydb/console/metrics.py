@@ -47,16 +47,17 @@ def _bound(bucket: int) -> float:
 class Answer(Protocol):
     """An answered request, as the server hands it over: its operation
     (None: not one), the ``perf_counter`` time it was complete, and what it
-    consumed: the ConsumedCapacity it was answered with (one entry, or a
-    list), or for an answer without one (an error, say) ``(table, whether
-    it was a throttle)``; None: not counted."""
+    consumed: ``(table, units)`` (a float: ConsumedCapacity TOTAL), or the
+    ConsumedCapacity it was answered with (one entry, or a list), or for an
+    answer without one (an error, say) ``(table, whether it was a
+    throttle)``; None: not counted."""
 
     @property
     def operation(self) -> str | None: ...
     @property
     def started(self) -> float: ...
     @property
-    def observed(self) -> dict[str, Any] | list[Any] | tuple[str, bool] | None: ...
+    def observed(self) -> dict[str, Any] | list[Any] | tuple[str, bool | float] | None: ...
     @property
     def request(self) -> Any: ...
 
@@ -145,8 +146,9 @@ class Metrics:
 
     def record_answers(self, answers: Iterable[Answer], now: float) -> None:
         """Count a batch of answered requests (each ``Answer``), answered
-        at ``perf_counter`` time ``now``: the common answer (one table's
-        ConsumedCapacity, TOTAL) read in place, the rest by ``_other``."""
+        at ``perf_counter`` time ``now``: the common answers (one table's
+        units, as a pair or a ConsumedCapacity TOTAL) read in place, the
+        rest by ``_other``."""
         second_now = int(self.clock())
         if second_now != self._second:
             self._roll(second_now)
@@ -154,6 +156,8 @@ class Metrics:
         upper = _UPPER
         reads = READS
         last_table: object = None
+        table: Any
+        units: Any
         second = _NOWHERE  # (replaced before use: last_table is no table's name)
         operations = second.operations
         latency = second.latency
@@ -162,7 +166,12 @@ class Metrics:
             operation = answer.operation
             if observed is None or operation is None:
                 continue
-            if type(observed) is dict and len(observed) == 2:  # TOTAL, one table
+            if type(observed) is tuple:  # (table, units), or (table, throttled)
+                table, units = observed
+                if type(units) is not float:
+                    self._other(answer, now)
+                    continue
+            elif type(observed) is dict and len(observed) == 2:  # TOTAL, one table
                 table = observed.get("TableName")
                 units = observed.get("CapacityUnits")
                 if type(table) is not str or type(units) is not float:
@@ -206,7 +215,7 @@ class Metrics:
         except AttributeError:  # complete before the page opened: not timed
             latency = None
         if type(observed) is tuple:
-            self.record(observed[0], operation, latency, throttled=observed[1])
+            self.record(observed[0], operation, latency, throttled=bool(observed[1]))
             return
         entries = observed if isinstance(observed, list) else [observed]
         reads = operation in READS

@@ -1,13 +1,19 @@
-"""The change feed: every committed item change, once, in commit order.
+"""The change feed: every committed item change, in commit order.
 
 The write path records each item change on the open transaction as a
-``Change`` (in
-``api/_indexes.write_item``, which every writer goes through: PutItem,
-UpdateItem, DeleteItem, batches, transactions, the TTL sweep) only while the
-feed has listeners; the engine publishes a transaction's changes after its
-COMMIT returns and before the next transaction starts, so listeners see
-changes in commit order and never one that rolled back. A change that
-leaves the item as it was is not a change. With no listener, the write path
+``Change`` (in ``api/_indexes.write_item``, which every writer goes
+through: PutItem, UpdateItem, DeleteItem, batches, transactions, the TTL
+sweep) only while the feed has listeners (``record``); the engine publishes
+a transaction's changes after its COMMIT returns and before the next
+transaction starts, so listeners see changes in commit order and never one
+that rolled back. A change that leaves the item as it was is not a change.
+A run of writes to one item, one after another within one stretch of a
+transaction (``Transaction.segment``: no savepoint began or ended in
+between), that leaves the item in place is recorded as one change: the
+image before the run's first write, the image after its last, and how
+many writes it was (``writes``); a hot counter's batch of increments is
+one change of that many ``writes``, and the write path holds one image pair
+for it instead of one for each write. With no listener, the write path
 pays one attribute test per transaction.
 
 The feed lives below the server, so the embedded engine has it too; the web
@@ -45,7 +51,10 @@ class Table(Protocol):
 class Change(NamedTuple):
     """One item's committed change: its table's record, its key as storage
     encodes it (``hk``/``rk``: bytes that identify the item within its
-    table, cheaply hashed), its images (``old``/``new``; None: absent).
+    table, cheaply hashed), its images (``old``/``new``; None: absent), and
+    how many writes made it (``writes``: more than one for a run of writes
+    that left the item in place, ``old`` before the first, ``new`` after
+    the last).
 
     Built by the write path as it writes, so the feed adds one small tuple
     per change; the rest is derived on demand."""
@@ -55,6 +64,7 @@ class Change(NamedTuple):
     rk: bytes
     old: Item | None
     new: Item | None
+    writes: int = 1
 
     @property
     def table(self) -> str:
@@ -74,6 +84,34 @@ class Change(NamedTuple):
         if self.old is None:
             return INSERT
         return REMOVE if self.new is None else MODIFY
+
+
+#: ``Change(...)`` without its Python-level ``__new__`` (half the cost, on
+#: every write while the feed has listeners).
+_new_change = tuple.__new__
+#: The segment the last change recorded (by any store) was recorded in:
+#: segments are unique in the process, so a change recorded in the same
+#: segment is the last one of the same transaction's journal.
+_last_segment = [0]
+
+
+def record(journal: list[Change], segment: int, table: Table, hk: bytes, rk: bytes,
+           old: Item | None, new: Item | None) -> None:
+    """Record one item write on a transaction's ``journal``, in ``segment``
+    (``Transaction.segment``): a write to the item the last change was
+    recorded for, in the same segment, both leaving the item in place, joins
+    that change (the journal holds no image of the writes in between);
+    any other is a change of its own. A savepoint's rollback drops the
+    journal's changes from its start, none of which began in an earlier
+    segment, so a change never holds a write that rolled back."""
+    last_segment = _last_segment
+    if last_segment[0] == segment and new is not None and journal:
+        last = journal[-1]
+        if last[1] == hk and last[2] == rk and last[4] is not None and last[0] is table:
+            journal[-1] = _new_change(Change, (table, hk, rk, last[3], new, last[5] + 1))
+            return
+    last_segment[0] = segment
+    journal.append(_new_change(Change, (table, hk, rk, old, new, 1)))
 
 
 #: Called with the sequence number of the first change and a committed

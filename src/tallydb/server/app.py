@@ -182,6 +182,7 @@ class Server:
     def _observe(self, metrics: Metrics | None) -> None:
         """The console's operational view: record each answered request
         into ``metrics`` while a page listens (None: record nothing)."""
+        self.batcher.units = self.engine.report_units(metrics is not None)
         self.batcher.metrics = metrics
 
     async def listen(self, host: str, port: int) -> int:

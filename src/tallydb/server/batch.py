@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import orjson
 
 from tallydb.console.metrics import Metrics
-from tallydb.engine.api import NO_OUTPUT, Engine
+from tallydb.engine.api import NO_OUTPUT, Engine, UnitsReport
 from tallydb.engine.errors import DynamoDBError, InternalServerError
 from tallydb.engine.storage.full import disk_full, log_failure
 from tallydb.server import accesslog, http, observe
@@ -71,6 +71,8 @@ class Batcher:
         #: while a console page listens: the operational view's numbers,
         #: which each answered request is added to (server/observe.py)
         self.metrics: Metrics | None = None
+        #: and the engine's units report meanwhile (``Engine.report_units``)
+        self.units: UnitsReport | None = None
 
     def submit(self, ex: Exchange) -> None:
         self.queue.append(ex)
@@ -134,12 +136,13 @@ class Batcher:
         touched = []
         for ex in queue:
             conn = ex.conn
-            if not conn.out:
+            out = conn.out
+            if not out:
                 touched.append(conn)
             response = ex.response
             if response is None:  # the batch died in a way _run could not catch
                 response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-            conn.out.append(response)
+            out.append(response)
             conn.pending -= 1
             if ex.close:
                 conn.close_after_write = True
@@ -151,17 +154,21 @@ class Batcher:
         self.batches += 1
         self.requests += len(calls)
         try:
-            metrics = self.metrics
+            metrics, units = self.metrics, self.units
+            render, dumps, no_output = http.render, orjson.dumps, NO_OUTPUT
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
-                        asked = metrics is not None and observe.ask_capacity(ex)
-                        result = call(ex.operation, ex.request, ex.region, ex.access)
-                        if metrics is not None:
-                            observe.answered(ex, result, asked)
-                        body = b"" if ex.operation in NO_OUTPUT else orjson.dumps(result)
-                        ex.response = http.render(200, body, ex.response_type, ex.extra,
-                                                  ex.coding)
+                        operation = ex.operation
+                        if metrics is None:
+                            result = call(operation, ex.request, ex.region, ex.access)
+                        else:
+                            asked = observe.ask_capacity(ex)
+                            result = call(operation, ex.request, ex.region, ex.access)
+                            observe.answered(ex, result, asked, units)
+                        ex.response = render(
+                            200, b"" if operation in no_output else dumps(result),
+                            ex.response_type, ex.extra, ex.coding)
                     except DynamoDBError as error:
                         if metrics is not None:
                             observe.refused(ex, error)

@@ -96,4 +96,4 @@ class Exchange:
         self.stream: LiveStream | None = None
         # while a console page listens: the ConsumedCapacity it was answered
         # with, or (table, throttled) (server/observe.py, console/metrics.py)
-        self.observed: dict[str, Any] | list[Any] | tuple[str, bool] | None = None
+        self.observed: dict[str, Any] | list[Any] | tuple[str, bool | float] | None = None

@@ -27,6 +27,7 @@ from tallydb.engine.api import prevalidate
 from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
+from tallydb.server.bodies import SMALL
 from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
@@ -48,6 +49,8 @@ PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
 #: A longer body is never read when the request's head already condemns it
 #: (``Router.refuse_head``); a shorter one is judged whole, in DynamoDB's order.
 JUDGED_ON_HEAD = 64 * 1024
+#: A body a request's head admits at once, in one step (``on_headers_complete``).
+_ADMITTED_AT_ONCE = min(JUDGED_ON_HEAD, SMALL)
 
 (_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
  _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT, _AUTHORIZATION) = range(13)
@@ -380,8 +383,13 @@ class Connection(asyncio.Protocol):
         self.mark = self.server.clock
         length = self.length
         if length > 0:
-            if length <= JUDGED_ON_HEAD and self.bodies.reserve(length):
-                self.reserved = length  # (the everyday body, admitted in one step)
+            bodies = self.bodies
+            held = bodies.held + length
+            if length <= _ADMITTED_AT_ONCE and held <= bodies.limit:
+                # the everyday body, admitted in one step (``BodyBudget.reserve``
+                # of a small body, inline: this runs for every request)
+                bodies.held = held
+                self.reserved = length
             elif not self._admit(length):
                 self.expect_continue = False
                 return

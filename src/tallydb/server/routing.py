@@ -64,6 +64,14 @@ TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} b
 TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
 
 
+#: The operations whose requests nothing changes from routing to their
+#: answer (the engine reads them; the limits, the console's view and the
+#: access log copy or only read them), so that requests of the same bytes
+#: may share one parsed dict (``Router.route``): a hot counter's ``ADD``
+#: is parsed once, not once a request.
+SHARED_REQUESTS = frozenset({"UpdateItem", "GetItem"})
+SHARED_BODY = 1024  # bytes: a longer body is parsed for itself
+
 #: What a worker found of a large body before it is parsed here
 #: (screening.py): None (it may be valid), NOT_JSON, NOT_AN_OBJECT, or a
 #: request no table could make valid: its error's status and body.
@@ -106,6 +114,11 @@ class Router:
         #: ``host:port`` the server listens on (``Server.listen`` sets it):
         #: DescribeEndpoints' answer to a request without a Host header.
         self.address = "localhost:8000"
+        #: The last body of ``SHARED_REQUESTS`` parsed, and what it parsed
+        #: into: a request of the same bytes gets the same dict (never
+        #: changed by what runs it), not a parse of its own.
+        self._parsed_body = b""
+        self._parsed: dict[str, Any] | None = None
 
     def route(self, ex: Exchange, verdict: Verdict = None) -> None:
         """Set ``ex.operation``/``ex.request``, or ``ex.response``. A large
@@ -145,11 +158,15 @@ class Router:
         request: Any = None
         if verdict is None:
             if body:
-                try:
-                    request = orjson.loads(body)
-                except orjson.JSONDecodeError:
-                    ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
-                    return
+                if body == self._parsed_body:  # (the hot counter's same request again)
+                    request = self._parsed
+                else:
+                    try:
+                        request = orjson.loads(body)
+                    except orjson.JSONDecodeError:
+                        ex.response = http.render(400, _SERIALIZATION, ex.response_type,
+                                                  ex.extra)
+                        return
         elif verdict == NOT_JSON:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
@@ -178,6 +195,11 @@ class Router:
         if type(request) is not dict:
             ex.response = http.render(400, _SERIALIZATION, ex.response_type, ex.extra)
             return
+        if operation in SHARED_REQUESTS:
+            if request is not self._parsed and len(body) <= SHARED_BODY:
+                self._parsed_body, self._parsed = body, request
+        elif request is self._parsed:  # another operation's: a dict of its own
+            request = orjson.loads(body)
         ex.request = request
         if ex.authorization is not None and (self.regional or operation not in NAMES_NO_ARN):
             ex.region = region_of(ex.authorization)

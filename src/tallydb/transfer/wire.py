@@ -7,11 +7,16 @@ attribute value to Python and back and parse every answer the same way: on
 an import or export that is most of the client's CPU per item. Here the
 items stay in DynamoDB's JSON from the file to the socket and back. The
 client lends its endpoint, region, credentials and TLS verification; one
-keep-alive connection per thread.
+keep-alive connection per thread. Requests are signed (SigV4) by
+:class:`Signer`, which builds the canonical request of a ``POST /`` with
+these fixed headers directly and keeps the derived key for the day:
+botocore's signer takes about 90 µs a batch, several µs an item.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import http.client
 import ssl
 import sys
@@ -21,14 +26,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
 
 from tallydb.engine.errors import DynamoDBError
 from tallydb.toolkit.exceptions import TransportError, error_from_response
 from tallydb.toolkit.transport import ClientTransport
 
-__all__ = ["ATTEMPTS", "WireClient", "wire_client"]
+__all__ = ["ATTEMPTS", "Signer", "WireClient", "wire_client"]
 
 #: How many times a throttled, failed (5xx) or unanswered request is sent
 #: before its error is raised: botocore's legacy retry mode for DynamoDB.
@@ -41,6 +44,63 @@ _RETRYABLE = frozenset({
     "ServiceUnavailable", "LimitExceededException",
 })
 _TARGET = "DynamoDB_20120810."
+
+
+class Signer:
+    """SigV4 for ``POST /`` with the headers :class:`WireClient` sends
+    (Content-Type, Host, X-Amz-Target), as botocore's ``SigV4Auth`` signs
+    them: the signed headers, the canonical request and the string to sign
+    made directly, the derived signing key kept per secret and day."""
+
+    def __init__(self, credentials: Any, service: str, region: str) -> None:
+        self._credentials = credentials  # botocore's: may refresh itself
+        self._service = service
+        self._region = region
+        self._key: tuple[str, str, bytes] | None = None  # (secret, day, key)
+
+    def _signing_key(self, secret: str, day: str) -> bytes:
+        kept = self._key
+        if kept is not None and kept[0] == secret and kept[1] == day:
+            return kept[2]
+        key = ("AWS4" + secret).encode()
+        for part in (day, self._region, self._service, "aws4_request"):
+            key = hmac.digest(key, part.encode(), "sha256")
+        self._key = (secret, day, key)
+        return key
+
+    def headers(self, host: str, target: str, body: bytes, when: str | None = None
+                ) -> dict[str, str]:
+        """The request's headers, signed; ``when``: its X-Amz-Date
+        (``YYYYMMDDTHHMMSSZ``, now by default)."""
+        frozen = self._credentials.get_frozen_credentials()
+        when = when or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        day = when[:8]
+        token = frozen.token
+        host = " ".join(host.split())
+        canonical = [f"content-type:{_CONTENT_TYPE}", f"host:{host}", f"x-amz-date:{when}"]
+        signed = "content-type;host;x-amz-date"
+        if token:
+            canonical.append(f"x-amz-security-token:{' '.join(token.split())}")
+            signed += ";x-amz-security-token"
+        canonical.append(f"x-amz-target:{target}")
+        signed += ";x-amz-target"
+        request = "POST\n/\n\n" + "\n".join(canonical) + f"\n\n{signed}\n" + (
+            hashlib.sha256(body).hexdigest())
+        scope = f"{day}/{self._region}/{self._service}/aws4_request"
+        to_sign = (f"AWS4-HMAC-SHA256\n{when}\n{scope}\n"
+                   + hashlib.sha256(request.encode()).hexdigest())
+        signature = hmac.new(self._signing_key(frozen.secret_key, day), to_sign.encode(),
+                             "sha256").hexdigest()
+        headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": target, "Host": host,
+                   "X-Amz-Date": when,
+                   "Authorization": f"AWS4-HMAC-SHA256 Credential={frozen.access_key}/{scope}, "
+                                    f"SignedHeaders={signed}, Signature={signature}"}
+        if token:
+            headers["X-Amz-Security-Token"] = token
+        return headers
+
+
+_CONTENT_TYPE = "application/x-amz-json-1.0"
 
 
 class WireClient:
@@ -58,7 +118,7 @@ class WireClient:
         # botocore has no public accessor for a client's credentials
         credentials = client._request_signer._credentials
         self._signer = (
-            SigV4Auth(credentials, meta.service_model.signing_name or "dynamodb", self._region)
+            Signer(credentials, meta.service_model.signing_name or "dynamodb", self._region)
             if credentials is not None else None
         )
         verify = getattr(client._endpoint.http_session, "_verify", True)
@@ -100,15 +160,11 @@ class WireClient:
             pause = min(pause * 2, 5.0)
 
     def _send(self, operation: str, body: bytes) -> tuple[int, bytes]:
-        headers = {
-            "Content-Type": "application/x-amz-json-1.0",
-            "X-Amz-Target": _TARGET + operation,
-            "Host": self._netloc,
-        }
         if self._signer is not None:
-            request = AWSRequest(method="POST", url=self._url, data=body, headers=headers)
-            self._signer.add_auth(request)
-            headers = dict(request.headers.items())
+            headers = self._signer.headers(self._netloc, _TARGET + operation, body)
+        else:
+            headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": _TARGET + operation,
+                       "Host": self._netloc}
         connection = self._connection()
         connection.request("POST", "/", body=body, headers=headers)
         response = connection.getresponse()

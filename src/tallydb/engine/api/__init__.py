@@ -19,8 +19,7 @@ import importlib
 import pkgutil
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from tallydb.engine.api._shapes import (
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
 from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api._units import UnitsReport, keep_report
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.api.update_contributor_insights import indexed
 from tallydb.engine.errors import DynamoDBError, UnknownOperationException
@@ -78,6 +78,7 @@ __all__ = [
     "SpoiledBatchError",
     "TableDelays",
     "Touch",
+    "UnitsReport",
     "check_expressions",
     "check_statement",
     "precheck",
@@ -279,6 +280,12 @@ class Engine:
             if on:  # a gap: no position from before is taken for one after
                 self.feed.skip()
 
+    def report_units(self, on: bool) -> UnitsReport | None:
+        """While ``on``, have PutItem, UpdateItem and DeleteItem leave each
+        request's units in the ``UnitsReport`` returned (``_units``), asked
+        for or not; off again, they do not, and None is returned."""
+        return keep_report(self.integrations.extras, on)
+
     def _in_region(
         self, txn: Transaction, operation: str, request: Request, access: Access | None, *,
         region: str
@@ -329,46 +336,11 @@ class Engine:
             check_request(operation, request)
             return resolve(txn, operation, request)
 
-    @contextmanager
-    def batch(self) -> Iterator[Callable[..., Response]]:
-        """Run many requests in one transaction (one commit).
-
-        A failed write must leave the batch's other writes whole: most
-        operations run in a savepoint; the WRITE_LAST ones need none, and if
-        one ever fails after writing the whole batch is rolled back
-        (``SpoiledBatchError`` when the block ends) rather than committed
-        with half an operation in it.
-        """
-        plain = self._plain
-        run = self._run
-        in_region = self._runner
-        store = self.store
-        spoiled: list[BaseException] = []
-
-        def call(
-            operation: str, request: Request, region: str = DEFAULT_REGION,
-            access: Access | None = None,
-        ) -> Response:
-            runner = run if operation in plain else in_region(operation, region)
-            if operation in READ_ONLY:
-                return runner(txn, operation, request, access)
-            if operation in WRITE_LAST:
-                writes = store.writes
-                try:
-                    return runner(txn, operation, request, access)
-                except BaseException as error:
-                    if store.writes != writes:
-                        spoiled.append(error)
-                    raise
-            with txn.savepoint():  # a failed write leaves the batch's others whole
-                return runner(txn, operation, request, access)
-
-        with store.transaction() as txn:
-            yield call
-            if spoiled:
-                raise SpoiledBatchError(
-                    "an operation failed after writing; the batch is rolled back"
-                ) from spoiled[0]
+    def batch(self) -> Batch:
+        """Run many requests in one transaction (one commit): ``with
+        engine.batch() as call``, then ``call(operation, request, region,
+        access)`` for each (``Batch``)."""
+        return Batch(self)
 
     def top_keys(self, table: str, index: str | None = None, limit: int = 10
                  ) -> dict[str, Any]:
@@ -610,3 +582,61 @@ def run(
         if access.key is not None and policies.kept_anywhere(txn):
             policies.enforce(txn, access.caller, access.region, access.touched)
     return (operate or _operate)(txn, operation, request)
+
+
+class Batch:
+    """Many requests in one transaction (``Engine.batch``; a class, not a
+    generator context manager: a server enters one every event-loop turn).
+
+    A failed write must leave the batch's other writes whole: most
+    operations run in a savepoint; the WRITE_LAST ones need none, and if
+    one ever fails after writing the whole batch is rolled back
+    (``SpoiledBatchError`` when the block ends) rather than committed
+    with half an operation in it.
+    """
+
+    __slots__ = ("_engine", "_scope", "_spoiled")
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._scope = engine.store.transaction()
+        self._spoiled: list[BaseException] = []
+
+    def __enter__(self) -> Callable[..., Response]:
+        engine = self._engine
+        plain = engine._plain
+        run = engine._run
+        in_region = engine._runner
+        store = engine.store
+        spoiled = self._spoiled
+        txn = self._scope.__enter__()
+
+        def call(
+            operation: str, request: Request, region: str = DEFAULT_REGION,
+            access: Access | None = None,
+        ) -> Response:
+            runner = run if operation in plain else in_region(operation, region)
+            if operation in READ_ONLY:
+                return runner(txn, operation, request, access)
+            if operation in WRITE_LAST:
+                writes = store.writes
+                try:
+                    return runner(txn, operation, request, access)
+                except BaseException as error:
+                    if store.writes != writes:
+                        spoiled.append(error)
+                    raise
+            with txn.savepoint():  # a failed write leaves the batch's others whole
+                return runner(txn, operation, request, access)
+
+        return call
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
+        if kind is None and self._spoiled:
+            spoiled = SpoiledBatchError(
+                "an operation failed after writing; the batch is rolled back")
+            spoiled.__cause__ = self._spoiled[0]
+            self._scope.__exit__(SpoiledBatchError, spoiled, None)  # (rolled back)
+            raise spoiled
+        self._scope.__exit__(kind, error, trace)

@@ -169,6 +169,18 @@ def local_write(txn: Transaction, record: TableRecord, glob: dict[str, Any], hk:
     return []
 
 
+def check_claim(txn: Transaction, record: TableRecord, hk: bytes, rk: bytes) -> None:
+    """Refuse, as ``local_write`` would, a write to an item of a STRONG
+    replica that another region holds, without claiming it: a request that
+    writes many items checks them all before it writes any."""
+    glob = record.description.get(GLOBAL)
+    if glob is None or len(glob["Replicas"]) < 2 or glob["Consistency"] != STRONG:
+        return
+    held = replication(txn).claims.get((record.name, hk, rk))
+    if held is not None and held[0] != region_of(record) and held[1] > time.monotonic_ns():
+        raise ReplicatedWriteConflictException(CONFLICT)
+
+
 def _claim(txn: Transaction, record: TableRecord, glob: dict[str, Any], hk: bytes,
            rk: bytes) -> list[TableRecord]:
     settings = replication(txn)

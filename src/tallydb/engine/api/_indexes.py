@@ -45,7 +45,7 @@ from tallydb.engine.api._kinesis import CAPTURE as KINESIS_CAPTURE
 from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._streams import CAPTURE
 from tallydb.engine.errors import ValidationException
-from tallydb.engine.feed import Change
+from tallydb.engine.feed import record as record_change
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, encode_key_value, item_size, messages
 from tallydb.engine.values.attribute_value import (
@@ -79,9 +79,6 @@ NESTED_INDEX_KEY = (
 )
 
 KeyAttributes = tuple[tuple[str, str], ...]
-#: ``Change(...)`` without its Python-level ``__new__`` (half the cost, on
-#: every write while the feed has listeners).
-_new_tuple = tuple.__new__
 #: Write (or read) units per index, by (kind, name): what ConsumedCapacity reports.
 IndexUnits = dict[tuple[str, str], float]
 
@@ -337,7 +334,7 @@ def write_item(
     if (journal is not None or stream is not None or pitr is not None or kinesis is not None
             ) and old != new:
         if journal is not None:
-            journal.append(_new_tuple(Change, (record, hk, rk, old, new)))
+            record_change(journal, txn.segment, record, hk, rk, old, new)
         if stream is not None or kinesis is not None:  # and Kinesis destinations' outbox
             capture(txn, record, stream, kinesis, old, new, by_service, encoded)
         if pitr is not None:

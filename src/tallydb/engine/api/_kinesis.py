@@ -163,16 +163,19 @@ def _shared(record: TableRecord, region: str, precision: str
     return found
 
 
-def records_of(entries: list[list[Any]], record: TableRecord, region: str,
+def records_of(rows: list[list[list[Any]]], record: TableRecord, region: str,
                precision: str) -> Iterator[tuple[str, bytes]]:
-    """(partition key, data) of each Kinesis record of one stored row.
+    """(partition key, data) of each Kinesis record of stored rows, in order.
 
     A record is DynamoDB's JSON object (the module docstring), its members in
-    that order, put together from pieces made once per row (the members
+    that order, put together from pieces made once per table (the members
     every record shares) or once per item (its key's JSON, partition key and
     size). Each image is encoded and sized once: an old image is the record
-    before's new one, its JSON and size reused, and a new image that follows
-    it is sized from it (``size_after``)."""
+    before's new one (a row says so, ``SAME_AS_LAST``; the first of a row is
+    stored whole and compared with it), its JSON and size reused, and a new
+    image that follows it is sized from it (``size_after``): a run of one
+    item's changes over many rows (a hot counter's small group commits)
+    costs its key and its old images once."""
     names, template, divisor = _shared(record, region, precision)
     dumps = orjson.dumps
     service = _SERVICE_JSON
@@ -183,41 +186,43 @@ def records_of(entries: list[list[Any]], record: TableRecord, region: str,
     keys_json = b""
     keys_size = 0
     partition = ""
-    sized: dict[int, int] = {}  # the row's values, alive while it is read
-    for seq, event, keys, new, old, by_service in entries:
-        if old == SAME_AS_LAST:  # the record before's new image: the same item, its keys
-            old, old_json, old_size = last_new, last_new_json, last_new_size
-            if new is not None:
-                new_json = dumps(new)
-                new_size = size_after(new, old, old_size, sized)
-        else:
-            if new is not None:
-                new_json = dumps(new)
-                new_size = item_size(new)
+    sized: dict[int, int] = {}  # the rows' values, alive while they are read
+    for entries in rows:
+        for seq, event, keys, new, old, by_service in entries:
+            if old == SAME_AS_LAST or (old is not None and old == last_new):
+                # the record before's new image: the same item, its keys
+                old, old_json, old_size = last_new, last_new_json, last_new_size
+                if new is not None:
+                    new_json = dumps(new)
+                    new_size = size_after(new, old, old_size, sized)
+            else:
+                if new is not None:
+                    new_json = dumps(new)
+                    new_size = item_size(new)
+                if old is not None:
+                    old_json = dumps(old)
+                    old_size = item_size(old)
+                if keys is None:
+                    image = new if new is not None else old
+                    keys = {name: image[name] for name in names}
+                if keys != last_keys:
+                    keys_json = dumps(keys)
+                    partition = _partition_key(dumps([keys[name] for name in names]))
+                    keys_size = item_size(keys)
+                    last_keys = keys
+            size = keys_size
+            if new is None:
+                images = b""
+            else:
+                images = b',"NewImage":' + new_json
+                size += new_size
             if old is not None:
-                old_json = dumps(old)
-                old_size = item_size(old)
-            if keys is None:
-                image = new if new is not None else old
-                keys = {name: image[name] for name in names}
-            if keys != last_keys:
-                keys_json = dumps(keys)
-                partition = _partition_key(dumps([keys[name] for name in names]))
-                keys_size = item_size(keys)
-                last_keys = keys
-        size = keys_size
-        if new is None:
-            images = b""
-        else:
-            images = b',"NewImage":' + new_json
-            size += new_size
-        if old is not None:
-            images += b',"OldImage":' + old_json
-            size += old_size
-        yield partition, template % (
-            seq >> 48, seq & 0xFFFF_FFFF_FFFF, _EVENTS[event],
-            service if by_service else b"null", seq // divisor, keys_json, images, size)
-        if new is None:
-            last_new = None
-        else:
-            last_new, last_new_json, last_new_size = new, new_json, new_size
+                images += b',"OldImage":' + old_json
+                size += old_size
+            yield partition, template % (
+                seq >> 48, seq & 0xFFFF_FFFF_FFFF, _EVENTS[event],
+                service if by_service else b"null", seq // divisor, keys_json, images, size)
+            if new is None:
+                last_new = None
+            else:
+                last_new, last_new_json, last_new_size = new, new_json, new_size

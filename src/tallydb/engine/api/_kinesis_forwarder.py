@@ -29,7 +29,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 import orjson
@@ -223,17 +223,17 @@ class Forwarder:
         numbers: list[int] = []
         owners: list[int] = []
         waiting = [0] * len(blobs)  # records of each row not taken yet
-        for row, (rk, blob) in enumerate(blobs):
-            entries: Entries = orjson.loads(blob)
+        rows: list[Entries] = [orjson.loads(blob) for _, blob in blobs]
+        made = kinesis_records(rows, record, region, precision)
+        for row, ((rk, _), entries) in enumerate(zip(blobs, rows, strict=True)):
             taken = self._taken.get((record.id, rk))
-            made = kinesis_records(entries, record, region, precision)
             if taken is None:  # the usual: none of the row taken yet
-                records.extend(made)
+                records.extend(islice(made, len(entries)))
                 numbers.extend([entry[0] for entry in entries])
                 owners.extend([row] * len(entries))
                 waiting[row] = len(entries)
                 continue
-            for entry, one in zip(entries, made, strict=True):
+            for entry, one in zip(entries, islice(made, len(entries)), strict=True):
                 if entry[0] not in taken:
                     records.append(one)
                     numbers.append(entry[0])

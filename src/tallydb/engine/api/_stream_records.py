@@ -122,7 +122,9 @@ class _Capture:
             blob = blobs.get(view)
             if blob is None:
                 blob = blobs[view] = self.encode(view)
-            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob)
+            # fresh: a row's key is a sequence number, never written before
+            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob,
+                                       fresh=True)
         self.records = []
         self.segment = -1
 

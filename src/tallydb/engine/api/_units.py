@@ -11,10 +11,17 @@
 - Indexes are charged on their own (``_indexes``): TOTAL adds their units
   to the table's; INDEXES also breaks them down into ``Table``,
   ``GlobalSecondaryIndexes`` and ``LocalSecondaryIndexes``.
+
+An engine may keep a ``UnitsReport`` (``Engine.report_units``): while it
+does, PutItem, UpdateItem and DeleteItem leave each request's units in it,
+whether or not the request asked for them (``charged``), for a listener
+that counts every request's units (the console's operational view) without
+changing the request or its answer.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +73,55 @@ def item_read_units(item: Item | None, *, consistent: bool) -> float:
 
 def wants_capacity(request: dict[str, Any]) -> bool:
     return request.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES")
+
+
+class UnitsReport:
+    """The units of the last item write an engine ran: ``last`` is
+    ``(table, units)``, what ConsumedCapacity TOTAL would have answered,
+    until the listener takes it (and sets it back to None)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[str, float] | None = None
+
+
+#: ``Integrations.extras``' name for an engine's ``UnitsReport``.
+REPORT = "units"
+#: How many engines of the process keep a ``UnitsReport``: while none
+#: does, a write that was not asked for its units pays one test for them.
+REPORTING = [0]
+_reporting_lock = threading.Lock()
+
+
+def keep_report(extras: dict[str, Any], on: bool) -> UnitsReport | None:
+    """Keep an engine's ``UnitsReport`` in its ``Integrations.extras`` (or,
+    not ``on``, drop it); the report kept."""
+    with _reporting_lock:
+        report: UnitsReport | None = extras.get(REPORT)
+        if on and report is None:
+            report = extras[REPORT] = UnitsReport()
+            REPORTING[0] += 1
+        elif not on and report is not None:
+            del extras[REPORT]
+            REPORTING[0] -= 1
+            report = None
+        return report
+
+
+def charged(txn: Any, request: dict[str, Any], table: str, units: float,
+            indexes: Mapping[tuple[str, str], float] | None) -> dict[str, Any] | None:
+    """An item write's units (``units`` on the table, ``indexes`` on its
+    indexes): the ConsumedCapacity entry the request asked for (None when
+    it did not), and the engine's ``UnitsReport``'s, if it keeps one."""
+    if REPORTING[0]:
+        report: UnitsReport | None = txn.context.extras.get(REPORT)
+        if report is not None:
+            report.last = (table, units + sum(indexes.values()) if indexes else units)
+    mode = request.get("ReturnConsumedCapacity")
+    if mode == "TOTAL" or mode == "INDEXES":
+        return consumed(table, units, mode, indexes)
+    return None
 
 
 def consumed(

@@ -23,6 +23,7 @@ from tallydb.engine.api._batches import (
     check_put_key,
     check_write_total,
 )
+from tallydb.engine.api._global import GLOBAL, check_claim
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._tables import Table, get_table
 from tallydb.engine.api._units import Tally, wants_capacity, write_units
@@ -89,6 +90,13 @@ def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
                 raise ValidationException(DUPLICATE_KEYS)
             seen.add(row)
             writes.append((table, body if encoded is not None else None, encoded, *row))
+
+    # Nothing is written before every item may be (a batch runs this without
+    # a savepoint: ``WRITE_LAST``): the items another region of a STRONG
+    # global table holds are refused first.
+    for table, _, _, hk, rk in writes:
+        if GLOBAL in table.record.description:
+            check_claim(txn, table.record, hk, rk)
 
     tally = Tally()
     charge = wants_capacity(request)

@@ -13,7 +13,7 @@ from tallydb.engine.api._params import (
     check_return_values,
 )
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
+from tallydb.engine.api._units import REPORTING, charged, item_write_units, wants_capacity
 from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_key_values
@@ -51,8 +51,8 @@ def delete_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> 
         index_units = write_item(txn, table.record, table.indexes, hk, rk, old, None)
         if return_values == "ALL_OLD":
             response["Attributes"] = old
-    if wants_capacity(request):
-        units = item_write_units(old)
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"], index_units)
+    if wants_capacity(request) or REPORTING[0]:
+        entry = charged(txn, request, table.name, item_write_units(old), index_units)
+        if entry is not None:
+            response["ConsumedCapacity"] = entry
     return response

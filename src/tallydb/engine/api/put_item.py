@@ -11,7 +11,7 @@ from tallydb.engine.api._conditions import check_condition, condition_of
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import check_return_values, placeholders
 from tallydb.engine.api._tables import get_table
-from tallydb.engine.api._units import consumed, item_write_units, wants_capacity
+from tallydb.engine.api._units import REPORTING, charged, item_write_units, wants_capacity
 from tallydb.engine.expressions import BoundCondition
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, validate_item
@@ -57,8 +57,9 @@ def put_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dic
     response: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         response["Attributes"] = old
-    if wants_capacity(request):
+    if wants_capacity(request) or REPORTING[0]:
         units = max(item_write_units(item, encoded), item_write_units(old))
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"], index_units)
+        entry = charged(txn, request, table.name, units, index_units)
+        if entry is not None:
+            response["ConsumedCapacity"] = entry
     return response

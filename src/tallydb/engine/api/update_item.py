@@ -15,7 +15,13 @@ from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import UpdateRequest, decided_quickly, update_request
-from tallydb.engine.api._units import consumed, item_write_units, wants_capacity, write_units
+from tallydb.engine.api._units import (
+    REPORTING,
+    charged,
+    item_write_units,
+    wants_capacity,
+    write_units,
+)
 from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.engine.expressions import BoundUpdate
 from tallydb.engine.storage import Transaction
@@ -24,6 +30,12 @@ from tallydb.engine.values.size import check_item_fits, item_size
 
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS = on_table("UpdateItem", write=True)
+
+
+#: The item the last update of ``updated``'s plain kind wrote: its JSON (the
+#: bytes stored) and the item. (Any thread's: a store's writer holds its
+#: lock, and bytes written are one store's.)
+_written: list[tuple[bytes, Item] | None] = [None]
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
@@ -46,14 +58,26 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     missing one failing as a condition fails."""
     update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
-    old = txn.get_item(table.record, hk, rk)
+    # An update none of whose items reaches its caller (no ReturnValues, no
+    # condition to return the item with): its item, if the last such update
+    # wrote it (the very bytes stored), is the one that update made, not a
+    # parse of its JSON. (Nothing changes an item once made: ``apply``
+    # copies, the stream and the feed read.)
+    plain = decided.return_values == "NONE" and decided.condition is None
+    if plain:
+        blob = txn.get_item_blob(table.record, hk, rk)
+        last = _written[0]
+        old = (None if blob is None else last[1] if last is not None and last[0] is blob
+               else orjson.loads(blob))
+    else:
+        old = txn.get_item(table.record, hk, rk)
     if old is None and must_exist:
         raise ConditionalCheckFailedException()
     if decided.condition is not None:
         check_condition(request, decided.condition, old)
 
     if old is None and update is not None and update.only_removes:
-        return _nothing_written(request, decided.table.name, decided.key)
+        return _nothing_written(txn, request, decided.table.name, decided.key)
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
     encoded = orjson.dumps(new)
@@ -62,26 +86,30 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         written = {str(path[0]) for path in update.updated_paths}
         check_index_keys(indexes, new, names=written, update=True)
     index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+    if plain:
+        _written[0] = (encoded, new)
 
     response: dict[str, Any] = {}
     if decided.return_values != "NONE":
         attributes = _returned(decided.return_values, update, old, new)
         if attributes:
             response["Attributes"] = attributes
-    if wants_capacity(request):
+    if wants_capacity(request) or REPORTING[0]:
         units = max(item_write_units(new, encoded), item_write_units(old))
-        response["ConsumedCapacity"] = consumed(
-            table.name, units, request["ReturnConsumedCapacity"], index_units)
+        entry = charged(txn, request, table.name, units, index_units)
+        if entry is not None:
+            response["ConsumedCapacity"] = entry
     return response
 
 
-def _nothing_written(request: dict[str, Any], table: str, key: Item) -> dict[str, Any]:
+def _nothing_written(txn: Transaction, request: dict[str, Any], table: str, key: Item
+                     ) -> dict[str, Any]:
     """DynamoDB's answer to an update that only removes from a missing item:
     no item is created and no Attributes are returned, whatever ReturnValues."""
     response: dict[str, Any] = {}
-    if wants_capacity(request):
-        response["ConsumedCapacity"] = consumed(
-            table, write_units(item_size(key)), request["ReturnConsumedCapacity"], None)
+    entry = charged(txn, request, table, write_units(item_size(key)), None)
+    if entry is not None:
+        response["ConsumedCapacity"] = entry
     return response
 
 

@@ -325,6 +325,15 @@ class Store:
         #: The open transaction's item writes, kept the same way until it
         #: commits (None inside a savepoint: writes go straight to SQLite).
         self._pending: dict[RowKey, bytes | None] | None = None
+        #: Rows in the overlay that were put new (``put_entry_encoded(...,
+        #: fresh=True)``: a key never written before) since the overlay last
+        #: went into SQLite: SQLite has no such row, so deleting one leaves
+        #: nothing to write there, and it leaves the overlay (a change
+        #: feed's outbox, whose rows are sent and deleted within moments).
+        self._fresh: set[RowKey] = set()
+        #: The open transaction's fresh puts, and its deletions of fresh rows.
+        self._fresh_puts: list[RowKey] = []
+        self._fresh_drops: list[RowKey] = []
         #: The open transaction has begun SQLite's; the overlay is written into it.
         self._in_sqlite = False
         self._overlay_written = False
@@ -498,6 +507,9 @@ class Store:
             if not self._overlay_written:
                 _write_rows(self._conn, self._overlay)
                 self._overlay_written = True
+                self._fresh.clear()  # in SQLite now (or again absent, rolled back)
+            self._fresh_puts.clear()  # this transaction's writes go to SQLite too
+            self._fresh_drops.clear()
             pending = self._pending
             if pending:
                 self._own_sqlite = True
@@ -560,6 +572,8 @@ class Store:
         # into, whatever its length, and so would every row kept.
         self._overlay.update({row_key: None if blob is None else memoryview(blob).tobytes()
                               for row_key, blob in pending.items()})
+        if self._fresh_puts or self._fresh_drops:
+            self._settle_fresh(pending)
         rows = len(self._overlay)
         full = rows >= OVERLAY_ROWS and (
             rows >= OVERLAY_ROWS_CACHED or 2 * self._looked_up >= rows)
@@ -575,6 +589,20 @@ class Store:
                 log_failure(log_errors, "writing the item overlay into SQLite failed", error)
                 self._rollback()
                 self._flush_after = time.monotonic() + FLUSH_RETRY
+
+    def _settle_fresh(self, pending: dict[RowKey, bytes | None]) -> None:
+        """After a commit into the overlay: its fresh puts become fresh rows,
+        and the fresh rows it deleted leave the overlay (the item log keeps
+        the put and the deletion, which a replay applies in order)."""
+        fresh = self._fresh
+        fresh.update(self._fresh_puts)
+        self._fresh_puts.clear()
+        overlay = self._overlay
+        for key in self._fresh_drops:
+            if key in fresh and pending.get(key, b"") is None:
+                del overlay[key]
+                fresh.discard(key)
+        self._fresh_drops.clear()
 
     def _commit_overlay(self) -> None:
         """Commit a transaction that wrote nothing but put the overlay into
@@ -602,6 +630,7 @@ class Store:
         self._in_sqlite = self._own_sqlite = False
         self._overlay_written = False
         self._overlay = {}
+        self._fresh.clear()
         self._looked_up = 0
         self._applied = self._lsn
         checkpointer = self._checkpointer
@@ -648,6 +677,8 @@ class Store:
         """Undo the open transaction; the overlay (committed) stays."""
         self.rollbacks += 1
         self._pending = None
+        self._fresh_puts.clear()
+        self._fresh_drops.clear()
         self._deferred.clear()
         self._in_sqlite = self._overlay_written = self._own_sqlite = False
         if self._conn.in_transaction:
@@ -1047,6 +1078,18 @@ class Transaction:
         blob = store._committed_row(row_key)
         return None if blob is None else orjson.loads(blob)
 
+    def get_item_blob(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> bytes | None:
+        """The JSON of one item as stored (the very bytes written, while
+        the transaction that wrote them is open), or None (no item)."""
+        store = self._store
+        row_key = (record.items_table, hk, rk)
+        pending = store._pending
+        if pending is not None:
+            blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return blob  # type: ignore[return-value]
+        return store._committed_row(row_key)
+
     def get_entry_blob(self, record: TableRecord, index: str, hk: bytes, rk: bytes
                        ) -> bytes | None:
         """The JSON of one entry of an index as stored, or None (no entry)."""
@@ -1080,11 +1123,17 @@ class Transaction:
         self._write(record.index_table(index), hk, rk, orjson.dumps(item))
 
     def put_entry_encoded(self, record: TableRecord, index: str, hk: bytes, rk: bytes,
-                          blob: bytes | bytearray) -> None:
+                          blob: bytes | bytearray, *, fresh: bool = False) -> None:
         """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
         not copied: its writer may extend it and put it again until the
-        transaction commits (never after)."""
-        self._write(record.index_table(index), hk, rk, cast(bytes, blob))
+        transaction commits (never after). ``fresh``: the key was never
+        written before (a sequence number), so that a deletion of the row
+        before it reaches SQLite leaves nothing to write there."""
+        source = record.index_table(index)
+        store = self._store
+        if fresh and store._pending is not None:
+            store._fresh_puts.append((source, hk, rk))
+        self._write(source, hk, rk, cast(bytes, blob))
 
     def defer(self, key: Any, write: Callable[[], None]) -> None:
         """Have ``write`` called once (once per ``key``), just before this
@@ -1103,7 +1152,11 @@ class Transaction:
         return self._store.segment
 
     def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
-        self._write(record.index_table(index), hk, rk, None)
+        source = record.index_table(index)
+        store = self._store
+        if store._fresh and store._pending is not None and (source, hk, rk) in store._fresh:
+            store._fresh_drops.append((source, hk, rk))
+        self._write(source, hk, rk, None)
 
     def _write(self, source: str, hk: bytes, rk: bytes, blob: bytes | None) -> None:
         """Put (``blob``) or delete (None) one row of an items table: kept

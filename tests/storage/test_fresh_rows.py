@@ -1,0 +1,130 @@
+"""A row put under a key never written before (``fresh``: a change feed's
+outbox row, keyed by a sequence number) and deleted before the overlay goes
+into SQLite leaves no trace: it leaves the overlay (neither the next bulk
+write nor a reader of the outbox goes over it), the item log replays its
+put and its deletion in order, and a row deleted after it reached SQLite is
+deleted there."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tallydb.engine.storage import Store, TableRecord
+from tallydb.engine.storage.sqlite import Transaction
+
+TABLE = {"TableName": "t", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]}
+SHARD = b"outbox"
+
+
+def _rows(txn: Transaction, record: TableRecord) -> list[tuple[bytes, bytes]]:
+    return list(txn.appended_rows(record, "$feed", SHARD))
+
+
+def _sqlite_rows(store: Store, record: TableRecord) -> list[bytes]:
+    return [row[0] for row in store._conn.execute(
+        f"SELECT rk FROM {record.index_table('$feed')} ORDER BY rk")]
+
+
+def _outbox(tmp_path: Path) -> tuple[Store, TableRecord]:
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        record = txn.create_index(txn.create_table("t", TABLE), "$feed")
+    return store, record
+
+
+def test_a_fresh_row_deleted_in_memory_leaves_the_overlay(tmp_path: Path) -> None:
+    store, record = _outbox(tmp_path)
+    for rk in (b"\x01", b"\x02", b"\x03"):
+        with store.transaction() as txn:
+            txn.put_entry_encoded(record, "$feed", SHARD, rk, b"[%d]" % rk[0], fresh=True)
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x04", b"[4]")  # not fresh
+    with store.transaction() as txn:
+        for rk in (b"\x01", b"\x02", b"\x04"):
+            txn.delete_entry(record, "$feed", SHARD, rk)
+    source = record.index_table("$feed")
+    assert (source, SHARD, b"\x01") not in store._overlay
+    assert (source, SHARD, b"\x02") not in store._overlay
+    assert store._overlay[(source, SHARD, b"\x04")] is None  # kept as a deletion
+    with store.transaction() as txn:
+        assert _rows(txn, record) == [(b"\x03", b"[3]")]
+    store.close()
+    store = Store(tmp_path)  # reopened: the same rows
+    with store.transaction() as txn:
+        found = txn.table("t")
+        assert found is not None
+        assert _rows(txn, found) == [(b"\x03", b"[3]")]
+    assert _sqlite_rows(store, found) == [b"\x03"]
+    store.close()
+
+
+def test_a_fresh_row_in_sqlite_is_deleted_there(tmp_path: Path) -> None:
+    store, record = _outbox(tmp_path)
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x01", b"[1]", fresh=True)
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x02", b"[2]", fresh=True)
+    with store.transaction() as txn:  # a read of many rows puts the overlay into SQLite
+        assert [rk for _, rk, _ in txn.items(record, SHARD, index="$feed")] == [
+            b"\x01", b"\x02"]
+    assert _sqlite_rows(store, record) == [b"\x01", b"\x02"]
+    with store.transaction() as txn:
+        txn.delete_entry(record, "$feed", SHARD, b"\x01")
+    with store.transaction() as txn:
+        assert _rows(txn, record) == [(b"\x02", b"[2]")]
+    store.close()
+    store = Store(tmp_path)
+    assert _sqlite_rows(store, record) == [b"\x02"]
+    store.close()
+
+
+def test_a_fresh_row_put_in_a_transaction_rolled_back_is_not_fresh(tmp_path: Path) -> None:
+    store, record = _outbox(tmp_path)
+    try:
+        with store.transaction() as txn:
+            txn.put_entry_encoded(record, "$feed", SHARD, b"\x01", b"[1]", fresh=True)
+            raise RuntimeError("rolled back")
+    except RuntimeError:
+        pass
+    assert not store._fresh
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x02", b"[2]", fresh=True)
+    assert store._fresh == {(record.index_table("$feed"), SHARD, b"\x02")}
+    store.close()
+
+
+_CHILD = """
+import os, sys
+from pathlib import Path
+from tallydb.engine.storage import Store
+store = Store(Path(sys.argv[1]))
+with store.transaction() as txn:
+    record = txn.create_index(txn.create_table("t", {"TableName": "t",
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]}), "$feed")
+for n in range(1, 201):
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", b"outbox", n.to_bytes(8, "big"), b"[%d]" % n,
+                              fresh=True)
+    if n % 2 == 0:
+        with store.transaction() as txn:
+            txn.delete_entry(record, "$feed", b"outbox", (n - 1).to_bytes(8, "big"))
+print("done", flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+def test_rows_deleted_in_memory_stay_deleted_across_kill_9(tmp_path: Path) -> None:
+    child = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path)], capture_output=True,
+                           text=True, env={**os.environ}, timeout=300, check=False)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert child.stdout.strip() == "done"
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        record = txn.table("t")
+        assert record is not None
+        assert [int.from_bytes(rk, "big") for rk, _ in _rows(txn, record)] == [
+            n for n in range(1, 201) if n % 2 == 0]
+    store.close()
