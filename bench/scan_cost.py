@@ -33,7 +33,7 @@ try:  # the layout by layer, or a revision from before it
 except ImportError:
     from tallydb.api import Engine
     from tallydb.storage import Store
-from bench.transfer import _item
+from bench.transfer import stats_item
 
 items = int(sys.argv[1])
 with tempfile.TemporaryDirectory() as data:
@@ -45,7 +45,7 @@ with tempfile.TemporaryDirectory() as data:
         "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
                       {"AttributeName": "SK", "KeyType": "RANGE"}]})
     for start in range(0, items, 25):
-        puts = [{"PutRequest": {"Item": _item(n)}} for n in range(start, min(items, start + 25))]
+        puts = [{"PutRequest": {"Item": stats_item(n)}} for n in range(start, min(items, start + 25))]
         engine.call("BatchWriteItem", {"RequestItems": {"bench": puts}})
 
     def scan_all() -> int:
