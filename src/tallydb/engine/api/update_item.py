@@ -95,7 +95,8 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         if attributes:
             response["Attributes"] = attributes
     if wants_capacity(request) or REPORTING[0]:
-        units = max(item_write_units(new, encoded), item_write_units(old))
+        units = max(item_write_units(new, encoded),  # (old's stored JSON, when read)
+                    item_write_units(old, blob if plain else None))
         entry = charged(txn, request, table.name, units, index_units)
         if entry is not None:
             response["ConsumedCapacity"] = entry
