@@ -45,7 +45,8 @@ with tempfile.TemporaryDirectory() as data:
         "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
                       {"AttributeName": "SK", "KeyType": "RANGE"}]})
     for start in range(0, items, 25):
-        puts = [{"PutRequest": {"Item": stats_item(n)}} for n in range(start, min(items, start + 25))]
+        puts = [{"PutRequest": {"Item": stats_item(n)}}
+                for n in range(start, min(items, start + 25))]
         engine.call("BatchWriteItem", {"RequestItems": {"bench": puts}})
 
     def scan_all() -> int:
