@@ -1068,33 +1068,23 @@ class Transaction:
     # -- items -------------------------------------------------------------
 
     def get_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> Item | None:
-        store = self._store
-        row_key = (record.items_table, hk, rk)
-        pending = store._pending
-        if pending is not None:
-            blob = pending.get(row_key, _UNWRITTEN)
-            if blob is not _UNWRITTEN:
-                return None if blob is None else orjson.loads(blob)  # type: ignore[arg-type]
-        blob = store._committed_row(row_key)
+        blob = self._row_blob((record.items_table, hk, rk))
         return None if blob is None else orjson.loads(blob)
 
     def get_item_blob(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> bytes | None:
         """The JSON of one item as stored (the very bytes written, while
         the transaction that wrote them is open), or None (no item)."""
-        store = self._store
-        row_key = (record.items_table, hk, rk)
-        pending = store._pending
-        if pending is not None:
-            blob = pending.get(row_key, _UNWRITTEN)
-            if blob is not _UNWRITTEN:
-                return blob  # type: ignore[return-value]
-        return store._committed_row(row_key)
+        return self._row_blob((record.items_table, hk, rk))
 
     def get_entry_blob(self, record: TableRecord, index: str, hk: bytes, rk: bytes
                        ) -> bytes | None:
         """The JSON of one entry of an index as stored, or None (no entry)."""
+        return self._row_blob((record.index_table(index), hk, rk))
+
+    def _row_blob(self, row_key: tuple[str, bytes, bytes]) -> bytes | None:
+        """A row's JSON: this transaction's own write if it made one, else
+        the committed row (the overlay, the clean-row cache, SQLite)."""
         store = self._store
-        row_key = (record.index_table(index), hk, rk)
         pending = store._pending
         if pending is not None:
             blob = pending.get(row_key, _UNWRITTEN)
