@@ -98,6 +98,7 @@ with tempfile.TemporaryDirectory() as data:
     for _ in range(turns):
         turn()
     engine.close()
+print(f"ran {server.batcher.requests} requests")
 """
 
 
