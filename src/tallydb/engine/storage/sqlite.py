@@ -1125,14 +1125,30 @@ class Transaction:
                           blob: bytes | bytearray, *, fresh: bool = False) -> None:
         """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
         not copied: its writer may extend it and put it again until the
-        transaction commits (never after). ``fresh``: the key was never
-        written before (a sequence number), so that a deletion of the row
-        before it reaches SQLite leaves nothing to write there."""
+        transaction commits (never after). ``fresh``: SQLite has no row
+        under the key (a sequence number never written before, or a row put
+        fresh that is still only in memory, ``fresh_entry``), so that a
+        deletion of the row before it reaches SQLite leaves nothing to write
+        there."""
         source = record.index_table(index)
         store = self._store
         if fresh and store._pending is not None:
-            store._fresh_puts.append((source, hk, rk))
+            row_key = (source, hk, rk)
+            if row_key not in store._fresh:  # (one put again stays fresh as it is)
+                store._fresh_puts.append(row_key)
         self._write(source, hk, rk, cast(bytes, blob))
+
+    def fresh_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> bytes | None:
+        """The committed JSON of an entry put fresh (``put_entry_encoded``'s
+        ``fresh``) that is still only in memory, not in SQLite, and that
+        the open transaction has not written; otherwise None. Its writer
+        may put it again, longer, as fresh (SQLite still has no such row)."""
+        store = self._store
+        row_key = (record.index_table(index), hk, rk)
+        pending = store._pending
+        if pending is None or row_key not in store._fresh or row_key in pending:
+            return None
+        return store._overlay.get(row_key)
 
     def defer(self, key: Any, write: Callable[[], None]) -> None:
         """Have ``write`` called once (once per ``key``), just before this
