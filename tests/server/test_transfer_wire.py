@@ -183,3 +183,43 @@ def test_the_signer_signs_as_botocore_does(token: str | None) -> None:
         ours = Signer(credentials, "dynamodb", region).headers(
             host, target, body, when=expected["X-Amz-Date"])
         assert ours == expected
+
+
+def test_requests_a_broken_connection_left_unanswered_are_sent_again(tmp_path: Path) -> None:
+    """An import's batches go pipelined on one connection: when the server
+    is killed (-9) with some of them unanswered, and started again on the
+    same port and data, those are sent again on a new connection and every
+    item is there at the end."""
+    from tallydb.transfer.errors import no_progress
+    from tallydb.transfer.items import put_all
+
+    data = tmp_path / "data"
+    server = Serve("--data", str(data)).start()
+    port = server.url.rsplit(":", 1)[1]
+    servers = [server]
+    items = [{"PK": {"S": f"p{n % 7}"}, "SK": {"S": f"{n:05d}"}, "n": {"N": str(n)}}
+             for n in range(2_000)]
+
+    def puts() -> Iterator[bytes]:
+        for n, item in enumerate(items):
+            if n == 1_000:  # batches before this one are in flight, some unanswered
+                servers[-1].kill()
+                servers.append(Serve("--data", str(data), "--port", port).start())
+            yield orjson.dumps({"Item": item})
+
+    try:
+        with tallydb.connect(server.url) as db:
+            db.transport.call("CreateTable", {"TableName": "videos", **KEY})
+            assert put_all(db, "videos", puts(), no_progress) == 2_000
+            assert len(servers) == 2
+            request: dict[str, object] = {"TableName": "videos", "Select": "COUNT"}
+            scanned = db.transport.call("Scan", request)
+            count = scanned["Count"]
+            while "LastEvaluatedKey" in scanned:
+                scanned = db.transport.call(
+                    "Scan", {**request, "ExclusiveStartKey": scanned["LastEvaluatedKey"]})
+                count += scanned["Count"]
+        assert count == 2_000
+    finally:
+        for running in servers:
+            running.kill()

@@ -24,6 +24,9 @@ from tallydb.engine.objects import ObjectStoreError
 
 __all__ = ["KinesisStreams", "S3Objects"]
 
+#: What follows a PutRecords entry (after its closing brace): the next one's start.
+_NEXT = b',{"Data":"'
+
 def _keys(service: str) -> dict[str, Any]:
     """The client's keys: ``TALLYDB_<SERVICE>_ACCESS_KEY_ID``/``..._SECRET_ACCESS_KEY``,
     else boto3's chain, else placeholders."""
@@ -151,13 +154,26 @@ class KinesisStreams:
         from botocore.awsrequest import AWSRequest
         from botocore.exceptions import BotoCoreError
 
+        if not records:
+            return []
         dumps = orjson.dumps
         encode = binascii.b2a_base64
-        body = b"".join((
-            b'{"StreamName":', dumps(self._name(stream_arn)), b',"Records":[',
-            b",".join([b'{"Data":"' + encode(data, newline=False) + b'","PartitionKey":'
-                       + dumps(key) + b"}" for key, data in records]),
-            b"]}"))
+        # Each record's data (base64) followed by its partition key's member
+        # and the next record's opening, made once for a run of records of
+        # one key (an item's): one join puts the body together.
+        parts: list[bytes] = []
+        append = parts.append
+        key: str | None = None
+        tail = b""
+        for partition, data in records:
+            if partition != key:
+                key = partition
+                tail = b'","PartitionKey":' + dumps(partition) + b"}" + _NEXT
+            append(encode(data, newline=False))
+            append(tail)
+        parts[-1] = parts[-1][:-len(_NEXT)] + b"]}"
+        body = b"".join((b'{"StreamName":', dumps(self._name(stream_arn)),
+                         b',"Records":[{"Data":"', *parts))
         request = AWSRequest("POST", self.endpoint, data=body, headers={
             "Content-Type": "application/x-amz-json-1.1",
             "X-Amz-Target": "Kinesis_20131202.PutRecords"})

@@ -285,6 +285,13 @@ class Store:
         if not self.exclusive:
             # WAL checkpoints run on the checkpointer's thread, not in our commits.
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        #: The cursor a row's read by key runs on (``_looked_up_row``), kept
+        #: rather than made for each read as ``conn.execute`` does: 0.8k
+        #: of the 21k instructions of a read from Python (callgrind). Its
+        #: statement is never left open holding SQLite's read snapshot:
+        #: ``fetchone`` steps past the key's one row to the end, which
+        #: resets it (tests/storage/test_clean_rows.py holds this).
+        self._reads = self._conn.cursor()
         self._conn.executescript(_SCHEMA)
         indexes: dict[int, dict[str, int]] = {}
         for table_id, index_name, index_id in self._conn.execute(
@@ -473,18 +480,20 @@ class Store:
         """A row's JSON (or None: no row) as the open transaction sees it,
         but for its own writes kept in memory (the caller looked there)."""
         if self._own_sqlite:  # SQLite holds writes of this transaction's
-            self._begin_reading()
-            row = self._conn.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
-            return None if row is None else bytes(row[0])
+            return self._looked_up_row(row_key)
         blob = self._overlay.get(row_key, _UNWRITTEN)
         if blob is _UNWRITTEN:
             blob = self._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
                 self._looked_up += 1
-                self._begin_reading()
-                row = self._conn.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
-                blob = None if row is None else bytes(row[0])
+                return self._looked_up_row(row_key)
         return blob  # type: ignore[return-value]
+
+    def _looked_up_row(self, row_key: RowKey) -> bytes | None:
+        """A row's JSON (or None) as SQLite's transaction holds it."""
+        self._begin_reading()
+        row = self._reads.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
+        return None if row is None else bytes(row[0])
 
     def _run_deferred(self) -> None:
         """Let the deferred writers write their rows (``Transaction.defer``)."""
@@ -1124,14 +1133,30 @@ class Transaction:
                           blob: bytes | bytearray, *, fresh: bool = False) -> None:
         """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
         not copied: its writer may extend it and put it again until the
-        transaction commits (never after). ``fresh``: the key was never
-        written before (a sequence number), so that a deletion of the row
-        before it reaches SQLite leaves nothing to write there."""
+        transaction commits (never after). ``fresh``: SQLite has no row
+        under the key (a sequence number never written before, or a row put
+        fresh that is still only in memory, ``fresh_entry``), so that a
+        deletion of the row before it reaches SQLite leaves nothing to write
+        there."""
         source = record.index_table(index)
         store = self._store
         if fresh and store._pending is not None:
-            store._fresh_puts.append((source, hk, rk))
+            row_key = (source, hk, rk)
+            if row_key not in store._fresh:  # (one put again stays fresh as it is)
+                store._fresh_puts.append(row_key)
         self._write(source, hk, rk, cast(bytes, blob))
+
+    def fresh_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> bytes | None:
+        """The committed JSON of an entry put fresh (``put_entry_encoded``'s
+        ``fresh``) that is still only in memory, not in SQLite, and that
+        the open transaction has not written; otherwise None. Its writer
+        may put it again, longer, as fresh (SQLite still has no such row)."""
+        store = self._store
+        row_key = (record.index_table(index), hk, rk)
+        pending = store._pending
+        if pending is None or row_key not in store._fresh or row_key in pending:
+            return None
+        return store._overlay.get(row_key)
 
     def defer(self, key: Any, write: Callable[[], None]) -> None:
         """Have ``write`` called once (once per ``key``), just before this
