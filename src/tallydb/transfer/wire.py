@@ -9,10 +9,11 @@ items stay in DynamoDB's JSON from the file to the socket and back. The
 client lends its endpoint, region, credentials and TLS verification.
 
 A request is written as bytes on a keep-alive socket and its answer read
-by httptools' parser (``http.client`` cost about 100 µs a request, most of
-it parsing the answer's headers); ``WireClient.pipeline`` keeps several
-requests in flight on one connection, so that one thread keeps a server
-busy where an import used to need several. Requests are signed (SigV4) by
+by httptools' parser; ``WireClient.pipeline`` keeps several requests in
+flight on one connection, so that one thread keeps a server busy (with
+``http.client`` and four writer threads, an import's client took 15-21 µs
+of CPU an item; this way 4.6-5.4, reading the export's gzip included:
+bench/README, "Moving data"). Requests are signed (SigV4) by
 :class:`Signer`, which builds the canonical request of a ``POST /`` with
 these fixed headers directly and keeps the derived key: botocore's signer
 takes about 90 µs a batch, several µs an item.
@@ -20,8 +21,6 @@ takes about 90 µs a batch, several µs an item.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import socket
 import ssl
 import sys
@@ -37,7 +36,7 @@ import orjson
 
 from tallydb.engine.errors import DynamoDBError
 from tallydb.toolkit.exceptions import TransportError, error_from_response
-from tallydb.toolkit.sigv4 import SigningKeys
+from tallydb.toolkit.sigv4 import Signer
 from tallydb.toolkit.transport import ClientTransport
 
 __all__ = ["ATTEMPTS", "DEPTH", "Signer", "WireClient", "wire_client"]
@@ -53,50 +52,6 @@ _RETRYABLE = frozenset({
     "ServiceUnavailable", "LimitExceededException",
 })
 _TARGET = "DynamoDB_20120810."
-
-
-class Signer:
-    """SigV4 for ``POST /`` with the headers :class:`WireClient` sends
-    (Content-Type, Host, X-Amz-Target), as botocore's ``SigV4Auth`` signs
-    them: the signed headers, the canonical request and the string to sign
-    made directly, the derived signing key kept (:mod:`tallydb.toolkit.sigv4`)."""
-
-    def __init__(self, credentials: Any, service: str, region: str) -> None:
-        self._credentials = credentials  # botocore's: may refresh itself
-        self._service = service
-        self._region = region
-        self._keys = SigningKeys()
-
-    def headers(self, host: str, target: str, body: bytes, when: str | None = None
-                ) -> dict[str, str]:
-        """The request's headers, signed; ``when``: its X-Amz-Date
-        (``YYYYMMDDTHHMMSSZ``, now by default)."""
-        frozen = self._credentials.get_frozen_credentials()
-        when = when or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        day = when[:8]
-        token = frozen.token
-        host = " ".join(host.split())
-        canonical = [f"content-type:{_CONTENT_TYPE}", f"host:{host}", f"x-amz-date:{when}"]
-        signed = "content-type;host;x-amz-date"
-        if token:
-            canonical.append(f"x-amz-security-token:{' '.join(token.split())}")
-            signed += ";x-amz-security-token"
-        canonical.append(f"x-amz-target:{target}")
-        signed += ";x-amz-target"
-        request = "POST\n/\n\n" + "\n".join(canonical) + f"\n\n{signed}\n" + (
-            hashlib.sha256(body).hexdigest())
-        scope = f"{day}/{self._region}/{self._service}/aws4_request"
-        to_sign = (f"AWS4-HMAC-SHA256\n{when}\n{scope}\n"
-                   + hashlib.sha256(request.encode()).hexdigest())
-        key = self._keys.get(frozen.secret_key, day, self._region, self._service)
-        signature = hmac.digest(key, to_sign.encode(), "sha256").hex()
-        headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": target, "Host": host,
-                   "X-Amz-Date": when,
-                   "Authorization": f"AWS4-HMAC-SHA256 Credential={frozen.access_key}/{scope}, "
-                                    f"SignedHeaders={signed}, Signature={signature}"}
-        if token:
-            headers["X-Amz-Security-Token"] = token
-        return headers
 
 
 _CONTENT_TYPE = "application/x-amz-json-1.0"
@@ -196,7 +151,8 @@ class WireClient:
         # botocore has no public accessor for a client's credentials
         credentials = client._request_signer._credentials
         self._signer = (
-            Signer(credentials, meta.service_model.signing_name or "dynamodb", self._region)
+            Signer(credentials, meta.service_model.signing_name or "dynamodb", self._region,
+                   _CONTENT_TYPE)
             if credentials is not None else None
         )
         verify = getattr(client._endpoint.http_session, "_verify", True)

@@ -34,7 +34,7 @@ ACCESS = on_table("UpdateItem", write=True)
 
 
 #: The item the last update of ``updated``'s plain kind wrote: its JSON (the
-#: bytes stored) and the item. (Any thread's: a store's writer holds its
+#: bytes it stored) and the item. (Any thread's: a store's writer holds its
 #: lock, and bytes written are one store's.)
 _written: list[tuple[bytes, Item] | None] = [None]
 
@@ -60,15 +60,16 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     update, table, hk, rk = decided.update, decided.table, decided.hk, decided.rk
     indexes = table.indexes
     # An update none of whose items reaches its caller (no ReturnValues, no
-    # condition to return the item with): its item, if the last such update
-    # wrote it (the very bytes stored), is the one that update made, not a
-    # parse of its JSON. (Nothing changes an item once made: ``apply``
-    # copies, the stream and the feed read.)
+    # condition to return the item with): its item, if the bytes stored are
+    # those the last such update wrote, is the one that update made, not a
+    # parse of its JSON (equal bytes parse into an equal item; after a
+    # commit the store holds a copy of them). (Nothing changes an item once
+    # made: ``apply`` copies, the stream and the feed read.)
     plain = decided.return_values == "NONE" and decided.condition is None
     if plain:
         blob = txn.get_item_blob(table.record, hk, rk)
         last = _written[0]
-        old = (None if blob is None else last[1] if last is not None and last[0] is blob
+        old = (None if blob is None else last[1] if last is not None and last[0] == blob
                else orjson.loads(blob))
     else:
         old = txn.get_item(table.record, hk, rk)
