@@ -9,10 +9,11 @@ items stay in DynamoDB's JSON from the file to the socket and back. The
 client lends its endpoint, region, credentials and TLS verification.
 
 A request is written as bytes on a keep-alive socket and its answer read
-by httptools' parser (``http.client`` cost about 100 µs a request, most of
-it parsing the answer's headers); ``WireClient.pipeline`` keeps several
-requests in flight on one connection, so that one thread keeps a server
-busy where an import used to need several. Requests are signed (SigV4) by
+by httptools' parser; ``WireClient.pipeline`` keeps several requests in
+flight on one connection, so that one thread keeps a server busy (with
+``http.client`` and four writer threads, an import's client took 15-21 µs
+of CPU an item; this way 4.6-5.4, reading the export's gzip included:
+bench/README, "Moving data"). Requests are signed (SigV4) by
 :class:`Signer`, which builds the canonical request of a ``POST /`` with
 these fixed headers directly and keeps the derived key: botocore's signer
 takes about 90 µs a batch, several µs an item.

@@ -359,9 +359,6 @@ class Store:
         # the last LSN SQLite holds, and the last committed
         self._applied, self._lsn = self._replay()
         self._txn = Transaction(self)  # one serves every scope
-        #: The open transaction's stretch since it began or a savepoint began
-        #: or ended (``Transaction.segment``).
-        self.segment = 0
         #: Row writers run once, before the open transaction's item writes
         #: leave memory (``Transaction.defer``).
         self._deferred: dict[Any, Callable[[], None]] = {}
@@ -371,8 +368,6 @@ class Store:
         self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = (
             None if path is None or self.exclusive else Checkpointer(self.location))
-        #: What the engine above keeps with its store (``Transaction.context``).
-        self.context: Any = None
         #: The engine's table lifecycle delays (``Transaction.table_delays``):
         #: None while tables change state at once.
         self.table_delays: Any = None
@@ -707,6 +702,15 @@ class Store:
         with self.settled():
             return self._conn.serialize()
 
+    @property
+    def context(self) -> Any:
+        """What the engine above keeps with its store (``Transaction.context``)."""
+        return self._txn.context
+
+    @context.setter
+    def context(self, context: Any) -> None:
+        self._txn.context = context
+
     def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
 
@@ -806,7 +810,7 @@ class _Scope:
         if self._outer:
             self._tables_before = store._tables
             store._pending = {}
-            store.segment = next(_SEGMENTS)
+            txn.segment = next(_SEGMENTS)
             txn.journal = None if store.on_commit is None else []
         return txn
 
@@ -852,7 +856,7 @@ class _Savepoint:
         self._tables_before = store._tables
         journal = store._txn.journal
         self._journaled = 0 if journal is None else len(journal)
-        store.segment = next(_SEGMENTS)
+        store._txn.segment = next(_SEGMENTS)
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -863,7 +867,7 @@ class _Savepoint:
         else:
             store._deferred.clear()  # the failed operation's, undone with it
         store._pending = self._pending
-        store.segment = next(_SEGMENTS)
+        store._txn.segment = next(_SEGMENTS)
         conn = store._conn
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
@@ -878,7 +882,7 @@ class _Savepoint:
 #: ``get_item``'s "nothing kept for this row" (None means kept as deleted).
 _UNWRITTEN = object()
 
-#: Numbers for ``Store.segment``, unique in the process.
+#: Numbers for ``Transaction.segment``, unique in the process.
 _SEGMENTS = itertools.count(1)
 
 
@@ -898,19 +902,23 @@ class Transaction:
     are separate, None when they are shared (set with ``catalog``).
     """
 
-    __slots__ = ("_conn", "_store", "catalog", "journal", "region")
+    __slots__ = ("_conn", "_store", "catalog", "context", "journal", "region", "segment")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
         self.journal: list[Any] | None = None
+        #: A number, unique in the process, for the stretch of this
+        #: transaction since it began or since a savepoint began or ended:
+        #: a row written again and again within one segment (many changes
+        #: gathered into one row) commits or rolls back as one. (An
+        #: attribute, not a property: the write path reads it per write.)
+        self.segment = 0
         self.catalog = ""
         self.region: str | None = None
-
-    @property
-    def context(self) -> Any:
-        """What the engine above keeps with the store (its integrations)."""
-        return self._store.context
+        #: What the engine above keeps with the store (its integrations).
+        #: (An attribute, not a property: the write path reads it per write.)
+        self.context: Any = None
 
     @property
     def table_delays(self) -> Any:
@@ -1157,14 +1165,6 @@ class Transaction:
         rows made of many changes at once (a stream's records). Dropped
         when the transaction, or the savepoint it was deferred in, fails."""
         self._store._deferred[key] = write
-
-    @property
-    def segment(self) -> int:
-        """A number, unique in the process, for the stretch of this
-        transaction since it began or since a savepoint began or ended: a
-        row written again and again within one segment (many changes
-        gathered into one row) commits or rolls back as one."""
-        return self._store.segment
 
     def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
         source = record.index_table(index)
