@@ -85,3 +85,59 @@ def test_units_at_the_block_edges(ddb: Any, videos: str) -> None:
     assert units(get_item={"Key": KEY}) == 1.0
     ddb.delete_item(TableName=videos, Key=KEY)
     assert units(get_item={"Key": KEY}) == 0.5
+
+
+def test_the_units_report_gives_each_item_write_its_own_table_and_units() -> None:
+    """While an engine keeps a units report, each PutItem, UpdateItem and
+    DeleteItem leaves what ConsumedCapacity TOTAL would say, asked or not
+    (``(table, units)``, or the table's name alone for one unit): a write of
+    other units, or on another table, never reads as the write before it."""
+    from tallydb.engine.api import Engine
+    from tallydb.engine.storage import Store
+
+    engine = Engine(Store(None))
+    try:
+        for name in ("aaa", "bbb"):
+            engine.call("CreateTable", {
+                "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        report = engine.report_units(True)
+        assert report is not None
+
+        def add(table: str) -> dict[str, Any]:
+            return {"TableName": table, "Key": {"pk": {"S": "hot"}},
+                    "UpdateExpression": "ADD n :one", "ExpressionAttributeValues": {
+                        ":one": {"N": "1"}}}
+
+        big = {"pk": {"S": "big"}, "v": {"S": "x" * 1500}}  # 2 KB: two units
+        calls = [
+            ("UpdateItem", add("aaa"), ("aaa", 1.0)),
+            ("UpdateItem", add("aaa"), ("aaa", 1.0)),
+            ("UpdateItem", add("bbb"), ("bbb", 1.0)),
+            ("PutItem", {"TableName": "bbb", "Item": big}, ("bbb", 2.0)),
+            ("UpdateItem", {**add("bbb"), "Key": {"pk": {"S": "big"}}}, ("bbb", 2.0)),
+            ("UpdateItem", add("aaa"), ("aaa", 1.0)),
+            ("DeleteItem", {"TableName": "bbb", "Key": {"pk": {"S": "big"}},
+                            "ReturnConsumedCapacity": "TOTAL"}, ("bbb", 2.0)),
+            ("UpdateItem", add("bbb"), ("bbb", 1.0)),
+        ]
+        seen = []
+        with engine.batch() as call:
+            for operation, request, expected in calls:
+                report.last = None
+                answer = call(operation, request)
+                last = report.last
+                assert ((last, 1.0) if isinstance(last, str) else last) == expected, (
+                    operation, request)
+                if "ReturnConsumedCapacity" in request:
+                    assert answer["ConsumedCapacity"] == {
+                        "TableName": expected[0], "CapacityUnits": expected[1]}
+                else:
+                    assert "ConsumedCapacity" not in answer
+                seen.append(last)
+        assert engine.report_units(False) is None
+        engine.call("UpdateItem", add("aaa"))
+        assert report.last == seen[-1]  # no longer reported
+    finally:
+        engine.close()

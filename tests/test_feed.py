@@ -12,7 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from tallydb.engine.api import Engine
-from tallydb.engine.feed import Change, record
+from tallydb.engine.feed import Change, changes_of, record
 from tallydb.engine.storage import Store
 from tallydb.toolkit import inprocess
 
@@ -133,7 +133,7 @@ def test_a_run_of_writes_to_one_item_in_a_batch_is_one_change_of_that_many_write
 def test_a_rolled_back_write_never_joins_a_change() -> None:
     store = Store(None)
     published: list[list[Change]] = []
-    store.on_commit = published.append
+    store.on_commit = lambda journal: published.append(changes_of(journal))
 
     class Table:
         name = "tbl"

@@ -242,3 +242,20 @@ def test_request_checks_the_sdk_would_not_send(backend: Any) -> None:
     assert orjson.loads(answer.body)["message"] == (
         "1 validation error detected: Value null at 'streamArn' failed to satisfy constraint: "
         "Member must not be null")
+
+
+def test_a_batch_write_is_a_record_per_put_and_delete(ddb: Any, streams: Any) -> None:
+    # Each put and delete of a BatchWriteItem is a record, with what the
+    # item was: a put over an item is a MODIFY, a delete a REMOVE.
+    table, arn = table_with_stream(ddb)
+    put = [{"PutRequest": {"Item": {"PK": {"S": pk}, "SK": {"S": "1"}, "n": {"N": n}}}}
+           for pk, n in (("a", "1"), ("b", "1"))]
+    ddb.batch_write_item(RequestItems={table: put})
+    ddb.batch_write_item(RequestItems={table: [
+        {"PutRequest": {"Item": {"PK": {"S": "b"}, "SK": {"S": "1"}, "n": {"N": "2"}}}},
+        {"DeleteRequest": {"Key": {"PK": {"S": "a"}, "SK": {"S": "1"}}}}]})
+    events = [(r["eventName"], r["dynamodb"]["Keys"]["PK"]["S"],
+               r["dynamodb"].get("OldImage", {}).get("n"))
+              for r in read_all(streams, arn)]
+    assert events == [("INSERT", "a", None), ("INSERT", "b", None),
+                      ("MODIFY", "b", {"N": "1"}), ("REMOVE", "a", {"N": "1"})]

@@ -113,6 +113,67 @@ def test_a_busy_second_is_timed_from_a_sample_and_counted_exactly() -> None:
         assert exact * 0.93 <= videos[name] <= exact * 1.07, (name, videos[name], exact)
 
 
+def test_answers_sharing_one_units_pair_are_each_counted() -> None:
+    """An engine's units report gives a hot counter's writes one object
+    (a pair, or the table's name for one unit): each answer carrying it
+    still counts once, with its units and its own operation, whatever came
+    between, and is timed."""
+    clock = Clock()
+    metrics = Metrics(clock)
+    now = 10.0
+    hot, other, big = ("videos", 1.0), ("users", 1.0), ("videos", 3.0)
+    answers = [Answered("UpdateItem", hot, now - 0.001) for _ in range(5)]
+    answers += [Answered("PutItem", hot, now - 0.001), Answered("UpdateItem", other, now - 0.001),
+                Answered("UpdateItem", hot, now - 0.001),
+                Answered("UpdateItem", "users", now - 0.001),  # one unit, as a name
+                Answered("UpdateItem", "users", now - 0.001),
+                Answered("UpdateItem", ("videos", True), now - 0.001),  # throttled
+                Answered("UpdateItem", hot), Answered("DeleteItem", big, now - 0.001),
+                Answered("GetItem", {"TableName": "videos", "CapacityUnits": 0.5}, now - 0.001),
+                Answered("UpdateItem", hot, now - 0.001)]
+    metrics.record_answers(answers, now)
+    clock.now += 1
+    [(_, tables)] = metrics.closed()
+    videos, users = tables["videos"], tables["users"]
+    assert videos["operations"] == {"UpdateItem": 9, "PutItem": 1, "DeleteItem": 1,
+                                    "GetItem": 1}
+    assert (videos["read"], videos["write"], videos["throttled"]) == (0.5, 12.0, 1)
+    assert users["operations"] == {"UpdateItem": 3} and users["write"] == 3.0
+    assert 0.95 <= users["p50"] <= 1.05 and 0.95 <= videos["p99"] <= 1.05
+
+
+def test_a_second_ending_in_the_middle_of_a_batch_loses_nothing() -> None:
+    """The batch is counted in the second it began in, even when an
+    uncommon answer among it reads the clock after the second ended."""
+
+    class Ticking(Clock):
+        def __call__(self) -> float:
+            now = self.now
+            self.now += 0.6  # the second ends between two reads
+            return now
+
+    metrics = Metrics(Ticking())
+    now = 10.0
+    pair = ("videos", 1.0)
+    metrics.record_answers([
+        Answered("UpdateItem", pair, now - 0.001),
+        Answered("DescribeTable", ("videos", False), now - 0.001),
+        Answered("UpdateItem", pair, now - 0.001),
+        Answered("TransactWriteItems", [
+            {"TableName": "videos", "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}],
+            now - 0.001),
+        Answered("UpdateItem", pair, now - 0.001)], now)
+    counted: dict[str, int] = {}
+    write = 0.0
+    for _ in range(3):
+        for _, tables in metrics.closed():
+            for name, count in tables["videos"]["operations"].items():
+                counted[name] = counted.get(name, 0) + count
+            write += tables["videos"]["write"]
+    assert counted == {"UpdateItem": 3, "DescribeTable": 1, "TransactWriteItems": 1}
+    assert write == 5.0
+
+
 def test_memory_is_bounded_by_tables_and_window() -> None:
     clock = Clock()
     metrics = Metrics(clock)

@@ -234,7 +234,7 @@ def test_a_kept_signing_key_serves_only_its_own_secret() -> None:
 
 
 def test_the_kept_signing_keys_are_bounded() -> None:
-    from tallydb.server.auth import SigningKeys
+    from tallydb.toolkit.sigv4 import SigningKeys
 
     keys = SigningKeys()
     first = keys.get("s3cret", "20260101", "region-0", "dynamodb")

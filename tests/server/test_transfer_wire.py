@@ -159,27 +159,73 @@ def test_under_motos_mock_the_transfer_goes_through_botocore(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("token", [None, "a session  token"])
-def test_the_signer_signs_as_botocore_does(token: str | None) -> None:
+@pytest.mark.parametrize(("service", "content_type", "targets"), [
+    ("dynamodb", "application/x-amz-json-1.0",
+     ("DynamoDB_20120810.BatchWriteItem", "DynamoDB_20120810.Scan")),
+    ("kinesis", "application/x-amz-json-1.1", ("Kinesis_20131202.PutRecords",)),
+])
+def test_the_signer_signs_as_botocore_does(token: str | None, service: str, content_type: str,
+                                           targets: tuple[str, ...]) -> None:
     """``Signer`` builds what botocore's SigV4Auth builds for the same request
     (its date taken from botocore's), over bodies, operations, regions,
-    hosts and secrets; with a session token it is signed and sent too."""
+    hosts and secrets, for the transfer's DynamoDB requests and the server's
+    Kinesis PutRecords; with a session token it is signed and sent too."""
     from botocore.auth import SigV4Auth
     from botocore.awsrequest import AWSRequest
     from botocore.credentials import Credentials
 
-    from tallydb.transfer.wire import Signer
+    from tallydb.toolkit.sigv4 import Signer
 
     for n in range(300):
         credentials = Credentials(f"AKID{n}", f"secret/{n % 7}+x", token)
         region = ("us-east-1", "eu-west-1", "ap-southeast-2")[n % 3]
         host = ("127.0.0.1:8000", "localhost", "dynamodb.example.com:443")[n % 3]
-        target = ("DynamoDB_20120810.BatchWriteItem", "DynamoDB_20120810.Scan")[n % 2]
+        target = targets[n % len(targets)]
         body = orjson.dumps({"RequestItems": {"t": [{"n": "é" * n}]}}) if n % 5 else b""
-        headers = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target,
-                   "Host": host}
+        headers = {"Content-Type": content_type, "X-Amz-Target": target, "Host": host}
         request = AWSRequest(method="POST", url=f"http://{host}/", data=body, headers=headers)
-        SigV4Auth(credentials, "dynamodb", region).add_auth(request)
+        SigV4Auth(credentials, service, region).add_auth(request)
         expected = dict(request.headers.items())
-        ours = Signer(credentials, "dynamodb", region).headers(
+        ours = Signer(credentials, service, region, content_type).headers(
             host, target, body, when=expected["X-Amz-Date"])
         assert ours == expected
+
+
+def test_requests_a_broken_connection_left_unanswered_are_sent_again(tmp_path: Path) -> None:
+    """An import's batches go pipelined on one connection: when the server
+    is killed (-9) with some of them unanswered, and started again on the
+    same port and data, those are sent again on a new connection and every
+    item is there at the end."""
+    from tallydb.transfer.errors import no_progress
+    from tallydb.transfer.items import put_all
+
+    data = tmp_path / "data"
+    server = Serve("--data", str(data)).start()
+    port = server.url.rsplit(":", 1)[1]
+    servers = [server]
+    items = [{"PK": {"S": f"p{n % 7}"}, "SK": {"S": f"{n:05d}"}, "n": {"N": str(n)}}
+             for n in range(2_000)]
+
+    def puts() -> Iterator[bytes]:
+        for n, item in enumerate(items):
+            if n == 1_000:  # batches before this one are in flight, some unanswered
+                servers[-1].kill()
+                servers.append(Serve("--data", str(data), "--port", port).start())
+            yield orjson.dumps({"Item": item})
+
+    try:
+        with tallydb.connect(server.url) as db:
+            db.transport.call("CreateTable", {"TableName": "videos", **KEY})
+            assert put_all(db, "videos", puts(), no_progress) == 2_000
+            assert len(servers) == 2
+            request: dict[str, object] = {"TableName": "videos", "Select": "COUNT"}
+            scanned = db.transport.call("Scan", request)
+            count = scanned["Count"]
+            while "LastEvaluatedKey" in scanned:
+                scanned = db.transport.call(
+                    "Scan", {**request, "ExclusiveStartKey": scanned["LastEvaluatedKey"]})
+                count += scanned["Count"]
+        assert count == 2_000
+    finally:
+        for running in servers:
+            running.kill()

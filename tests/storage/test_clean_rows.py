@@ -4,6 +4,8 @@ many rows, after a savepoint's own writes, after a rollback, past its budget).""
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,30 @@ def test_rows_the_cache_held_go_into_sqlite_in_larger_bulks(
     assert [_n(engine, f"k{i}") for i in range(8)] == ["2"] * 8
     engine.close()
     assert values_on_disk(Path(engine.store.directory or "")) == {f"k{i}": "2" for i in range(8)}
+
+
+def test_a_row_read_from_sqlite_leaves_no_read_open_after_its_transaction(
+        engine: Engine) -> None:
+    """The store reads rows by key on one kept cursor: once the transaction
+    that read ends, no statement of it may still hold SQLite's read snapshot
+    (a checkpoint could then never copy the WAL back and start it again)."""
+    for i in range(4):
+        engine.call("UpdateItem", _add(f"k{i}", i + 1))  # into SQLite
+    engine.store._forget_clean()
+    selects = _selects(engine)
+    assert [_n(engine, "k2"), _n(engine, "never")] == ["3", "absent"]
+    assert len(selects) == 2  # both read from SQLite on the kept cursor
+    other = sqlite3.connect(engine.store.location, isolation_level=None)
+    try:
+        other.execute("INSERT INTO documents(kind, name, body) VALUES ('probe', 'p', x'')")
+        # Busy while the store's checkpointer copies (SQLite then answers at
+        # once), and for good while a reader holds a snapshot: tried until
+        # it is not, for a generous while.
+        deadline = time.monotonic() + 20
+        while (busy := other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+               ) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        other.close()
+    assert busy == 0
+    engine.close()

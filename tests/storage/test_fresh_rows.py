@@ -128,3 +128,70 @@ def test_rows_deleted_in_memory_stay_deleted_across_kill_9(tmp_path: Path) -> No
         assert [int.from_bytes(rk, "big") for rk, _ in _rows(txn, record)] == [
             n for n in range(1, 201) if n % 2 == 0]
     store.close()
+
+
+def test_a_fresh_row_still_in_memory_is_put_again_longer(tmp_path: Path) -> None:
+    """``fresh_entry``: a fresh row's committed JSON while only the overlay
+    holds it (its writer then puts it again, longer, still fresh); None for
+    a row not put fresh, one the open transaction wrote, or one in SQLite."""
+    store, record = _outbox(tmp_path)
+    source = record.index_table("$feed")
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x01", b"[1]", fresh=True)
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x02", b"[2]")
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x03", b"[3]", fresh=True)
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None  # not committed yet
+    with store.transaction() as txn:
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") == b"[1]"
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x02") is None  # not put fresh
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x01", b"[1,11]", fresh=True)
+        txn.put_entry_encoded(record, "$feed", SHARD, b"\x03", b"[3,33]", fresh=True)
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None  # written by this one
+    with store.transaction() as txn:
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") == b"[1,11]"
+        txn.delete_entry(record, "$feed", SHARD, b"\x03")
+    assert (source, SHARD, b"\x03") not in store._overlay  # a fresh row, put again: gone
+    with store.transaction() as txn, txn.savepoint():  # the overlay goes into SQLite
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None
+    with store.transaction() as txn:
+        assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None  # in SQLite now
+        assert _rows(txn, record) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
+    store.close()
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        found = txn.table("t")
+        assert found is not None
+        assert _rows(txn, found) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
+    store.close()
+
+
+def test_a_fresh_row_put_again_replays_as_last_put(tmp_path: Path) -> None:
+    """The item log holds each put of a row put again: a replay after kill -9
+    keeps the last, and a deletion after them."""
+    script = f"""
+import os, signal
+from tallydb.engine.storage import Store
+store = Store({str(tmp_path)!r})
+with store.transaction() as txn:
+    record = txn.create_index(txn.create_table("t", {TABLE!r}), "$feed")
+for n in range(1, 6):
+    with store.transaction() as txn:
+        txn.put_entry_encoded(record, "$feed", {SHARD!r}, b"\\x01",
+                              ("[" + ",".join(map(str, range(n))) + "]").encode(), fresh=True)
+with store.transaction() as txn:
+    txn.put_entry_encoded(record, "$feed", {SHARD!r}, b"\\x02", b"[9]", fresh=True)
+with store.transaction() as txn:
+    txn.put_entry_encoded(record, "$feed", {SHARD!r}, b"\\x02", b"[9,10]", fresh=True)
+with store.transaction() as txn:
+    txn.delete_entry(record, "$feed", {SHARD!r}, b"\\x02")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ}, timeout=300, check=False)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        found = txn.table("t")
+        assert found is not None
+        assert _rows(txn, found) == [(b"\x01", b"[0,1,2,3,4]")]
+    store.close()

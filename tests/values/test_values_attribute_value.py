@@ -167,6 +167,22 @@ def test_a_canonical_item_comes_back_as_the_same_object() -> None:
     assert validate_item(item) is item
 
 
+def test_a_value_made_canonical_copies_the_item_and_keeps_the_others() -> None:
+    # Values before and after the first one that changes come back as the
+    # very objects sent; the first refusal in the item's order decides.
+    text, number, after = {"S": "x"}, {"N": "5"}, {"SS": ["a", "b"]}
+    item = {"a": text, "b": number, "c": {"N": "05"}, "d": after, "e": {"N": "1.50"}}
+    checked = validate_item(item)
+    assert checked == {"a": text, "b": number, "c": {"N": "5"}, "d": after, "e": {"N": "1.5"}}
+    assert checked is not item and list(checked) == list(item)
+    assert checked["a"] is text and checked["b"] is number and checked["d"] is after
+    assert item["c"] == {"N": "05"}  # what was sent is left as it was
+    assert refusal(validate_item, {"a": {"N": "05"}, "b": {"SS": []}, "c": {"N": "x"}})[1] == (
+        m.EMPTY_STRING_SET)
+    assert refusal(validate_item, {"a": {"N": "x"}, "b": {"N": "05"}})[1] == (
+        refusal(validate_value, {"N": "x"})[1])
+
+
 def test_the_json_layer_reads_booleans_from_strings() -> None:
     # dynalite: TRUE/1/YES and FALSE/0/NO in any case.
     assert validate_value({"BOOL": "yes"}) == {"BOOL": True}

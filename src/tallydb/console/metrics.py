@@ -22,6 +22,7 @@ import time
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 from typing import Any, Protocol
 
 WINDOW = 300  # seconds kept
@@ -48,16 +49,17 @@ class Answer(Protocol):
     """An answered request, as the server hands it over: its operation
     (None: not one), the ``perf_counter`` time it was complete, and what it
     consumed: ``(table, units)`` (a float: ConsumedCapacity TOTAL), or the
-    ConsumedCapacity it was answered with (one entry, or a list), or for an
-    answer without one (an error, say) ``(table, whether it was a
-    throttle)``; None: not counted."""
+    table's name alone for one unit, or the ConsumedCapacity it was answered
+    with (one entry, or a list), or for an answer without one (an error,
+    say) ``(table, whether it was a throttle)``; None: not counted."""
 
     @property
     def operation(self) -> str | None: ...
     @property
     def started(self) -> float: ...
     @property
-    def observed(self) -> dict[str, Any] | list[Any] | tuple[str, bool | float] | None: ...
+    def observed(self) -> dict[str, Any] | list[Any] | tuple[str, bool | float] | str | None:
+        ...
     @property
     def request(self) -> Any: ...
 
@@ -73,21 +75,15 @@ class _Second:
         self.read = 0.0
         self.write = 0.0
         self.throttled = 0
-        self.latency: dict[int, int] = {}  # bucket -> requests
+        self.latency = [0] * BUCKETS  # requests timed, by bucket
 
     def percentile(self, fraction: float) -> float | None:
         """The upper bound (ms) of the bucket holding the ``fraction``-th
         request timed."""
-        total = sum(self.latency.values())
-        if not total:
+        timed = list(accumulate(self.latency))  # requests timed up to each bucket
+        if not timed[-1]:
             return None
-        rank = fraction * total
-        seen = 0
-        for bucket in sorted(self.latency):
-            seen += self.latency[bucket]
-            if seen >= rank:
-                return round(_bound(bucket), 3)
-        return None  # not reached: the ranks add up to total
+        return round(_bound(bisect_left(timed, fraction * timed[-1])), 3)
 
     def summary(self) -> dict[str, Any]:
         return {"operations": self.operations, "read": round(self.read, 2),
@@ -119,6 +115,11 @@ class Metrics:
         now = int(self.clock())
         if now != self._second:
             self._roll(now)
+        self._count(table, operation, latency, read, write, throttled)
+
+    def _count(self, table: str, operation: str, latency: float | None, read: float = 0.0,
+               write: float = 0.0, throttled: bool = False) -> None:
+        """``record`` in the current second, whatever the clock says now."""
         second = self._table(table)
         operations = second.operations
         operations[operation] = operations.get(operation, 0) + 1
@@ -128,8 +129,7 @@ class Metrics:
         if throttled:
             second.throttled += 1
         if latency is not None:
-            bucket = bisect_left(_UPPER, latency)
-            second.latency[bucket] = second.latency.get(bucket, 0) + 1
+            second.latency[bisect_left(_UPPER, latency)] += 1
 
     def _table(self, table: str) -> _Second:
         """The current second of ``table`` (or of ``OTHER``, past ``TABLES``)."""
@@ -147,66 +147,68 @@ class Metrics:
     def record_answers(self, answers: Iterable[Answer], now: float) -> None:
         """Count a batch of answered requests (each ``Answer``), answered
         at ``perf_counter`` time ``now``: the common answers (one table's
-        units, as a pair or a ConsumedCapacity TOTAL) read in place, the
-        rest by ``_other``."""
+        units, as a pair, a table's name or a ConsumedCapacity TOTAL) read in
+        place, the rest by ``_other``. Answers of one operation with the very
+        same ``observed`` one after another (an engine's units report gives a
+        hot counter's writes one) are a run, counted once it ends; each
+        answer of it is still timed as ``TIMED_EXACTLY`` says."""
         second_now = int(self.clock())
         if second_now != self._second:
             self._roll(second_now)
         current = self._current
         upper = _UPPER
-        reads = READS
-        last_table: object = None
-        table: Any
-        units: Any
-        second = _NOWHERE  # (replaced before use: last_table is no table's name)
-        operations = second.operations
+        same: object = None  # the run's observed (None: no run)
+        operation_of_run: str | None = None
+        second = _NOWHERE  # the run's table's second
         latency = second.latency
+        units = 0.0
+        started = counted = 0  # the second's requests before the run, and with it
         for answer in answers:
             observed = answer.observed
             operation = answer.operation
-            if observed is None or operation is None:
-                continue
-            if type(observed) is tuple:  # (table, units), or (table, throttled)
-                table, units = observed
-                if type(units) is not float:
+            if observed is not same or operation is not operation_of_run:
+                if counted != started:
+                    _count_run(second, operation_of_run, units, counted - started)
+                    started = counted
+                same = None
+                if observed is None or operation is None:
+                    continue
+                if type(observed) is str:  # the engine's report of one unit
+                    found: object = observed
+                    spent: object = 1.0
+                elif type(observed) is tuple:  # (table, units), or (table, throttled)
+                    found, spent = observed
+                elif type(observed) is dict and len(observed) == 2:  # TOTAL, one table
+                    found = observed.get("TableName")
+                    spent = observed.get("CapacityUnits")
+                else:
+                    found = spent = None
+                if type(found) is not str or type(spent) is not float:
                     self._other(answer, now)
                     continue
-            elif type(observed) is dict and len(observed) == 2:  # TOTAL, one table
-                table = observed.get("TableName")
-                units = observed.get("CapacityUnits")
-                if type(table) is not str or type(units) is not float:
-                    self._other(answer, now)
-                    continue
-            else:
-                self._other(answer, now)
-                continue
-            if table is not last_table:
-                second = current.get(table) or self._table(table)
-                operations = second.operations
+                second = current.get(found) or self._table(found)
                 latency = second.latency
-                last_table = table
-            operations[operation] = operations.get(operation, 0) + 1
-            if operation in reads:
-                second.read += units
-            else:
-                second.write += units
-            requests = second.requests = second.requests + 1
-            if requests <= TIMED_EXACTLY:
+                units, same, operation_of_run = spent, observed, operation
+                started = counted = second.requests
+            counted += 1
+            if counted <= TIMED_EXACTLY:
                 weight = 1
-            elif requests % STRIDE:
+            elif counted % STRIDE:
                 continue
             else:
                 weight = STRIDE
             try:
-                bucket = bisect_left(upper, now - answer.started)
+                latency[bisect_left(upper, now - answer.started)] += weight
             except AttributeError:  # complete before the page opened: not timed
                 continue
-            latency[bucket] = latency.get(bucket, 0) + weight
+        if counted != started:
+            _count_run(second, operation_of_run, units, counted - started)
 
     def _other(self, answer: Answer, now: float) -> None:
         """Count an answer other than the common one: each table of a list
         of ConsumedCapacity entries (the transactions' Read/WriteCapacityUnits
-        where given), or an answer without units."""
+        where given), or an answer without units; in the second the batch is
+        counted in (``record_answers`` holds that second's numbers)."""
         observed = answer.observed
         operation = answer.operation
         assert operation is not None
@@ -215,7 +217,7 @@ class Metrics:
         except AttributeError:  # complete before the page opened: not timed
             latency = None
         if type(observed) is tuple:
-            self.record(observed[0], operation, latency, throttled=bool(observed[1]))
+            self._count(observed[0], operation, latency, throttled=bool(observed[1]))
             return
         entries = observed if isinstance(observed, list) else [observed]
         reads = operation in READS
@@ -228,11 +230,11 @@ class Metrics:
             write = entry.get("WriteCapacityUnits")
             if read is None and write is None:
                 read, write = (total, 0.0) if reads else (0.0, total)
-            self.record(str(entry.get("TableName") or table_of(answer.request)), operation,
+            self._count(str(entry.get("TableName") or table_of(answer.request)), operation,
                         latency, float(read or 0.0), float(write or 0.0))
             counted = True
         if not counted:
-            self.record(table_of(answer.request), operation, latency)
+            self._count(table_of(answer.request), operation, latency)
 
     def _roll(self, now: int) -> None:
         if self._current:
@@ -261,6 +263,19 @@ class Metrics:
         if now != self._second:
             self._roll(now)
         return list(self._past)
+
+
+def _count_run(second: _Second, operation: str | None, units: float, run: int) -> None:
+    """Count ``run`` answers of ``operation``, each of ``units``, in ``second``
+    (units are whole or half units, so ``units * run`` is their exact sum)."""
+    assert operation is not None
+    operations = second.operations
+    operations[operation] = operations.get(operation, 0) + run
+    second.requests += run
+    if operation in READS:
+        second.read += units * run
+    else:
+        second.write += units * run
 
 
 def table_of(request: Any) -> str:

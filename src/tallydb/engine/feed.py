@@ -56,8 +56,9 @@ class Change(NamedTuple):
     that left the item in place, ``old`` before the first, ``new`` after
     the last).
 
-    Built by the write path as it writes, so the feed adds one small tuple
-    per change; the rest is derived on demand."""
+    Built from the journal the write path fills as it writes (``record``),
+    one per change once its transaction has committed; the rest is derived
+    on demand."""
 
     record: Table
     hk: bytes
@@ -86,16 +87,13 @@ class Change(NamedTuple):
         return REMOVE if self.new is None else MODIFY
 
 
-#: ``Change(...)`` without its Python-level ``__new__`` (half the cost, on
-#: every write while the feed has listeners).
-_new_change = tuple.__new__
 #: The segment the last change recorded (by any store) was recorded in:
 #: segments are unique in the process, so a change recorded in the same
 #: segment is the last one of the same transaction's journal.
 _last_segment = [0]
 
 
-def record(journal: list[Change], segment: int, table: Table, hk: bytes, rk: bytes,
+def record(journal: list[Any], segment: int, table: Table, hk: bytes, rk: bytes,
            old: Item | None, new: Item | None) -> None:
     """Record one item write on a transaction's ``journal``, in ``segment``
     (``Transaction.segment``): a write to the item the last change was
@@ -103,15 +101,29 @@ def record(journal: list[Change], segment: int, table: Table, hk: bytes, rk: byt
     that change (the journal holds no image of the writes in between);
     any other is a change of its own. A savepoint's rollback drops the
     journal's changes from its start, none of which began in an earlier
-    segment, so a change never holds a write that rolled back."""
-    last_segment = _last_segment
-    if last_segment[0] == segment and new is not None and journal:
+    segment, so a change never holds a write that rolled back.
+
+    The journal holds each change as a list of ``Change``'s fields, which a
+    write that joins it updates in place (no new object a write);
+    ``changes_of`` makes them ``Change``s once the transaction has committed."""
+    if _last_segment[0] == segment and new is not None and journal:
         last = journal[-1]
-        if last[1] == hk and last[2] == rk and last[4] is not None and last[0] is table:
-            journal[-1] = _new_change(Change, (table, hk, rk, last[3], new, last[5] + 1))
+        if ((last[1] is hk or last[1] == hk) and (last[2] is rk or last[2] == rk)
+                and last[0] is table and last[4] is not None):
+            last[4] = new
+            last[5] += 1
             return
-    last_segment[0] = segment
-    journal.append(_new_change(Change, (table, hk, rk, old, new, 1)))
+    _last_segment[0] = segment
+    journal.append([table, hk, rk, old, new, 1])
+
+
+#: ``Change(...)`` without its Python-level ``__new__``.
+_new_change = tuple.__new__
+
+
+def changes_of(journal: list[Any]) -> list[Change]:
+    """A committed transaction's journal (``record``) as its changes."""
+    return [_new_change(Change, fields) for fields in journal]
 
 
 #: Called with the sequence number of the first change and a committed
@@ -159,10 +171,12 @@ class ChangeFeed:
         """Leave a gap in the numbers: changes were made that nobody saw."""
         self.seq += 1
 
-    def publish(self, changes: Sequence[Change]) -> None:
-        """Number one transaction's changes (in commit order: the caller
-        holds the writer) and hand them to every listener. A listener that
-        raises is logged and does not stop the others (the write committed)."""
+    def publish(self, journal: list[Any]) -> None:
+        """Number one transaction's changes (its journal, as ``record``
+        kept it; in commit order: the caller holds the writer) and hand them
+        to every listener. A listener that raises is logged and does not
+        stop the others (the write committed)."""
+        changes = changes_of(journal)
         first = self.seq + 1
         self.seq += len(changes)
         for listener in self._listeners:

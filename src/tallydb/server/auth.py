@@ -15,9 +15,10 @@ A data-plane request (``POST /`` to a plain host name) has its canonical
 request built here, as botocore builds it (``tests/server/test_auth.py``
 holds the two equal over many header sets); any other URL goes through
 botocore's signer itself. The signing key derived from a secret, a date, a
-region and the service is kept (``SigningKeys``: keyed by the secret itself,
-so another secret never finds it, and bounded), and signatures are
-compared in constant time, as bytes.
+region and the service is kept (``tallydb.toolkit.sigv4.SigningKeys``, which
+the transfer's signer shares: keyed by the secret itself, so another secret
+never finds it, and bounded), and signatures are compared in constant time,
+as bytes.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from tallydb.engine.errors import (
     UnrecognizedClientException,
 )
 from tallydb.server.credentials import Key
+from tallydb.toolkit.sigv4 import SigningKeys
 
 MISSING_TOKEN = "Request is missing Authentication Token"
 INVALID_TOKEN = "The security token included in the request is invalid."
@@ -101,36 +103,6 @@ class _Recompute(SigV4Auth):  # type: ignore[misc]
 #: A Host whose URL ``http://{host}/`` has the path ``/`` and nothing else
 #: for ``urlsplit`` (no path, query, fragment, userinfo or brackets in it).
 _PLAIN_HOST = re.compile(r"[A-Za-z0-9.:_-]*")
-
-
-class SigningKeys:
-    """SigV4 signing keys already derived (four HMACs each): one per secret,
-    date, region and service. The secret itself is part of the key, so a
-    key derived from one secret is never used for another; at most
-    ``KEPT`` are kept (the regions are the client's to name), the oldest
-    forgotten first."""
-
-    KEPT = 256
-
-    def __init__(self) -> None:
-        self._keys: dict[tuple[str, str, str, str], bytes] = {}
-
-    def get(self, secret: str, date: str, region: str, service: str) -> bytes:
-        wanted = (secret, date, region, service)
-        key = self._keys.get(wanted)
-        if key is None:
-            key = _hmac(("AWS4" + secret).encode(), date)
-            for part in (region, service, "aws4_request"):
-                key = _hmac(key, part)
-            keys = self._keys
-            if len(keys) >= self.KEPT:
-                del keys[next(iter(keys))]
-            keys[wanted] = key
-        return key
-
-
-def _hmac(key: bytes, message: str) -> bytes:
-    return hmac.digest(key, message.encode("utf-8"), "sha256")
 
 
 class Verifier:

@@ -37,6 +37,10 @@ DISK_FULL = (
 )
 
 
+#: No operation reports its units while no page listens (``Batcher._run``).
+_NO_REPORT: tuple[frozenset[str], UnitsReport] = (frozenset(), UnitsReport())
+
+
 def internal_error(error: BaseException) -> InternalServerError:
     return InternalServerError(DISK_FULL if disk_full(error) else INTERNAL_ERROR)
 
@@ -156,12 +160,22 @@ class Batcher:
         try:
             metrics, units = self.metrics, self.units
             render, dumps, no_output = http.render, orjson.dumps, NO_OUTPUT
+            # (the writes that leave their units in the engine's report)
+            reported, report = (observe.REPORTED, units) if units is not None else _NO_REPORT
             with self.engine.batch() as call:
                 for ex in calls:
                     try:
                         operation = ex.operation
                         if metrics is None:
                             result = call(operation, ex.request, ex.region, ex.access)
+                        elif operation in reported:  # the engine reports its units
+                            result = call(operation, ex.request, ex.region, ex.access)
+                            observed = report.last
+                            if observed is None:
+                                observe.answered(ex, result, False, None)
+                            else:
+                                report.last = None
+                                ex.observed = observed
                         else:
                             asked = observe.ask_capacity(ex)
                             result = call(operation, ex.request, ex.region, ex.access)

@@ -95,5 +95,6 @@ class Exchange:
         # with close: the console's live feed, which takes the connection over
         self.stream: LiveStream | None = None
         # while a console page listens: the ConsumedCapacity it was answered
-        # with, or (table, throttled) (server/observe.py, console/metrics.py)
-        self.observed: dict[str, Any] | list[Any] | tuple[str, bool | float] | None = None
+        # with, the engine's units report, or (table, throttled)
+        # (server/observe.py, console/metrics.py)
+        self.observed: dict[str, Any] | list[Any] | tuple[str, bool | float] | str | None = None

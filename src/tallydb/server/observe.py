@@ -7,12 +7,14 @@ consumed read and write units, whether it was throttled, and its latency
 Units are DynamoDB's own ConsumedCapacity, TOTAL. PutItem, UpdateItem and
 DeleteItem leave theirs in the engine's units report while a page listens
 (``Engine.report_units``), whether the request asked for them or not: the
-request and its answer are left as they are, and ``(table, units)`` is
-kept on the exchange. Any other request that did not ask for them is run
-with ``ReturnConsumedCapacity: TOTAL`` and the member is taken out of its
-answer again, so the client sees what it would have seen; the answer's
-entry is kept on the exchange as it is. Each batch's exchanges are read in
-one pass (``Metrics.record_answers``). With no page open none of this runs.
+request and its answer are left as they are, and what the report holds
+(``(table, units)``, or the table's name for one unit) is kept on the
+exchange by the batch itself (``Batcher._run``). Any other request that
+did not ask for them is run with ``ReturnConsumedCapacity: TOTAL`` and the
+member is taken out of its answer again, so the client sees what it would
+have seen; the answer's entry is kept on the exchange as it is. Each
+batch's exchanges are read in one pass (``Metrics.record_answers``). With
+no page open none of this runs.
 """
 
 from __future__ import annotations

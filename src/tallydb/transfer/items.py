@@ -24,11 +24,13 @@ from tallydb.transfer.wire import WireClient, wire_client
 if TYPE_CHECKING:
     from tallydb.toolkit.database import Database
 
-__all__ = ["BATCH", "WRITERS", "pages", "put_all", "speaks_wire", "write_batch"]
+__all__ = ["BATCH", "WRITERS", "batch_body", "pages", "put_all", "speaks_wire", "write_batch",
+           "write_unprocessed"]
 
 #: BatchWriteItem takes at most 25 puts.
 BATCH = 25
-#: BatchWriteItem requests in flight at once during an import.
+#: BatchWriteItem requests in flight at once during an import into a store
+#: that is not a server answering directly (which takes them pipelined).
 WRITERS = 4
 
 
@@ -66,28 +68,19 @@ def speaks_wire(db: Database) -> bool:
     return db.transport.speaks_wire
 
 
-def write_batch(
-    db: Database, table: str, puts: list[bytes], direct: WireClient | None = None
-) -> None:
+def write_batch(db: Database, table: str, puts: list[bytes]) -> None:
     """One BatchWriteItem of up to 25 puts (each a PutRequest's JSON,
-    ``{"Item":{...}}``), sending what comes back unprocessed again (after a
-    short pause) until none is left. With ``direct``, the puts go into the
-    request's body as they are."""
+    ``{"Item":{...}}``) through the store's transport, sending what comes
+    back unprocessed again (after a short pause) until none is left."""
     in_wire_shape = speaks_wire(db)
     requests: list[dict[str, Any]] = []
-    if direct is not None:
-        body = b"".join((b'{"RequestItems":{', orjson.dumps(table), b':[{"PutRequest":',
-                         b'},{"PutRequest":'.join(puts), b"}]}}"))
-    else:
-        for put in puts:
-            item = orjson.loads(put)["Item"]
-            requests.append({"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}})
+    for put in puts:
+        item = orjson.loads(put)["Item"]
+        requests.append({"PutRequest": {"Item": item if in_wire_shape else python_shape(item)}})
     pause = 0.01
     while True:
         request = {"RequestItems": {table: requests}}
-        if direct is not None:
-            response = direct.call("BatchWriteItem", body)
-        elif in_wire_shape:
+        if in_wire_shape:
             # The wire shape stands in for boto3's too: botocore's own check,
             # run only on a refused request, takes base64 text for a Binary.
             response = db.transport.call_wire("BatchWriteItem", request, request)
@@ -98,7 +91,24 @@ def write_batch(
             return
         time.sleep(pause)
         pause = min(pause * 2, 1.0)
-        body = orjson.dumps({"RequestItems": {table: requests}})
+
+
+def batch_body(table: str, puts: list[bytes]) -> bytes:
+    """A BatchWriteItem's body putting ``puts`` (PutRequests' JSON) into ``table``."""
+    return b"".join((b'{"RequestItems":{', orjson.dumps(table), b':[{"PutRequest":',
+                     b'},{"PutRequest":'.join(puts), b"}]}}"))
+
+
+def write_unprocessed(table: str, answer: dict[str, Any], direct: WireClient) -> None:
+    """Send what a BatchWriteItem's ``answer`` left unprocessed again (after
+    a short pause) until none is left."""
+    pause = 0.01
+    requests = answer.get("UnprocessedItems", {}).get(table)
+    while requests:
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+        answer = direct.call("BatchWriteItem", orjson.dumps({"RequestItems": {table: requests}}))
+        requests = answer.get("UnprocessedItems", {}).get(table)
 
 
 def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
@@ -114,9 +124,13 @@ def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
 
 def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
     """Write every item (each a PutRequest's JSON, ``{"Item":{...}}``) to
-    ``table``, ``WRITERS`` batches at a time; how many were written."""
-    written = 0
+    ``table``; how many were written. To a server directly, the batches go
+    pipelined on one connection (``WireClient.pipeline``); otherwise
+    ``WRITERS`` at a time."""
     direct = None if speaks_wire(db) else wire_client(db.transport)
+    if direct is not None:
+        return _put_pipelined(table, puts, progress, direct)
+    written = 0
     with ThreadPoolExecutor(WRITERS) as pool:
         pending: set[Future[None]] = set()
         for batch in _batches(puts):
@@ -124,11 +138,30 @@ def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress)
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
-            pending.add(pool.submit(write_batch, db, table, batch, direct))
+            pending.add(pool.submit(write_batch, db, table, batch))
             written += len(batch)
             if written % (BATCH * 40) == 0:
                 progress(written)
         for future in pending:
             future.result()
+    progress(written)
+    return written
+
+
+def _put_pipelined(table: str, puts: Iterable[bytes], progress: Progress, direct: WireClient
+                   ) -> int:
+    written = 0
+
+    def bodies() -> Iterator[bytes]:
+        nonlocal written
+        for batch in _batches(puts):
+            written += len(batch)
+            if written % (BATCH * 40) == 0:
+                progress(written)
+            yield batch_body(table, batch)
+
+    for answer in direct.pipeline("BatchWriteItem", bodies()):
+        if answer.get("UnprocessedItems"):
+            write_unprocessed(table, answer, direct)
     progress(written)
     return written

@@ -6,32 +6,40 @@ botocore would check each request against the service model, convert every
 attribute value to Python and back and parse every answer the same way: on
 an import or export that is most of the client's CPU per item. Here the
 items stay in DynamoDB's JSON from the file to the socket and back. The
-client lends its endpoint, region, credentials and TLS verification; one
-keep-alive connection per thread. Requests are signed (SigV4) by
+client lends its endpoint, region, credentials and TLS verification.
+
+A request is written as bytes on a keep-alive socket and its answer read
+by httptools' parser; ``WireClient.pipeline`` keeps several requests in
+flight on one connection, so that one thread keeps a server busy (with
+``http.client`` and four writer threads, an import's client took 15-21 µs
+of CPU an item; this way 4.6-5.4, reading the export's gzip included:
+bench/README, "Moving data"). Requests are signed (SigV4) by
 :class:`Signer`, which builds the canonical request of a ``POST /`` with
-these fixed headers directly and keeps the derived key for the day:
-botocore's signer takes about 90 µs a batch, several µs an item.
+these fixed headers directly and keeps the derived key: botocore's signer
+takes about 90 µs a batch, several µs an item.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import http.client
+import socket
 import ssl
 import sys
 import threading
 import time
+from collections import deque
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httptools
 import orjson
 
 from tallydb.engine.errors import DynamoDBError
 from tallydb.toolkit.exceptions import TransportError, error_from_response
+from tallydb.toolkit.sigv4 import Signer
 from tallydb.toolkit.transport import ClientTransport
 
-__all__ = ["ATTEMPTS", "Signer", "WireClient", "wire_client"]
+__all__ = ["ATTEMPTS", "DEPTH", "Signer", "WireClient", "wire_client"]
 
 #: How many times a throttled, failed (5xx) or unanswered request is sent
 #: before its error is raised: botocore's legacy retry mode for DynamoDB.
@@ -46,61 +54,86 @@ _RETRYABLE = frozenset({
 _TARGET = "DynamoDB_20120810."
 
 
-class Signer:
-    """SigV4 for ``POST /`` with the headers :class:`WireClient` sends
-    (Content-Type, Host, X-Amz-Target), as botocore's ``SigV4Auth`` signs
-    them: the signed headers, the canonical request and the string to sign
-    made directly, the derived signing key kept per secret and day."""
-
-    def __init__(self, credentials: Any, service: str, region: str) -> None:
-        self._credentials = credentials  # botocore's: may refresh itself
-        self._service = service
-        self._region = region
-        self._key: tuple[str, str, bytes] | None = None  # (secret, day, key)
-
-    def _signing_key(self, secret: str, day: str) -> bytes:
-        kept = self._key
-        if kept is not None and kept[0] == secret and kept[1] == day:
-            return kept[2]
-        key = ("AWS4" + secret).encode()
-        for part in (day, self._region, self._service, "aws4_request"):
-            key = hmac.digest(key, part.encode(), "sha256")
-        self._key = (secret, day, key)
-        return key
-
-    def headers(self, host: str, target: str, body: bytes, when: str | None = None
-                ) -> dict[str, str]:
-        """The request's headers, signed; ``when``: its X-Amz-Date
-        (``YYYYMMDDTHHMMSSZ``, now by default)."""
-        frozen = self._credentials.get_frozen_credentials()
-        when = when or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        day = when[:8]
-        token = frozen.token
-        host = " ".join(host.split())
-        canonical = [f"content-type:{_CONTENT_TYPE}", f"host:{host}", f"x-amz-date:{when}"]
-        signed = "content-type;host;x-amz-date"
-        if token:
-            canonical.append(f"x-amz-security-token:{' '.join(token.split())}")
-            signed += ";x-amz-security-token"
-        canonical.append(f"x-amz-target:{target}")
-        signed += ";x-amz-target"
-        request = "POST\n/\n\n" + "\n".join(canonical) + f"\n\n{signed}\n" + (
-            hashlib.sha256(body).hexdigest())
-        scope = f"{day}/{self._region}/{self._service}/aws4_request"
-        to_sign = (f"AWS4-HMAC-SHA256\n{when}\n{scope}\n"
-                   + hashlib.sha256(request.encode()).hexdigest())
-        signature = hmac.new(self._signing_key(frozen.secret_key, day), to_sign.encode(),
-                             "sha256").hexdigest()
-        headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": target, "Host": host,
-                   "X-Amz-Date": when,
-                   "Authorization": f"AWS4-HMAC-SHA256 Credential={frozen.access_key}/{scope}, "
-                                    f"SignedHeaders={signed}, Signature={signature}"}
-        if token:
-            headers["X-Amz-Security-Token"] = token
-        return headers
-
-
 _CONTENT_TYPE = "application/x-amz-json-1.0"
+#: Requests of a pipeline sent before their answers are read: the server's
+#: own ``max_pipeline`` (it stops reading a connection that has more
+#: unanswered), so that it always has the next ones at hand.
+DEPTH = 8
+#: Bytes read from the socket at a time.
+_RECEIVE = 1 << 16
+#: What a request that failed to cross, or was not answered, raises.
+_NETWORK_ERRORS = (OSError, httptools.HttpParserError)
+
+
+def _pause(attempt: int) -> float:
+    """Seconds to wait before sending a request the ``attempt``-th time
+    again: 50 ms, doubled each time, at most 5 s."""
+    return float(min(0.05 * 2 ** (attempt - 1), 5.0))
+
+
+class _Connection:
+    """One keep-alive HTTP/1.1 connection: requests written as bytes, the
+    answers read in order by httptools' parser."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._parser = httptools.HttpResponseParser(self)
+        self._body: list[bytes] = []
+        #: Answers read and not yet taken: (status, body).
+        self.answers: deque[tuple[int, bytes]] = deque()
+        #: The server closes the connection after the last answer read.
+        self.closing = False
+
+    def on_body(self, body: bytes) -> None:  # the parser's
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:  # the parser's
+        body = self._body
+        self.answers.append(
+            (self._parser.get_status_code(), body[0] if len(body) == 1 else b"".join(body)))
+        self._body = []
+        if not self._parser.should_keep_alive():
+            self.closing = True
+
+    def send(self, request: bytes) -> None:
+        self._sock.sendall(request)
+
+    def receive(self) -> tuple[int, bytes]:
+        """The next answer, waiting for it."""
+        answers = self.answers
+        while not answers:
+            data = self._sock.recv(_RECEIVE)
+            if not data:
+                raise ConnectionError("the server closed the connection")
+            self._parser.feed_data(data)
+        return answers.popleft()
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+class _Link:
+    """Where a run of requests keeps its connection (None: to be opened)."""
+
+    __slots__ = ("connection",)
+
+    def __init__(self) -> None:
+        self.connection: _Connection | None = None
+
+    def drop(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+class _Request:
+    """A request of a run: its body, and how many times it was refused."""
+
+    __slots__ = ("attempt", "body")
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.attempt = 1
 
 
 class WireClient:
@@ -118,7 +151,8 @@ class WireClient:
         # botocore has no public accessor for a client's credentials
         credentials = client._request_signer._credentials
         self._signer = (
-            Signer(credentials, meta.service_model.signing_name or "dynamodb", self._region)
+            Signer(credentials, meta.service_model.signing_name or "dynamodb", self._region,
+                   _CONTENT_TYPE)
             if credentials is not None else None
         )
         verify = getattr(client._endpoint.http_session, "_verify", True)
@@ -128,65 +162,112 @@ class WireClient:
             self._tls.check_hostname = False
             self._tls.verify_mode = ssl.CERT_NONE
         self._timeout = meta.config.read_timeout or 60
-        self._local = threading.local()
+        self._local = threading.local()  # each thread's kept connection (``call``)
 
     def call(self, operation: str, body: bytes) -> dict[str, Any]:
         """Send one request (its JSON body); the answer, parsed. DynamoDB's
         errors are raised as :mod:`tallydb.engine.errors` exceptions (as the
         toolkit's ``call`` raises them), after ``ATTEMPTS`` tries for a
         throttled or failed one; an endpoint that cannot be reached raises
-        :class:`~tallydb.toolkit.exceptions.TransportError`."""
-        pause = 0.05
-        attempt = 1
+        :class:`~tallydb.toolkit.exceptions.TransportError`. The connection
+        is kept for the thread's next call."""
+        link: _Link | None = getattr(self._local, "link", None)
+        if link is None:
+            link = self._local.link = _Link()
+        return next(self._exchange(link, operation, iter((body,)), 1))
+
+    def pipeline(self, operation: str, bodies: Iterable[bytes], depth: int = DEPTH
+                 ) -> Iterator[dict[str, Any]]:
+        """Send a request of ``operation`` for each of ``bodies`` on a
+        connection of its own, ``depth`` of them before their answers are
+        read (HTTP/1.1 pipelining: the server reads the next while it runs
+        these, and one thread keeps it busy); each answer, parsed, as
+        ``call`` gives it, in the order they come (a request sent again is
+        answered after those sent before it went again). Refusals and
+        failures are sent again and raised as ``call``'s are."""
+        link = _Link()
+        try:
+            yield from self._exchange(link, operation, iter(bodies), depth)
+        finally:
+            link.drop()
+
+    def _exchange(self, link: _Link, operation: str, bodies: Iterator[bytes], depth: int
+                  ) -> Iterator[dict[str, Any]]:
+        """``pipeline``'s work, on ``link``'s connection (opened as needed).
+        A request is signed as it is sent, again each time; those a broken
+        connection leaves unanswered are sent again on a new one, in order."""
+        unsent: deque[_Request] = deque()  # refused earlier, or lost with a connection
+        waiting: deque[_Request] = deque()  # sent, in order, unanswered
+        more = True
+        failures = 0  # connections broken since the last answer
         while True:
-            failure: Exception
             try:
-                status, answer = self._send(operation, body)
-            except (OSError, http.client.HTTPException) as error:
-                self._drop()
-                failure = TransportError(f"{self._url}: {error}")
-                failure.__cause__ = error
-                retry = not isinstance(error, ssl.SSLCertVerificationError)
-            else:
-                if status == 200:
-                    result: dict[str, Any] = orjson.loads(answer) if answer else {}
-                    return result
-                failure = _error(status, answer)
-                retry = status >= 500 or failure.code() in _RETRYABLE
-            if not retry or attempt == ATTEMPTS:
-                raise failure
-            attempt += 1
-            time.sleep(pause)
-            pause = min(pause * 2, 5.0)
+                connection = link.connection
+                if connection is None:
+                    connection = link.connection = self._connect()
+                while len(waiting) < depth:
+                    if unsent:
+                        request = unsent.popleft()
+                    elif more:
+                        body = next(bodies, None)
+                        if body is None:
+                            more = False
+                            continue
+                        request = _Request(body)
+                    else:
+                        break
+                    waiting.append(request)
+                    connection.send(self._request(operation, request.body))
+                if not waiting:
+                    return
+                status, answer = connection.receive()
+            except _NETWORK_ERRORS as error:
+                link.drop()
+                unsent.extendleft(reversed(waiting))
+                waiting.clear()
+                failures += 1
+                if failures == ATTEMPTS or isinstance(error, ssl.SSLCertVerificationError):
+                    raise TransportError(f"{self._url}: {error}") from error
+                time.sleep(_pause(failures))
+                continue
+            failures = 0
+            request = waiting.popleft()
+            if connection.closing and not connection.answers:  # the rest go on a new one
+                link.drop()
+                unsent.extendleft(reversed(waiting))
+                waiting.clear()
+            if status == 200:
+                yield orjson.loads(answer) if answer else {}
+                continue
+            refused = _error(status, answer)
+            if (status < 500 and refused.code() not in _RETRYABLE) or request.attempt == ATTEMPTS:
+                raise refused
+            time.sleep(_pause(request.attempt))
+            request.attempt += 1
+            unsent.append(request)
 
-    def _send(self, operation: str, body: bytes) -> tuple[int, bytes]:
+    def _request(self, operation: str, body: bytes) -> bytes:
+        """The bytes of a ``POST /`` of ``operation`` with ``body``, signed."""
+        target = _TARGET + operation
         if self._signer is not None:
-            headers = self._signer.headers(self._netloc, _TARGET + operation, body)
+            headers = self._signer.headers(self._netloc, target, body)
         else:
-            headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": _TARGET + operation,
+            headers = {"Content-Type": _CONTENT_TYPE, "X-Amz-Target": target,
                        "Host": self._netloc}
-        connection = self._connection()
-        connection.request("POST", "/", body=body, headers=headers)
-        response = connection.getresponse()
-        return response.status, response.read()
+        head = "".join([f"{name}: {value}\r\n" for name, value in headers.items()])
+        return b"".join((b"POST / HTTP/1.1\r\n", head.encode("latin-1"),
+                         b"Content-Length: %d\r\n\r\n" % len(body), body))
 
-    def _connection(self) -> http.client.HTTPConnection:
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
-        if connection is None:
+    def _connect(self) -> _Connection:
+        sock = socket.create_connection((self._host, self._port), self._timeout)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self._https:
-                connection = http.client.HTTPSConnection(
-                    self._host, self._port, timeout=self._timeout, context=self._tls)
-            else:
-                connection = http.client.HTTPConnection(
-                    self._host, self._port, timeout=self._timeout)
-            self._local.connection = connection
-        return connection
-
-    def _drop(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
+                sock = self._tls.wrap_socket(sock, server_hostname=self._host)
+        except BaseException:
+            sock.close()
+            raise
+        return _Connection(sock)
 
 
 def _error(status: int, answer: bytes) -> DynamoDBError:

@@ -284,7 +284,7 @@ class Engine:
         """While ``on``, have PutItem, UpdateItem and DeleteItem leave each
         request's units in the ``UnitsReport`` returned (``_units``), asked
         for or not; off again, they do not, and None is returned."""
-        return keep_report(self.integrations.extras, on)
+        return keep_report(self.integrations, on)
 
     def _in_region(
         self, txn: Transaction, operation: str, request: Request, access: Access | None, *,

@@ -288,6 +288,21 @@ def _write_units(nbytes: int) -> float:
     return float(max(1, -(-nbytes // 1024)))
 
 
+#: The members of a table's description that make ``write_item`` do more
+#: than store the item (``writes_only_items``): keep in step with it.
+_WRITE_EXTRAS = (GLOBAL_TABLE, CAPTURE, PITR, KINESIS_CAPTURE, INSIGHTS)
+
+
+def writes_only_items(txn: Transaction, record: TableRecord, indexes: tuple[Index, ...]) -> bool:
+    """Whether ``write_item`` on ``record`` would only put or delete the item
+    itself, for now (no index, no feed listening, none of ``_WRITE_EXTRAS``
+    on): a caller writing many items may then store each directly."""
+    if indexes or txn.journal is not None:
+        return False
+    description = record.description
+    return not any(member in description for member in _WRITE_EXTRAS)
+
+
 def write_item(
     txn: Transaction,
     record: TableRecord,

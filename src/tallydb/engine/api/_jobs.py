@@ -125,6 +125,8 @@ class Integrations:
     region: str = "us-east-1"
     #: Anything else an integration keeps per engine, by name.
     extras: dict[str, Any] = field(default_factory=dict)
+    #: The engine's units report while it keeps one (``_units.keep_report``).
+    units: Any = None
 
 
 def integrations(txn: Any) -> Integrations:

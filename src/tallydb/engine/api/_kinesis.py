@@ -3,20 +3,22 @@ DynamoDB's Kinesis record, sent to a Kinesis stream in the background.
 
 A table's destinations are kept in its description (``KINESIS``): each
 stream's ARN, status and ApproximateCreationDateTimePrecision. While one is
-ACTIVE or ENABLING, the table's changes are captured as its DynamoDB stream's
-are (``_stream_records.capture``, NEW_AND_OLD_IMAGES), as rows of the
-table's stream source under a shard of their own (``OUTBOX``): written in
-the same transaction as the item, so exactly as durable as the write, and
-a rolled-back write leaves none. That is the change feed made durable: the
-forwarder (``_kinesis_forwarder``) reads the rows in commit order, sends
-their records, and deletes a row once Kinesis has taken all of it. A row
-sent but not yet deleted when the server stops (or is killed) is sent again
-at the next start: at least once, in order per item (one partition key per
-item, so one shard). No operation talks to Kinesis: Enable records the
-destination ENABLING and the forwarder moves it to ACTIVE (or ENABLE_FAILED
-when the stream does not exist); an unreachable endpoint is reported in
-DestinationStatusDescription while the records wait, and writes never wait
-for it.
+ACTIVE or ENABLING, the table's changes are captured as its DynamoDB
+stream's are (``_stream_records.capture``, NEW_AND_OLD_IMAGES), as rows of
+the table's stream source under a shard of their own (``OUTBOX``): written
+in the same transaction as the item, so exactly as durable as the write,
+and a rolled-back write leaves none. A row takes the records of later
+commits too (put again, longer) until it holds ``SHARED_ROW_BYTES`` or the
+forwarder reads it: a hot counter's small group commits share rows. That is
+the change feed made durable: the forwarder (``_kinesis_forwarder``) reads
+the rows in commit order, sends their records, and deletes a row once
+Kinesis has taken all of it. A row sent but not yet deleted when the server
+stops (or is killed) is sent again at the next start: at least once, in
+order per item (one partition key per item, so one shard). No operation
+talks to Kinesis: Enable records the destination ENABLING and the forwarder
+moves it to ACTIVE (or ENABLE_FAILED when the stream does not exist); an
+unreachable endpoint is reported in DestinationStatusDescription while the
+records wait, and writes never wait for it.
 
 A record, as DynamoDB writes it to Kinesis (its "Kinesis Data Streams"
 format, which differs from the Streams API's)::

@@ -90,6 +90,27 @@ EVENTS = ("INSERT", "MODIFY", "REMOVE")
 SAME_AS_LAST = 1
 
 
+#: A Kinesis outbox row takes the records of later commits until it holds
+#: this many bytes (or the forwarder has read it): a hot counter's small
+#: group commits share rows, so the forwarder reads, sends and deletes one
+#: row for many of them.
+SHARED_ROW_BYTES = 1024
+
+#: The last row of each table's Kinesis outbox (by table id) that the
+#: forwarder has read: it sends and deletes rows whole, so a row it read
+#: takes no more records (``read_through``).
+_read: dict[int, bytes] = {}
+
+
+def read_through(table_id: int, rk: bytes) -> None:
+    """The forwarder read the table's outbox rows up to ``rk``: none of them
+    takes records of later commits (called holding the writer). Row keys
+    are sequence numbers, of one clock for the process, so the largest is
+    kept: tables of the same id in several stores only start rows sooner."""
+    if rk > _read.get(table_id, b""):
+        _read[table_id] = rk
+
+
 class _Capture:
     """What writing one table's change records needs, derived once per
     catalog record, and the records of the open transaction not yet written.
@@ -97,9 +118,16 @@ class _Capture:
     A table's stream and its Kinesis destinations share one capture: each
     change takes one sequence number and is held once; at the write, each
     of them gets its row (its shard's), and rows of the same view are the
-    same bytes, encoded once."""
+    same bytes, encoded once.
 
-    __slots__ = ("names", "record", "records", "rk", "segment", "targets", "txn")
+    A table whose only target is the Kinesis outbox (``shared``) extends
+    its last row with a later commit's records (the row put again, whole),
+    while that row is still only in memory (a fresh row, not yet in SQLite),
+    is as this capture last wrote it (not rolled back since), holds fewer
+    than ``SHARED_ROW_BYTES`` and has not been read by the forwarder."""
+
+    __slots__ = ("last", "names", "record", "records", "rk", "segment", "shared", "targets",
+                 "txn")
 
     def __init__(self, record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> None:
         self.record = record
@@ -107,36 +135,68 @@ class _Capture:
         #: (shard, view) of each row a segment's records are written as.
         self.targets = tuple((stream["shard"].encode(), stream["view"])
                              for stream in streams if stream is not None)
+        #: (``streams`` is the table's stream, then its Kinesis outbox.)
+        self.shared = streams[0] is None and len(self.targets) == 1
         self.segment = -1  # no records held
         self.rk = b""  # the row's key: its first record's sequence number
         #: (sequence number, old, new, by TTL, new's JSON or None) of each change held.
         self.records: list[tuple[int, Item | None, Item | None, bool, bytes | None]] = []
         self.txn: Transaction | None = None
+        #: The row last written (``shared``): its key, its length, and the
+        #: new image of its last record.
+        self.last: tuple[bytes, int, Item | None] | None = None
 
     def write(self) -> None:
         """Write the records held as one row per target, keyed by the first
         one's sequence number (``Transaction.defer`` calls it)."""
-        assert self.txn is not None
+        txn = self.txn
+        assert txn is not None
+        if self.shared:
+            self._write_shared(txn)
+            return
         blobs: dict[str, bytes] = {}
         for shard, view in self.targets:
             blob = blobs.get(view)
             if blob is None:
-                blob = blobs[view] = self.encode(view)
+                blob = blobs[view] = self.encode(view)[0]
             # fresh: a row's key is a sequence number, never written before
-            self.txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob,
-                                       fresh=True)
+            txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob,
+                                  fresh=True)
         self.records = []
         self.segment = -1
 
-    def encode(self, view: str) -> bytes:
+    def _write_shared(self, txn: Transaction) -> None:
+        shard, view = self.targets[0]
+        last = self.last
+        if last is not None:
+            rk, length, image = last
+            if rk > _read.get(self.record.id, b""):
+                kept = txn.fresh_entry(self.record, STREAM_SOURCE, shard, rk)
+                if kept is not None and len(kept) == length < SHARED_ROW_BYTES:
+                    more, image = self.encode(view, image)
+                    blob = kept[:-1] + b"," + more[1:]  # one JSON array
+                    txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, rk, blob,
+                                          fresh=True)
+                    self.last = (rk, len(blob), image)
+                    self.records = []
+                    self.segment = -1
+                    return
+        blob, image = self.encode(view)
+        txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob, fresh=True)
+        self.last = (self.rk, len(blob), image)
+        self.records = []
+        self.segment = -1
+
+    def encode(self, view: str, last: Item | None = None) -> tuple[bytes, Item | None]:
         """The records held, as a stored row of ``view`` (the JSON array of
         entries ``_of_row`` reads); each new image as its writer encoded it,
-        when it did (a fragment, copied as it is)."""
+        when it did (a fragment, copied as it is). ``last``: the new image
+        of the record before these in the row (NEW_AND_OLD_IMAGES); with
+        the JSON, the last record's new image, if the view keeps both."""
         keep_new = view in _VIEWS_NEW
         keep_old = view in _VIEWS_OLD
         both = keep_new and keep_old
         fragment = orjson.Fragment
-        last: Item | None = None
         entries: list[Any] = []
         append = entries.append
         for seq, old, new, by_service, encoded in self.records:
@@ -159,7 +219,7 @@ class _Capture:
                 keys = {name: image[name] for name in self.names}
             append((seq, event, keys, stored_new, stored_old, by_service))
             last = new if both else None
-        return orjson.dumps(entries)
+        return orjson.dumps(entries), last
 
 
 _captures: dict[int, _Capture] = {}

@@ -76,6 +76,22 @@ class KeySchema:
             return None
         return self.encode(key)
 
+    def encode_plain_item(self, item: Item) -> tuple[bytes, bytes] | None:
+        """``encode(item)`` of a checked item whose key attributes are all
+        everyday Strings (non-empty, at most 256 code points, no NUL), which
+        every check of an item's key (``validate_item_key``) passes as they
+        are; None for any other item, which those checks must see."""
+        hk = b""
+        for name, kind in self.attributes:
+            value = item.get(name)
+            text = None if kind != "S" or value is None else value.get("S")
+            if type(text) is not str or not text or len(text) > 256 or "\x00" in text:
+                return None
+            if hk:
+                return hk, text.encode() + b"\x00\x00"
+            hk = text.encode() + b"\x00\x00"
+        return hk, b""
+
     def key_of(self, item: Item) -> Item:
         return {name: item[name] for name, _ in self.attributes}
 

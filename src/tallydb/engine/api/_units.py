@@ -76,34 +76,34 @@ def wants_capacity(request: dict[str, Any]) -> bool:
 
 
 class UnitsReport:
-    """The units of the last item write an engine ran: ``last`` is
-    ``(table, units)``, what ConsumedCapacity TOTAL would have answered,
-    until the listener takes it (and sets it back to None)."""
+    """The units of the last item write an engine ran, what ConsumedCapacity
+    TOTAL would have answered, until the listener takes it (and sets it
+    back to None): ``last`` is ``(table, units)``, or for a write of one
+    unit the table's name alone (``update_item``'s hot counter: no object
+    made per write, and a run of them reports the very same string)."""
 
     __slots__ = ("last",)
 
     def __init__(self) -> None:
-        self.last: tuple[str, float] | None = None
+        self.last: tuple[str, float] | str | None = None
 
 
-#: ``Integrations.extras``' name for an engine's ``UnitsReport``.
-REPORT = "units"
 #: How many engines of the process keep a ``UnitsReport``: while none
 #: does, a write that was not asked for its units pays one test for them.
 REPORTING = [0]
 _reporting_lock = threading.Lock()
 
 
-def keep_report(extras: dict[str, Any], on: bool) -> UnitsReport | None:
-    """Keep an engine's ``UnitsReport`` in its ``Integrations.extras`` (or,
+def keep_report(integrations: Any, on: bool) -> UnitsReport | None:
+    """Keep an engine's ``UnitsReport`` in its ``Integrations.units`` (or,
     not ``on``, drop it); the report kept."""
     with _reporting_lock:
-        report: UnitsReport | None = extras.get(REPORT)
+        report: UnitsReport | None = integrations.units
         if on and report is None:
-            report = extras[REPORT] = UnitsReport()
+            report = integrations.units = UnitsReport()
             REPORTING[0] += 1
         elif not on and report is not None:
-            del extras[REPORT]
+            integrations.units = None
             REPORTING[0] -= 1
             report = None
         return report
@@ -115,7 +115,7 @@ def charged(txn: Any, request: dict[str, Any], table: str, units: float,
     indexes): the ConsumedCapacity entry the request asked for (None when
     it did not), and the engine's ``UnitsReport``'s, if it keeps one."""
     if REPORTING[0]:
-        report: UnitsReport | None = txn.context.extras.get(REPORT)
+        report: UnitsReport | None = txn.context.units
         if report is not None:
             report.last = (table, units + sum(indexes.values()) if indexes else units)
     mode = request.get("ReturnConsumedCapacity")

@@ -24,7 +24,7 @@ from tallydb.engine.api._batches import (
     check_write_total,
 )
 from tallydb.engine.api._global import GLOBAL, check_claim
-from tallydb.engine.api._indexes import check_index_keys, write_item
+from tallydb.engine.api._indexes import check_index_keys, write_item, writes_only_items
 from tallydb.engine.api._tables import Table, get_table
 from tallydb.engine.api._units import Tally, wants_capacity, write_units
 from tallydb.engine.errors import ValidationException
@@ -80,10 +80,12 @@ def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
         seen: set[tuple[bytes, bytes]] = set()
         for kind, body, encoded in requests:
             if kind == "put":
-                check_put_key(body, keys)
+                row = keys.encode_plain_item(body)  # (a key every check passes)
+                if row is None:
+                    check_put_key(body, keys)
+                    row = keys.encode(body)  # the item's own key attributes
                 if indexes:
                     check_index_keys(indexes, body)
-                row = keys.encode(body)  # the item's own key attributes
             else:
                 row = keys.encode(keys.check_key(body))
             if row in seen:
@@ -94,16 +96,27 @@ def batch_write_item(txn: Transaction, request: dict[str, Any], parsed: Checked
     # Nothing is written before every item may be (a batch runs this without
     # a savepoint: ``WRITE_LAST``): the items another region of a STRONG
     # global table holds are refused first.
-    for table, _, _, hk, rk in writes:
-        if GLOBAL in table.record.description:
-            check_claim(txn, table.record, hk, rk)
+    if any(GLOBAL in table.record.description for table in tables.values()):
+        for table, _, _, hk, rk in writes:
+            if GLOBAL in table.record.description:
+                check_claim(txn, table.record, hk, rk)
 
     tally = Tally()
     charge = wants_capacity(request)
+    direct = set() if charge else {
+        name for name, table in tables.items()
+        if writes_only_items(txn, table.record, table.indexes)}
     for table, new, encoded, hk, rk in writes:
-        indexes = table.indexes
-        old = txn.get_item(table.record, hk, rk) if charge or indexes else None
-        index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+        if direct and table.name in direct:  # (what write_item would do, no more)
+            if encoded is None:
+                txn.delete_item(table.record, hk, rk)
+            else:
+                txn.put_encoded(table.record, hk, rk, encoded)
+            continue
+        # the units, and each write's upkeep (an index, a stream's record,
+        # the feed, history...), go by what the item was
+        old = txn.get_item(table.record, hk, rk)
+        index_units = write_item(txn, table.record, table.indexes, hk, rk, old, new, encoded)
         if charge:
             size = max(item_size(old) if old else 0, item_size(new) if new else 0)
             tally.add(table.name, write_units(size), index_units)

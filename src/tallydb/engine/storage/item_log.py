@@ -113,15 +113,20 @@ class ItemLog:
 
 
 def _encode_rows(rows: Rows) -> bytes:
+    """The rows of one record, joined once (each row's parts are not
+    concatenated first: a row's item would be copied twice)."""
     pack = _ROW.pack
-    parts = []
+    parts: list[bytes] = []
+    names: dict[str, bytes] = {}
     for (source, hk, rk), blob in rows.items():
-        name = source.encode()
+        name = names.get(source)
+        if name is None:
+            name = names[source] = source.encode()
         if blob is None:
-            parts.append(pack(len(name), len(hk), len(rk), DELETED) + name + hk + rk)
+            parts += (pack(len(name), len(hk), len(rk), DELETED), name, hk, rk)
         else:
-            parts.append(pack(len(name), len(hk), len(rk), len(blob)) + name + hk + rk + blob)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+            parts += (pack(len(name), len(hk), len(rk), len(blob)), name, hk, rk, blob)
+    return b"".join(parts)
 
 
 def _decode_rows(data: bytes, at: int, end: int

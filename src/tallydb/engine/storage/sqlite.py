@@ -285,6 +285,13 @@ class Store:
         if not self.exclusive:
             # WAL checkpoints run on the checkpointer's thread, not in our commits.
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        #: The cursor a row's read by key runs on (``_looked_up_row``), kept
+        #: rather than made for each read as ``conn.execute`` does: 0.8k
+        #: of the 21k instructions of a read from Python (callgrind). Its
+        #: statement is never left open holding SQLite's read snapshot:
+        #: ``fetchone`` steps past the key's one row to the end, which
+        #: resets it (tests/storage/test_clean_rows.py holds this).
+        self._reads = self._conn.cursor()
         self._conn.executescript(_SCHEMA)
         indexes: dict[int, dict[str, int]] = {}
         for table_id, index_name, index_id in self._conn.execute(
@@ -352,9 +359,6 @@ class Store:
         # the last LSN SQLite holds, and the last committed
         self._applied, self._lsn = self._replay()
         self._txn = Transaction(self)  # one serves every scope
-        #: The open transaction's stretch since it began or a savepoint began
-        #: or ended (``Transaction.segment``).
-        self.segment = 0
         #: Row writers run once, before the open transaction's item writes
         #: leave memory (``Transaction.defer``).
         self._deferred: dict[Any, Callable[[], None]] = {}
@@ -364,8 +368,6 @@ class Store:
         self.on_commit: Callable[[list[Any]], None] | None = None
         self._checkpointer = (
             None if path is None or self.exclusive else Checkpointer(self.location))
-        #: What the engine above keeps with its store (``Transaction.context``).
-        self.context: Any = None
         #: The engine's table lifecycle delays (``Transaction.table_delays``):
         #: None while tables change state at once.
         self.table_delays: Any = None
@@ -478,18 +480,20 @@ class Store:
         """A row's JSON (or None: no row) as the open transaction sees it,
         but for its own writes kept in memory (the caller looked there)."""
         if self._own_sqlite:  # SQLite holds writes of this transaction's
-            self._begin_reading()
-            row = self._conn.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
-            return None if row is None else bytes(row[0])
+            return self._looked_up_row(row_key)
         blob = self._overlay.get(row_key, _UNWRITTEN)
         if blob is _UNWRITTEN:
             blob = self._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
                 self._looked_up += 1
-                self._begin_reading()
-                row = self._conn.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
-                blob = None if row is None else bytes(row[0])
+                return self._looked_up_row(row_key)
         return blob  # type: ignore[return-value]
+
+    def _looked_up_row(self, row_key: RowKey) -> bytes | None:
+        """A row's JSON (or None) as SQLite's transaction holds it."""
+        self._begin_reading()
+        row = self._reads.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
+        return None if row is None else bytes(row[0])
 
     def _run_deferred(self) -> None:
         """Let the deferred writers write their rows (``Transaction.defer``)."""
@@ -698,6 +702,15 @@ class Store:
         with self.settled():
             return self._conn.serialize()
 
+    @property
+    def context(self) -> Any:
+        """What the engine above keeps with its store (``Transaction.context``)."""
+        return self._txn.context
+
+    @context.setter
+    def context(self, context: Any) -> None:
+        self._txn.context = context
+
     def transaction(self) -> _Scope:
         """Hold the writer: everything done inside commits together or not at all.
 
@@ -797,7 +810,7 @@ class _Scope:
         if self._outer:
             self._tables_before = store._tables
             store._pending = {}
-            store.segment = next(_SEGMENTS)
+            txn.segment = next(_SEGMENTS)
             txn.journal = None if store.on_commit is None else []
         return txn
 
@@ -843,7 +856,7 @@ class _Savepoint:
         self._tables_before = store._tables
         journal = store._txn.journal
         self._journaled = 0 if journal is None else len(journal)
-        store.segment = next(_SEGMENTS)
+        store._txn.segment = next(_SEGMENTS)
         store._conn.execute("SAVEPOINT operation")
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -854,7 +867,7 @@ class _Savepoint:
         else:
             store._deferred.clear()  # the failed operation's, undone with it
         store._pending = self._pending
-        store.segment = next(_SEGMENTS)
+        store._txn.segment = next(_SEGMENTS)
         conn = store._conn
         if kind is not None:
             conn.execute("ROLLBACK TO operation")
@@ -869,7 +882,7 @@ class _Savepoint:
 #: ``get_item``'s "nothing kept for this row" (None means kept as deleted).
 _UNWRITTEN = object()
 
-#: Numbers for ``Store.segment``, unique in the process.
+#: Numbers for ``Transaction.segment``, unique in the process.
 _SEGMENTS = itertools.count(1)
 
 
@@ -889,19 +902,23 @@ class Transaction:
     are separate, None when they are shared (set with ``catalog``).
     """
 
-    __slots__ = ("_conn", "_store", "catalog", "journal", "region")
+    __slots__ = ("_conn", "_store", "catalog", "context", "journal", "region", "segment")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._conn = store._conn
         self.journal: list[Any] | None = None
+        #: A number, unique in the process, for the stretch of this
+        #: transaction since it began or since a savepoint began or ended:
+        #: a row written again and again within one segment (many changes
+        #: gathered into one row) commits or rolls back as one. (An
+        #: attribute, not a property: the write path reads it per write.)
+        self.segment = 0
         self.catalog = ""
         self.region: str | None = None
-
-    @property
-    def context(self) -> Any:
-        """What the engine above keeps with the store (its integrations)."""
-        return self._store.context
+        #: What the engine above keeps with the store (its integrations).
+        #: (An attribute, not a property: the write path reads it per write.)
+        self.context: Any = None
 
     @property
     def table_delays(self) -> Any:
@@ -1116,14 +1133,30 @@ class Transaction:
                           blob: bytes | bytearray, *, fresh: bool = False) -> None:
         """``put_entry`` given the entry's JSON. A bytearray is kept as it is,
         not copied: its writer may extend it and put it again until the
-        transaction commits (never after). ``fresh``: the key was never
-        written before (a sequence number), so that a deletion of the row
-        before it reaches SQLite leaves nothing to write there."""
+        transaction commits (never after). ``fresh``: SQLite has no row
+        under the key (a sequence number never written before, or a row put
+        fresh that is still only in memory, ``fresh_entry``), so that a
+        deletion of the row before it reaches SQLite leaves nothing to write
+        there."""
         source = record.index_table(index)
         store = self._store
         if fresh and store._pending is not None:
-            store._fresh_puts.append((source, hk, rk))
+            row_key = (source, hk, rk)
+            if row_key not in store._fresh:  # (one put again stays fresh as it is)
+                store._fresh_puts.append(row_key)
         self._write(source, hk, rk, cast(bytes, blob))
+
+    def fresh_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> bytes | None:
+        """The committed JSON of an entry put fresh (``put_entry_encoded``'s
+        ``fresh``) that is still only in memory, not in SQLite, and that
+        the open transaction has not written; otherwise None. Its writer
+        may put it again, longer, as fresh (SQLite still has no such row)."""
+        store = self._store
+        row_key = (record.index_table(index), hk, rk)
+        pending = store._pending
+        if pending is None or row_key not in store._fresh or row_key in pending:
+            return None
+        return store._overlay.get(row_key)
 
     def defer(self, key: Any, write: Callable[[], None]) -> None:
         """Have ``write`` called once (once per ``key``), just before this
@@ -1132,14 +1165,6 @@ class Transaction:
         rows made of many changes at once (a stream's records). Dropped
         when the transaction, or the savepoint it was deferred in, fails."""
         self._store._deferred[key] = write
-
-    @property
-    def segment(self) -> int:
-        """A number, unique in the process, for the stretch of this
-        transaction since it began or since a savepoint began or ended: a
-        row written again and again within one segment (many changes
-        gathered into one row) commits or rolls back as one."""
-        return self._store.segment
 
     def delete_entry(self, record: TableRecord, index: str, hk: bytes, rk: bytes) -> None:
         source = record.index_table(index)

@@ -229,13 +229,23 @@ def _member(kind: str, payload: Any, wording: Wording, level: int, depth: bool) 
 
 
 def _map(payload: dict[str, Any], wording: Wording, level: int, depth: bool) -> dict[str, Any]:
-    changed = False
-    out = {}
-    for name, v in payload.items():
-        nv = _value(v, wording, level, depth)
-        changed = changed or nv is not v
-        out[name] = nv
-    return out if changed else payload
+    """The map's values checked in order: the map itself when every value
+    is canonical as it was sent (nothing copied), else a copy holding the
+    canonical values (made by checking them all again from the first: the
+    ones before the first that changed come back as they are)."""
+    quick = level <= MAX_NESTING_LEVEL or not depth  # (the only check skipped below)
+    for v in payload.values():
+        # the commonest values inline: a String, a canonical Number
+        if quick and type(v) is dict and len(v) == 1:
+            text = v.get("S")
+            if type(text) is str:
+                continue
+            text = v.get("N")
+            if type(text) is str and text and is_canonical(text):
+                continue
+        if _value(v, wording, level, depth) is not v:
+            return {name: _value(v, wording, level, depth) for name, v in payload.items()}
+    return payload
 
 
 def _value(av: Any, wording: Wording, level: int, depth: bool) -> AttributeValue:
