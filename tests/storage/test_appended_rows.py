@@ -7,20 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tallydb.engine.storage import Store, TableRecord
-from tallydb.engine.storage.sqlite import Transaction
+from outbox_rows import SHARD, TABLE, rows, sqlite_rows
 
-TABLE = {"TableName": "t", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]}
-SHARD = b"outbox"
-
-
-def _rows(txn: Transaction, record: TableRecord) -> list[tuple[bytes, bytes]]:
-    return list(txn.appended_rows(record, "$feed", SHARD))
-
-
-def _sqlite_rows(store: Store, record: TableRecord) -> list[bytes]:
-    return [row[0] for row in store._conn.execute(
-        f"SELECT rk FROM {record.index_table('$feed')} ORDER BY rk")]
+from tallydb.engine.storage import Store
 
 
 def test_rows_in_memory_and_in_sqlite_are_read_in_order_without_a_flush(tmp_path: Path
@@ -38,25 +27,25 @@ def test_rows_in_memory_and_in_sqlite_are_read_in_order_without_a_flush(tmp_path
         txn.delete_entry(record, "$feed", SHARD, b"\x02")  # deleted in memory only
         txn.put_entry_encoded(record, "$feed", SHARD, b"\x04", b"[40]")  # replaced likewise
     with store.transaction() as txn:
-        assert _rows(txn, record) == [
+        assert rows(txn, record) == [
             (b"\x01", b"[1]"), (b"\x03", b"[3]"), (b"\x04", b"[40]"), (b"\x05", b"[5]")]
     assert store._overlay  # nothing was written into SQLite for the read
-    assert _sqlite_rows(store, record) == [b"\x02", b"\x04"]
+    assert sqlite_rows(store, record) == [b"\x02", b"\x04"]
     store.close()
     store = Store(tmp_path)  # and the same once everything is in SQLite
     with store.transaction() as txn:
         record = txn.table("t")
         assert record is not None
-        assert _rows(txn, record) == [
+        assert rows(txn, record) == [
             (b"\x01", b"[1]"), (b"\x03", b"[3]"), (b"\x04", b"[40]"), (b"\x05", b"[5]")]
     store.close()
 
 
-def test_a_transaction_that_wrote_reads_its_own_rows(tmp_path: Path) -> None:
+def test_a_transaction_that_wrote_reads_its_ownrows(tmp_path: Path) -> None:
     store = Store(tmp_path)
     with store.transaction() as txn:
         record = txn.create_index(txn.create_table("t", TABLE), "$feed")
     with store.transaction() as txn:
         txn.put_entry_encoded(record, "$feed", SHARD, b"\x07", b"[7]")
-        assert _rows(txn, record) == [(b"\x07", b"[7]")]
+        assert rows(txn, record) == [(b"\x07", b"[7]")]
     store.close()

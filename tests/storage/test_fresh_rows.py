@@ -13,20 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from outbox_rows import SHARD, TABLE, rows, sqlite_rows
+
 from tallydb.engine.storage import Store, TableRecord
-from tallydb.engine.storage.sqlite import Transaction
-
-TABLE = {"TableName": "t", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]}
-SHARD = b"outbox"
-
-
-def _rows(txn: Transaction, record: TableRecord) -> list[tuple[bytes, bytes]]:
-    return list(txn.appended_rows(record, "$feed", SHARD))
-
-
-def _sqlite_rows(store: Store, record: TableRecord) -> list[bytes]:
-    return [row[0] for row in store._conn.execute(
-        f"SELECT rk FROM {record.index_table('$feed')} ORDER BY rk")]
 
 
 def _outbox(tmp_path: Path) -> tuple[Store, TableRecord]:
@@ -51,14 +40,14 @@ def test_a_fresh_row_deleted_in_memory_leaves_the_overlay(tmp_path: Path) -> Non
     assert (source, SHARD, b"\x02") not in store._overlay
     assert store._overlay[(source, SHARD, b"\x04")] is None  # kept as a deletion
     with store.transaction() as txn:
-        assert _rows(txn, record) == [(b"\x03", b"[3]")]
+        assert rows(txn, record) == [(b"\x03", b"[3]")]
     store.close()
     store = Store(tmp_path)  # reopened: the same rows
     with store.transaction() as txn:
         found = txn.table("t")
         assert found is not None
-        assert _rows(txn, found) == [(b"\x03", b"[3]")]
-    assert _sqlite_rows(store, found) == [b"\x03"]
+        assert rows(txn, found) == [(b"\x03", b"[3]")]
+    assert sqlite_rows(store, found) == [b"\x03"]
     store.close()
 
 
@@ -70,14 +59,14 @@ def test_a_fresh_row_in_sqlite_is_deleted_there(tmp_path: Path) -> None:
     with store.transaction() as txn:  # a read of many rows puts the overlay into SQLite
         assert [rk for _, rk, _ in txn.items(record, SHARD, index="$feed")] == [
             b"\x01", b"\x02"]
-    assert _sqlite_rows(store, record) == [b"\x01", b"\x02"]
+    assert sqlite_rows(store, record) == [b"\x01", b"\x02"]
     with store.transaction() as txn:
         txn.delete_entry(record, "$feed", SHARD, b"\x01")
     with store.transaction() as txn:
-        assert _rows(txn, record) == [(b"\x02", b"[2]")]
+        assert rows(txn, record) == [(b"\x02", b"[2]")]
     store.close()
     store = Store(tmp_path)
-    assert _sqlite_rows(store, record) == [b"\x02"]
+    assert sqlite_rows(store, record) == [b"\x02"]
     store.close()
 
 
@@ -125,7 +114,7 @@ def test_rows_deleted_in_memory_stay_deleted_across_kill_9(tmp_path: Path) -> No
     with store.transaction() as txn:
         record = txn.table("t")
         assert record is not None
-        assert [int.from_bytes(rk, "big") for rk, _ in _rows(txn, record)] == [
+        assert [int.from_bytes(rk, "big") for rk, _ in rows(txn, record)] == [
             n for n in range(1, 201) if n % 2 == 0]
     store.close()
 
@@ -155,13 +144,13 @@ def test_a_fresh_row_still_in_memory_is_put_again_longer(tmp_path: Path) -> None
         assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None
     with store.transaction() as txn:
         assert txn.fresh_entry(record, "$feed", SHARD, b"\x01") is None  # in SQLite now
-        assert _rows(txn, record) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
+        assert rows(txn, record) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
     store.close()
     store = Store(tmp_path)
     with store.transaction() as txn:
         found = txn.table("t")
         assert found is not None
-        assert _rows(txn, found) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
+        assert rows(txn, found) == [(b"\x01", b"[1,11]"), (b"\x02", b"[2]")]
     store.close()
 
 
@@ -193,5 +182,5 @@ os.kill(os.getpid(), signal.SIGKILL)
     with store.transaction() as txn:
         found = txn.table("t")
         assert found is not None
-        assert _rows(txn, found) == [(b"\x01", b"[0,1,2,3,4]")]
+        assert rows(txn, found) == [(b"\x01", b"[0,1,2,3,4]")]
     store.close()
