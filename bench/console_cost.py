@@ -33,13 +33,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from bench.callgrind import collected
 
 CONNECTIONS = 64
 
@@ -140,17 +140,9 @@ def _sink() -> object:
 
 def _instructions(pythonpath: str, mode: str, turns: int) -> int:
     """What one whole process of ``mode`` executes, under callgrind."""
-    with tempfile.TemporaryDirectory() as tmp:
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(tmp) / 'out'}",
-            sys.executable, "-m", "bench.console_cost", "--run", mode, "--turns", str(turns),
-        ]
-        env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        found = re.search(r"Collected : (\d+)", done.stderr)
-        if done.returncode != 0 or found is None:
-            raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
-        return int(found.group(1))
+    return collected(
+        [sys.executable, "-m", "bench.console_cost", "--run", mode, "--turns", str(turns)],
+        {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}, label=mode)
 
 
 def _measure(pythonpath: str, mode: str, turns: int) -> float:

@@ -29,12 +29,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from bench.callgrind import collected
 
 BATCH = 64
 FRAME_EVERY = 45
@@ -99,17 +99,9 @@ def workload(mode: str, batches: int) -> None:
 
 def _instructions(python: str, pythonpath: str, mode: str, batches: int) -> int:
     """What one whole process of ``mode`` executes, under callgrind."""
-    with tempfile.TemporaryDirectory() as tmp:
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(tmp) / 'out'}",
-            python, "-m", "bench.feed_cost", "--run", mode, "--batches", str(batches),
-        ]
-        env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        found = re.search(r"Collected : (\d+)", done.stderr)
-        if done.returncode != 0 or found is None:
-            raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
-        return int(found.group(1))
+    return collected(
+        [python, "-m", "bench.feed_cost", "--run", mode, "--batches", str(batches)],
+        {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}, label=mode)
 
 
 def _measure(python: str, pythonpath: str, mode: str, batches: int) -> float:

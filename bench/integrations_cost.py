@@ -52,7 +52,6 @@ import ctypes
 import dataclasses
 import json
 import os
-import re
 import socket
 import statistics
 import subprocess
@@ -62,6 +61,8 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from bench.callgrind import collected
 
 BATCH = 64
 REQUEST = {"TableName": "videos", "Key": {"PK": {"S": "VID#9f3a"}},
@@ -293,20 +294,13 @@ def _instructions(mode: str, batches: int, size: int, sink: str, src: Path,
     """What a process executes making ``batches`` batches and sending their
     records, under callgrind (instrumented only then)."""
     here = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-             f"--callgrind-out-file={Path(tmp) / 'out'}",
-             sys.executable, "-m", "bench.integrations_cost", "--count", mode,
-             "--changes", str(batches * size), "--batch", str(size)],
-            cwd=here, capture_output=True, text=True, check=False,
-            env={"PYTHONPATH": f"{src}{os.pathsep}{here}", "PATH": "/usr/bin:/bin",
-                 "PYTHONHASHSEED": "0", "BENCH_KINESIS_SINK": sink,
-                 "BENCH_CALLGRIND_MARKS": str(marks)})
-        found = re.search(r"Collected : (\d+)", done.stderr)
-        if done.returncode != 0 or found is None:
-            raise RuntimeError(f"{mode}: callgrind failed:\n{done.stderr[-2000:]}")
-        return int(found.group(1))
+    return collected(
+        [sys.executable, "-m", "bench.integrations_cost", "--count", mode,
+         "--changes", str(batches * size), "--batch", str(size)],
+        {"PYTHONPATH": f"{src}{os.pathsep}{here}", "PATH": "/usr/bin:/bin",
+         "PYTHONHASHSEED": "0", "BENCH_KINESIS_SINK": sink,
+         "BENCH_CALLGRIND_MARKS": str(marks)},
+        label=mode, options=("--instr-atstart=no",), cwd=here)
 
 
 def _sunk(sink: str) -> int:

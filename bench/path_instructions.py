@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.ab import export_src
+from bench.callgrind import collected
 
 #: Run in the child, with the revision's src/ first on sys.path; argv: the
 #: scenario, connections a turn, turns.
@@ -103,15 +102,10 @@ print(f"ran {server.batcher.requests} requests")
 
 
 def _instructions(pythonpath: str, scenario: str, conns: int, turns: int) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={Path(tmp) / 'out'}",
-                   sys.executable, "-c", CHILD, scenario, str(conns), str(turns)]
-        env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        found = re.search(r"Collected : (\d+)", done.stderr)
-        if done.returncode != 0 or found is None:
-            raise RuntimeError(f"callgrind failed:\n{done.stderr[-2000:]}")
-        return int(found.group(1))
+    return collected(
+        [sys.executable, "-c", CHILD, scenario, str(conns), str(turns)],
+        {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"},
+        label=f"{scenario} at {conns} connections")
 
 
 def per_request(pythonpath: str, scenario: str, conns: int, turns: int) -> float:
