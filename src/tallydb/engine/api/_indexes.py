@@ -288,19 +288,17 @@ def _write_units(nbytes: int) -> float:
     return float(max(1, -(-nbytes // 1024)))
 
 
-#: The members of a table's description that make ``write_item`` do more
-#: than store the item (``writes_only_items``): keep in step with it.
-_WRITE_EXTRAS = (GLOBAL_TABLE, CAPTURE, PITR, KINESIS_CAPTURE, INSIGHTS)
+#: The members of a table's description that give a write upkeep beyond
+#: the item and its indexes: ``write_item`` looks at none of them unless
+#: one is on (or the feed listens), so the set is the one list of them.
+_WRITE_EXTRAS = frozenset((GLOBAL_TABLE, CAPTURE, PITR, KINESIS_CAPTURE, INSIGHTS))
 
 
 def writes_only_items(txn: Transaction, record: TableRecord, indexes: tuple[Index, ...]) -> bool:
     """Whether ``write_item`` on ``record`` would only put or delete the item
     itself, for now (no index, no feed listening, none of ``_WRITE_EXTRAS``
     on): a caller writing many items may then store each directly."""
-    if indexes or txn.journal is not None:
-        return False
-    description = record.description
-    return not any(member in description for member in _WRITE_EXTRAS)
+    return not indexes and txn.journal is None and _WRITE_EXTRAS.isdisjoint(record.description)
 
 
 def write_item(
@@ -334,30 +332,8 @@ def write_item(
     write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
     description = record.description
-    group = description.get(GLOBAL_TABLE)
-    if group is not None:
-        if origin is None:
-            if old != new:
-                for peer in local_write(txn, record, group, hk, rk, old, new):
-                    write_item(txn, peer, indexes_of(peer), hk, rk, txn.get_item(peer, hk, rk),
-                               new, encoded, by_service=by_service, origin=b"")
-        elif origin:
-            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
-    stream = description.get(CAPTURE)
-    pitr = description.get(PITR)
-    kinesis = description.get(KINESIS_CAPTURE)
-    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
-            ) and old != new:
-        if journal is not None:
-            record_change(journal, txn.segment, record, hk, rk, old, new)
-        if stream is not None or kinesis is not None:  # and Kinesis destinations' outbox
-            capture(txn, record, stream, kinesis, old, new, by_service, encoded)
-        if pitr is not None:
-            history.record(txn, record, pitr, hk, rk, old)
-    insights = description.get(INSIGHTS)
-    if insights is not None:  # contributor insights count the item (``_insights``)
-        integrations(txn).extras["insights"].accessed(
-            record, insights, hk, rk, new if new is not None else old)
+    if journal is not None or not _WRITE_EXTRAS.isdisjoint(description):
+        _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
@@ -385,6 +361,38 @@ def write_item(
         if index.kind != TTL:
             units[(index.kind, index.name)] = spent
     return units
+
+
+def _upkeep(txn: Transaction, record: TableRecord, journal: list[Any] | None, hk: bytes,
+            rk: bytes, old: Item | None, new: Item | None, encoded: bytes | None,
+            by_service: bool, origin: bytes | None) -> None:
+    """``write_item``'s work beyond the item and its indexes, from the members
+    of ``_WRITE_EXTRAS`` on the table and the feed's journal."""
+    description = record.description
+    group = description.get(GLOBAL_TABLE)
+    if group is not None:
+        if origin is None:
+            if old != new:
+                for peer in local_write(txn, record, group, hk, rk, old, new):
+                    write_item(txn, peer, indexes_of(peer), hk, rk, txn.get_item(peer, hk, rk),
+                               new, encoded, by_service=by_service, origin=b"")
+        elif origin:
+            txn.put_entry_encoded(record, VERSIONS_SOURCE, hk, rk, origin)
+    stream = description.get(CAPTURE)
+    pitr = description.get(PITR)
+    kinesis = description.get(KINESIS_CAPTURE)
+    if (journal is not None or stream is not None or pitr is not None or kinesis is not None
+            ) and old != new:
+        if journal is not None:
+            record_change(journal, txn.segment, record, hk, rk, old, new)
+        if stream is not None or kinesis is not None:  # and Kinesis destinations' outbox
+            capture(txn, record, stream, kinesis, old, new, by_service, encoded)
+        if pitr is not None:
+            history.record(txn, record, pitr, hk, rk, old)
+    insights = description.get(INSIGHTS)
+    if insights is not None:  # contributor insights count the item (``_insights``)
+        integrations(txn).extras["insights"].accessed(
+            record, insights, hk, rk, new if new is not None else old)
 
 
 _indexes_of: dict[int, tuple[TableRecord, tuple[Index, ...]]] = {}
