@@ -36,7 +36,14 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX, KinesisError, KinesisSender
+from tallydb.engine.api._kinesis import (
+    CAPTURE,
+    KINESIS,
+    OUTBOX,
+    KinesisError,
+    KinesisSender,
+    drop_outbox,
+)
 from tallydb.engine.api._kinesis import records_of as kinesis_records
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
@@ -192,6 +199,7 @@ class Forwarder:
                     d["DestinationStatus"] in ("ACTIVE", "ENABLING", "UPDATING")
                     for d in destinations):
                 changed.pop(CAPTURE, None)
+                drop_outbox(txn, current)
             txn.update_table(current.with_description(changed))
 
     def _send(self, record: TableRecord, destination: dict[str, Any]) -> bool:
