@@ -39,13 +39,14 @@ from typing import Any, Protocol
 
 import orjson
 
-from tallydb.engine.api._stream_records import SAME_AS_LAST, Held
-from tallydb.engine.storage import TableRecord
+from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE, Held
+from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 from tallydb.engine.values.size import attribute_size
 
 __all__ = [
-    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "changes_of", "records_of",
+    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "changes_of",
+    "drop_outbox", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -55,6 +56,18 @@ CAPTURE = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
 OUTBOX = "kinesis-outbox"
 _SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+
+
+def drop_outbox(txn: Transaction, record: TableRecord) -> None:
+    """Delete the records waiting in the table's outbox, where its capture
+    starts or stops: a destination takes the changes from its enabling on
+    (DynamoDB starts its replication then), so none a destination disabled
+    or failed before it had sent."""
+    if STREAM_SOURCE not in record.indexes:
+        return
+    shard = OUTBOX.encode()
+    for rk, _ in list(txn.appended_rows(record, STREAM_SOURCE, shard)):
+        txn.delete_entry(record, STREAM_SOURCE, shard, rk)
 
 
 class KinesisError(Exception):

@@ -43,6 +43,7 @@ from tallydb.engine.api._kinesis import (
     KinesisError,
     KinesisSender,
     changes_of,
+    drop_outbox,
 )
 from tallydb.engine.api._kinesis import records_of as kinesis_records
 from tallydb.engine.api._stream_records import (
@@ -200,6 +201,7 @@ class Forwarder:
                     d["DestinationStatus"] in ("ACTIVE", "ENABLING", "UPDATING")
                     for d in destinations):
                 changed.pop(CAPTURE, None)
+                drop_outbox(txn, current)
             txn.update_table(current.with_description(changed))
 
     def _send(self, record: TableRecord, destination: dict[str, Any]) -> bool:
