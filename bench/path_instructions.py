@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.path_instructions c740eb9 .           # '.' is the working tree
     .venv/bin/python -m bench.path_instructions c740eb9 main . --conns 1,4,64 --turns 100
     .venv/bin/python -m bench.path_instructions . --scenario C      # GetItem
+    .venv/bin/python -m bench.path_instructions . --scenario B --by-library
 
 Each revision's ``src/`` is exported (as ``bench.ab`` does) and runs
 ``bench.server_path``'s turn in a ``valgrind --tool=callgrind`` process of
@@ -13,6 +14,8 @@ The instructions of ``--turns`` turns less those of a run of none (start-up,
 set-up and warm-up cancel out), divided by the requests: a figure that
 whatever else the machine runs does not move. With ``--conns 1`` each
 request is a group commit of its own, as a lone client's are.
+``--by-library`` also splits each figure by the shared object that ran the
+instructions (the interpreter, libc, httptools, orjson, SQLite, zlib).
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import argparse
 import os
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.ab import export_src
-from bench.callgrind import collected
+from bench.callgrind import LIBRARIES, by_library, collected
 
 #: Run in the child, with the revision's src/ first on sys.path; argv: the
 #: scenario, connections a turn, turns.
@@ -101,17 +105,32 @@ print(f"ran {server.batcher.requests} requests")
 """
 
 
-def _instructions(pythonpath: str, scenario: str, conns: int, turns: int) -> int:
+def _instructions(pythonpath: str, scenario: str, conns: int, turns: int,
+                  keep: Path | None = None) -> int:
     return collected(
         [sys.executable, "-c", CHILD, scenario, str(conns), str(turns)],
         {**os.environ, "PYTHONPATH": pythonpath, "PYTHONHASHSEED": "0"},
-        label=f"{scenario} at {conns} connections")
+        label=f"{scenario} at {conns} connections", keep=keep)
 
 
 def per_request(pythonpath: str, scenario: str, conns: int, turns: int) -> float:
     """Instructions per request: a run of ``turns`` less a run of none."""
     return (_instructions(pythonpath, scenario, conns, turns)
             - _instructions(pythonpath, scenario, conns, 0)) / (turns * conns)
+
+
+def per_request_by_library(pythonpath: str, scenario: str, conns: int, turns: int
+                           ) -> Counter[str]:
+    """``per_request``, split by the shared object that ran the instructions."""
+    with tempfile.TemporaryDirectory(prefix="tallydb-instr-out-") as tmp:
+        runs = []
+        for count in (turns, 0):
+            out = Path(tmp) / str(count)
+            _instructions(pythonpath, scenario, conns, count, keep=out)
+            runs.append(by_library(out))
+    measured, none = runs
+    return Counter({name: (measured[name] - none[name]) / (turns * conns)
+                    for name in measured | none})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=0,
                         help="turns measured (default: 1,600 requests' worth, at least 25)")
     parser.add_argument("--jobs", type=int, default=2, help="callgrind processes at once")
+    parser.add_argument("--by-library", action="store_true",
+                        help="also split each figure by the shared object that ran it")
     args = parser.parse_args(argv)
     sizes = [int(n) for n in args.conns.split(",")]
     with tempfile.TemporaryDirectory(prefix="tallydb-instr-") as tmp:
@@ -133,9 +154,15 @@ def main(argv: list[str] | None = None) -> int:
         jobs = {(rev, conns): (path, conns, args.turns or max(25, 1600 // conns))
                 for rev, path in zip(args.revs, paths, strict=True) for conns in sizes}
         with ThreadPoolExecutor(args.jobs) as pool:
-            found = dict(zip(jobs, pool.map(
-                lambda job: per_request(job[0], args.scenario, job[1], job[2]), jobs.values()),
-                strict=True))
+            if args.by_library:
+                split = dict(zip(jobs, pool.map(
+                    lambda job: per_request_by_library(job[0], args.scenario, *job[1:]),
+                    jobs.values()), strict=True))
+                found = {job: sum(libraries.values()) for job, libraries in split.items()}
+            else:
+                found = dict(zip(jobs, pool.map(
+                    lambda job: per_request(job[0], args.scenario, *job[1:]), jobs.values()),
+                    strict=True))
     print(f"Scenario {args.scenario}, callgrind instructions per request "
           f"(in-process turns; ratios to {args.revs[0]}):\n")
     print("| revision | " + " | ".join(f"{n} a turn" for n in sizes) + " |")
@@ -144,6 +171,16 @@ def main(argv: list[str] | None = None) -> int:
         cells = [f"{found[rev, n]:,.0f} ({found[rev, n] / found[args.revs[0], n]:.2f})"
                  for n in sizes]
         print(f"| {rev} | " + " | ".join(cells) + " |")
+    if args.by_library:
+        names = [name for name in (*dict(LIBRARIES).values(), "other")
+                 if any(libraries[name] for libraries in split.values())]
+        names = list(dict.fromkeys(names))  # SQLite is two objects
+        print("\nBy the shared object that ran them, per request:\n")
+        print("| revision | a turn | " + " | ".join(names) + " |")
+        print("|---|---:|" + "---:|" * len(names))
+        for (rev, conns), libraries in split.items():
+            print(f"| {rev} | {conns} | "
+                  + " | ".join(f"{libraries[name]:,.0f}" for name in names) + " |")
     if len(sizes) >= 2:
         low, high = min(sizes), max(sizes)
         print("\nPer group commit and per request (from the "

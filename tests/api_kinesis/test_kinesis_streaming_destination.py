@@ -277,3 +277,46 @@ def test_records_a_throttled_shard_refuses_are_sent_again_alone_in_order(
     for key in keys:
         assert by_key[key] == [1, 2, 3, 4, 5], key  # each once, in order
     assert "DestinationStatusDescription" not in _status(ddb, table)
+
+
+@pytest.mark.timeout(300)
+def test_a_new_destination_takes_only_the_changes_from_its_enabling_on(
+    tallydb_server_factory: Callable[..., TallyServer], kinesalite: Kinesalite,
+) -> None:
+    """Records a disabled destination never sent (its stream gone) are not
+    sent to the next destination enabled on the table: DynamoDB starts a
+    destination's replication at its enabling."""
+    server = tallydb_server_factory(extra_args=("--kinesis-endpoint", kinesalite.url))
+    ddb = server.client()
+    table = _table(ddb)
+    first = unique_name("first")
+    first_arn = kinesalite.create_stream(first, shards=1)
+    ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=first_arn)
+    assert _wait_status(ddb, table, "ACTIVE")["DestinationStatus"] == "ACTIVE"
+    kinesalite.client().delete_stream(StreamName=first)  # its records now wait
+    for _ in range(3):
+        _add(ddb, table, "before")
+    deadline = time.monotonic() + WAIT
+    while "DestinationStatusDescription" not in _status(ddb, table):  # a send failed
+        assert time.monotonic() < deadline, _status(ddb, table)
+        time.sleep(0.1)
+    ddb.disable_kinesis_streaming_destination(TableName=table, StreamArn=first_arn)
+
+    second = unique_name("second")
+    second_arn = kinesalite.create_stream(second, shards=1)
+    ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=second_arn)
+    deadline = time.monotonic() + WAIT
+    while True:
+        statuses = {d["StreamArn"]: d["DestinationStatus"] for d in
+                    ddb.describe_kinesis_streaming_destination(
+                        TableName=table)["KinesisDataStreamDestinations"]}
+        if statuses[second_arn] == "ACTIVE":
+            break
+        assert time.monotonic() < deadline, statuses
+        time.sleep(0.1)
+    assert statuses[first_arn] == "DISABLED"
+    _add(ddb, table, "after")
+    # An outbox is sent oldest first: once the new change arrived, any
+    # record left from the first destination would have arrived before it.
+    records = _delivered(kinesalite, second, 1)
+    assert [r["dynamodb"]["Keys"]["PK"]["S"] for r in records] == ["after"]

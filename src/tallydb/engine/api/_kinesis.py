@@ -34,18 +34,19 @@ format, which differs from the Streams API's)::
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 import orjson
 
-from tallydb.engine.api._stream_records import EVENTS, SAME_AS_LAST
-from tallydb.engine.storage import TableRecord
+from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE, Held
+from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 from tallydb.engine.values.size import attribute_size
 
 __all__ = [
-    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "records_of",
+    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "changes_of",
+    "drop_outbox", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -55,6 +56,18 @@ CAPTURE = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
 OUTBOX = "kinesis-outbox"
 _SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+
+
+def drop_outbox(txn: Transaction, record: TableRecord) -> None:
+    """Delete the records waiting in the table's outbox, where its capture
+    starts or stops: a destination takes the changes from its enabling on
+    (DynamoDB starts its replication then), so none a destination disabled
+    or failed before it had sent."""
+    if STREAM_SOURCE not in record.indexes:
+        return
+    shard = OUTBOX.encode()
+    for rk, _ in list(txn.appended_rows(record, STREAM_SOURCE, shard)):
+        txn.delete_entry(record, STREAM_SOURCE, shard, rk)
 
 
 class KinesisError(Exception):
@@ -82,7 +95,6 @@ class KinesisSender(Protocol):
 
 #: Partition keys by the key's JSON (an item's records all carry its own).
 _partition_keys: dict[bytes, str] = {}
-_EVENTS = tuple(event.encode() for event in EVENTS)
 #: A record's eventID: a UUID's text made of its sequence number (the same on
 #: a resend), which is below 2**64 (nanoseconds since 1970, until 2554).
 _EVENT_ID = b"00000000-0000-0000-%04x-%012x"
@@ -116,7 +128,7 @@ def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None
             size += _name_size(name) + attribute_size(value)
         else:
             kept += 1
-            if before != value:
+            if before is not value and before != value:
                 was = sized.get(id(before))
                 if was is None:
                     was = attribute_size(before)
@@ -165,22 +177,37 @@ def _shared(record: TableRecord, region: str, precision: str
     return found
 
 
-def records_of(rows: list[list[list[Any]]], record: TableRecord, region: str,
-               precision: str) -> Iterator[tuple[str, bytes]]:
-    """(partition key, data) of each Kinesis record of stored rows, in order.
+def changes_of(entries: list[list[Any]]) -> list[Held]:
+    """A stored row's records as the capture held them (``Held``: the old
+    image that a row stores as ``SAME_AS_LAST`` is the record before's new
+    one, the very object)."""
+    held: list[Held] = []
+    last = None
+    for seq, _, _, new, old, by_service in entries:
+        held.append((seq, last if old == SAME_AS_LAST else old, new, by_service, None))
+        last = new
+    return held
+
+
+def records_of(changes: Iterable[Held], record: TableRecord, region: str,
+               precision: str) -> list[tuple[str, bytes]]:
+    """(partition key, data) of each Kinesis record of a run of changes
+    (``Held``, as the capture holds them, or ``changes_of`` a stored row),
+    in order.
 
     A record is DynamoDB's JSON object (the module docstring), its members in
     that order, put together from pieces made once per table (the members
     every record shares) or once per item (its key's JSON, partition key and
-    size). Each image is encoded and sized once: an old image is the record
-    before's new one (a row says so, ``SAME_AS_LAST``; the first of a row is
-    stored whole and compared with it), its JSON and size reused, and a new
-    image that follows it is sized from it (``size_after``): a run of one
-    item's changes over many rows (a hot counter's small group commits)
-    costs its key and its old images once."""
+    size). Each image is encoded and sized once: an old image that is the
+    record before's new one (the same object, or equal: a hot counter's run,
+    across rows too) takes that one's JSON and size, and a new image that
+    follows it is sized from it (``size_after``); a new image's JSON made by
+    its writer is used as it is."""
     names, template, divisor = _shared(record, region, precision)
     dumps = orjson.dumps
     service = _SERVICE_JSON
+    made: list[tuple[str, bytes]] = []
+    append = made.append
     last_new: Any = None
     last_new_json = b""
     last_new_size = 0
@@ -188,43 +215,45 @@ def records_of(rows: list[list[list[Any]]], record: TableRecord, region: str,
     keys_json = b""
     keys_size = 0
     partition = ""
-    sized: dict[int, int] = {}  # the rows' values, alive while they are read
-    for entries in rows:
-        for seq, event, keys, new, old, by_service in entries:
-            if old == SAME_AS_LAST or (old is not None and old == last_new):
-                # the record before's new image: the same item, its keys
-                old, old_json, old_size = last_new, last_new_json, last_new_size
-                if new is not None:
-                    new_json = dumps(new)
-                    new_size = size_after(new, old, old_size, sized)
-            else:
-                if new is not None:
-                    new_json = dumps(new)
-                    new_size = item_size(new)
-                if old is not None:
-                    old_json = dumps(old)
-                    old_size = item_size(old)
-                if keys is None:
-                    image = new if new is not None else old
-                    keys = {name: image[name] for name in names}
-                if keys != last_keys:
-                    keys_json = dumps(keys)
-                    partition = _partition_key(dumps([keys[name] for name in names]))
-                    keys_size = item_size(keys)
-                    last_keys = keys
-            size = keys_size
-            if new is None:
-                images = b""
-            else:
-                images = b',"NewImage":' + new_json
-                size += new_size
+    sized: dict[int, int] = {}  # the changes' values, alive while they are read
+    for seq, old, new, by_service, written in changes:
+        if old is not None and (old is last_new or old == last_new):
+            # the record before's new image: the same item, its keys
+            old_json, old_size = last_new_json, last_new_size
+            if new is not None:
+                new_json = dumps(new) if written is None else written
+                new_size = size_after(new, old, old_size, sized)
+        else:
+            if new is not None:
+                new_json = dumps(new) if written is None else written
+                new_size = item_size(new)
             if old is not None:
-                images += b',"OldImage":' + old_json
-                size += old_size
-            yield partition, template % (
-                seq >> 48, seq & 0xFFFF_FFFF_FFFF, _EVENTS[event],
-                service if by_service else b"null", seq // divisor, keys_json, images, size)
-            if new is None:
-                last_new = None
-            else:
-                last_new, last_new_json, last_new_size = new, new_json, new_size
+                old_json = dumps(old)
+                old_size = item_size(old)
+            image = new if new is not None else old
+            assert image is not None
+            keys = {name: image[name] for name in names}
+            if keys != last_keys:
+                keys_json = dumps(keys)
+                partition = _partition_key(dumps([keys[name] for name in names]))
+                keys_size = item_size(keys)
+                last_keys = keys
+        size = keys_size
+        if new is None:
+            images = b""
+            event = b"REMOVE"
+        else:
+            images = b',"NewImage":' + new_json
+            size += new_size
+            event = b"INSERT" if old is None else b"MODIFY"
+        if old is not None:
+            images += b',"OldImage":' + old_json
+            size += old_size
+        append((partition, template % (
+            seq >> 48, seq & 0xFFFF_FFFF_FFFF, event,
+            service if by_service else b"null", seq // divisor, keys_json, images, size)))
+        if new is None:
+            last_new = None
+        else:
+            last_new, last_new_json, last_new_size = new, new_json, new_size
+    return made

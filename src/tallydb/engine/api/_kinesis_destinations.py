@@ -13,7 +13,7 @@ from typing import Any
 from tallydb.engine.api import _streams as streams
 from tallydb.engine.api._access import Resolver, on_table
 from tallydb.engine.api._jobs import integrations
-from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX
+from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX, drop_outbox
 from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -83,6 +83,8 @@ def switched(txn: Transaction, record: TableRecord, kept: list[dict[str, Any]]) 
     while one of them is live, and wake the forwarder."""
     description = {**record.description, KINESIS: {"destinations": kept}}
     live = any(d["DestinationStatus"] in LIVE for d in kept)
+    if live != (CAPTURE in description):  # the capture starts or stops
+        drop_outbox(txn, record)
     if live:
         description[CAPTURE] = {"shard": OUTBOX, "view": "NEW_AND_OLD_IMAGES"}
         description["_KinesisRegion"] = integrations(txn).region

@@ -36,12 +36,21 @@ from typing import Any
 
 import orjson
 
-from tallydb.engine.api._kinesis import CAPTURE, KINESIS, OUTBOX, KinesisError, KinesisSender
+from tallydb.engine.api._kinesis import (
+    CAPTURE,
+    KINESIS,
+    OUTBOX,
+    KinesisError,
+    KinesisSender,
+    changes_of,
+    drop_outbox,
+)
 from tallydb.engine.api._kinesis import records_of as kinesis_records
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
-    Entries,
+    Held,
     first_row,
+    held_changes,
     raise_clock,
     read_through,
     stored_rows,
@@ -192,6 +201,7 @@ class Forwarder:
                     d["DestinationStatus"] in ("ACTIVE", "ENABLING", "UPDATING")
                     for d in destinations):
                 changed.pop(CAPTURE, None)
+                drop_outbox(txn, current)
             txn.update_table(current.with_description(changed))
 
     def _send(self, record: TableRecord, destination: dict[str, Any]) -> bool:
@@ -210,14 +220,17 @@ class Forwarder:
             destination = next((d for d in record.description.get(KINESIS, {}).get(
                 "destinations", []) if d["StreamArn"] == arn), destination)
             blobs: list[tuple[bytes, bytes]] = []
-            held = 0
+            # each row's changes: as the capture held them, or None (parsed below)
+            rows: list[list[Held] | None] = []
+            read = 0
             more = False
             for rk, blob in txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()):
-                if held >= READ_BYTES:
+                if read >= READ_BYTES:
                     more = True
                     break
                 blobs.append((rk, blob))
-                held += len(blob)
+                rows.append(held_changes(record.id, rk, blob))
+                read += len(blob)
             if blobs:  # sent and deleted whole: none of them takes more records
                 read_through(record.id, blobs[-1][0])
         if not blobs:
@@ -229,9 +242,10 @@ class Forwarder:
         numbers: list[int] = []
         owners: list[int] = []
         waiting = [0] * len(blobs)  # records of each row not taken yet
-        rows: list[Entries] = [orjson.loads(blob) for _, blob in blobs]
-        made = kinesis_records(rows, record, region, precision)
-        for row, ((rk, _), entries) in enumerate(zip(blobs, rows, strict=True)):
+        changes = [changes_of(orjson.loads(blob)) if row is None else row
+                   for (_, blob), row in zip(blobs, rows, strict=True)]
+        made = iter(kinesis_records(chain.from_iterable(changes), record, region, precision))
+        for row, ((rk, _), entries) in enumerate(zip(blobs, changes, strict=True)):
             taken = self._taken.get((record.id, rk))
             if taken is None:  # the usual: none of the row taken yet
                 records.extend(islice(made, len(entries)))
