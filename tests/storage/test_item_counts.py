@@ -306,3 +306,23 @@ def test_a_database_with_the_earlier_insert_trigger_loses_it_and_keeps_its_figur
     index = table["GlobalSecondaryIndexes"][0]
     assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
     engine.close()
+
+
+def test_rows_read_from_sqlite_then_rewritten_among_new_ones_are_counted_once(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    for i in range(10):
+        add(engine, f"held{i}", 9)
+    engine.close()
+    engine = Engine(Store(tmp_path))  # nothing cached: each held row is read from SQLite
+    with engine.batch() as call:
+        for name in [f"new{i}" for i in range(5)] + [f"held{i}" for i in range(10)] + [
+                f"new{i}" for i in range(5, 10)]:
+            call("UpdateItem", {"TableName": "tally", "Key": {"PK": {"S": name}},
+                                "UpdateExpression": "ADD n :by",
+                                "ExpressionAttributeValues": {":by": {"N": "1"}}})
+    table = described(engine)
+    assert table["ItemCount"] == 20
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    engine.close()

@@ -169,6 +169,9 @@ OVERLAY_ROWS = 512
 #: cost more (1,000,000 items: 1.05-1.11), so such writes stay at 512.
 OVERLAY_ROWS_CACHED = 2048
 LOG_BYTES = 4 * 1024 * 1024
+#: At most this many rows read from SQLite are remembered as held there
+#: between two bulk writes of the overlay (``Store._held``).
+HELD_ROWS = 4 * OVERLAY_ROWS_CACHED
 #: The page size of a new database (an existing one keeps its own): a
 #: commit appends every page it changed to the WAL, and a counter's change
 #: is a few bytes on one page.
@@ -352,6 +355,10 @@ class Store:
         #: Rows read from SQLite itself (in neither the overlay nor the clean
         #: cache) since the overlay last went into SQLite (``OVERLAY_ROWS_CACHED``).
         self._looked_up = 0
+        #: Rows those reads found (at most ``HELD_ROWS``): SQLite holds them
+        #: committed, so the overlay's puts of them need no lookup to be
+        #: counted (``_put_rows``), nor do those the clean cache holds.
+        self._held: set[RowKey] = set()
         #: The open transaction's item writes, kept the same way until it
         #: commits (None inside a savepoint: writes go straight to SQLite).
         self._pending: dict[RowKey, bytes | None] | None = None
@@ -514,8 +521,18 @@ class Store:
             blob = self._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
                 self._looked_up += 1
-                return self._looked_up_row(row_key)
+                blob = self._looked_up_row(row_key)
+                if blob is not None:
+                    held = self._held
+                    if len(held) >= HELD_ROWS:
+                        held.clear()  # (forgetting costs a lookup at the flush)
+                    held.add(row_key)
         return blob  # type: ignore[return-value]
+
+    def _holds(self, row_key: RowKey) -> bool:
+        """SQLite holds this row committed (known without a lookup): true
+        only between the overlay's bulk writes, for the overlay's write."""
+        return row_key in self._held or self._clean.get(row_key) is not None
 
     def _looked_up_row(self, row_key: RowKey) -> bytes | None:
         """A row's JSON (or None) as SQLite's transaction holds it."""
@@ -536,8 +553,8 @@ class Store:
         if self._deferred:
             self._run_deferred()
         if self._in_sqlite:
-            if not self._overlay_written:
-                _write_rows(self._conn, self._overlay)
+            if not self._overlay_written:  # (the transaction's first write of SQLite)
+                _write_rows(self._conn, self._overlay, self._holds)
                 self._overlay_written = True
                 self._fresh.clear()  # in SQLite now (or again absent, rolled back)
             self._fresh_puts.clear()  # this transaction's writes go to SQLite too
@@ -664,6 +681,7 @@ class Store:
         self._overlay = {}
         self._fresh.clear()
         self._looked_up = 0
+        self._held.clear()
         self._applied = self._lsn
         checkpointer = self._checkpointer
         if checkpointer is not None:
@@ -784,8 +802,10 @@ class Store:
                     self._owner.close()
 
 
-def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -> None:
-    """Write item rows into SQLite: one statement per SQLite table and kind."""
+def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None],
+                holds: Callable[[RowKey], bool] | None = None) -> None:
+    """Write item rows into SQLite: one statement per SQLite table and kind
+    (``holds``: says of some rows that SQLite holds them, ``_put_rows``)."""
     if not rows:
         return
     puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
@@ -798,16 +818,17 @@ def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -
     for source, keys in deletes.items():
         conn.executemany(_row_sql(source).delete, keys)
     for source, entries in puts.items():
-        _put_rows(conn, source, entries)
+        _put_rows(conn, source, entries, holds)
 
 
 def _put_rows(conn: sqlite3.Connection, source: str,
-              entries: list[tuple[bytes, bytes, bytes]]) -> None:
+              entries: list[tuple[bytes, bytes, bytes]],
+              holds: Callable[[RowKey], bool] | None = None) -> None:
     """Put rows (hk, rk, JSON; no key twice) into an items table, counting
     the new ones in ``item_counts``: plain INSERTs (nothing to count per
     row) until one finds its key taken; that row and the rest are upserts,
     counted by the UPDATE trigger where SQLite holds the row, and by one
-    lookup of the absent ones first otherwise."""
+    lookup first of those that ``holds`` does not know SQLite to hold."""
     sql = _row_sql(source)
     inserted = 0
 
@@ -822,7 +843,9 @@ def _put_rows(conn: sqlite3.Connection, source: str,
         conn.executemany(sql.insert, until_one_exists())
     except sqlite3.IntegrityError:  # entries[inserted]'s key is taken, and it is not written
         rest = entries[inserted:]
-        added, added_bytes = _absent(conn, source, rest[1:])
+        unknown = rest[1:] if holds is None else [
+            entry for entry in rest[1:] if not holds((source, entry[0], entry[1]))]
+        added, added_bytes = _absent(conn, source, unknown)
         conn.executemany(sql.put, rest)
     added += inserted
     if added:
