@@ -529,10 +529,6 @@ class Store:
                     held.add(row_key)
         return blob  # type: ignore[return-value]
 
-    def _holds(self, row_key: RowKey) -> bool:
-        """SQLite holds this row committed (known without a lookup): true
-        only between the overlay's bulk writes, for the overlay's write."""
-        return row_key in self._held or self._clean.get(row_key) is not None
 
     def _looked_up_row(self, row_key: RowKey) -> bytes | None:
         """A row's JSON (or None) as SQLite's transaction holds it."""
@@ -554,7 +550,7 @@ class Store:
             self._run_deferred()
         if self._in_sqlite:
             if not self._overlay_written:  # (the transaction's first write of SQLite)
-                _write_rows(self._conn, self._overlay, self._holds)
+                _write_rows(self._conn, self._overlay, (self._held, self._clean))
                 self._overlay_written = True
                 self._fresh.clear()  # in SQLite now (or again absent, rolled back)
             self._fresh_puts.clear()  # this transaction's writes go to SQLite too
@@ -802,10 +798,15 @@ class Store:
                     self._owner.close()
 
 
+#: Rows SQLite is known to hold, committed: a set of some, and the clean
+#: cache (a row it keeps as JSON, not None, is held).
+Held = tuple[set[RowKey], Mapping[RowKey, bytes | None]]
+
+
 def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None],
-                holds: Callable[[RowKey], bool] | None = None) -> None:
+                held: Held | None = None) -> None:
     """Write item rows into SQLite: one statement per SQLite table and kind
-    (``holds``: says of some rows that SQLite holds them, ``_put_rows``)."""
+    (``held``: rows SQLite is known to hold, for ``_put_rows``)."""
     if not rows:
         return
     puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
@@ -818,17 +819,17 @@ def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None],
     for source, keys in deletes.items():
         conn.executemany(_row_sql(source).delete, keys)
     for source, entries in puts.items():
-        _put_rows(conn, source, entries, holds)
+        _put_rows(conn, source, entries, held)
 
 
 def _put_rows(conn: sqlite3.Connection, source: str,
               entries: list[tuple[bytes, bytes, bytes]],
-              holds: Callable[[RowKey], bool] | None = None) -> None:
+              held: Held | None = None) -> None:
     """Put rows (hk, rk, JSON; no key twice) into an items table, counting
     the new ones in ``item_counts``: plain INSERTs (nothing to count per
     row) until one finds its key taken; that row and the rest are upserts,
     counted by the UPDATE trigger where SQLite holds the row, and by one
-    lookup first of those that ``holds`` does not know SQLite to hold."""
+    lookup first of those ``held`` does not know SQLite to hold."""
     sql = _row_sql(source)
     inserted = 0
 
@@ -843,8 +844,13 @@ def _put_rows(conn: sqlite3.Connection, source: str,
         conn.executemany(sql.insert, until_one_exists())
     except sqlite3.IntegrityError:  # entries[inserted]'s key is taken, and it is not written
         rest = entries[inserted:]
-        unknown = rest[1:] if holds is None else [
-            entry for entry in rest[1:] if not holds((source, entry[0], entry[1]))]
+        if held is None:
+            unknown = rest[1:]
+        else:
+            found, kept = held[0], held[1].get
+            unknown = [entry for entry in rest[1:]
+                       if (key := (source, entry[0], entry[1])) not in found
+                       and kept(key) is None]
         added, added_bytes = _absent(conn, source, unknown)
         conn.executemany(sql.put, rest)
     added += inserted
