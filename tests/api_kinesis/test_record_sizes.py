@@ -126,3 +126,41 @@ def test_records_made_from_the_changes_held_are_those_made_from_the_stored_rows(
         rk, blob = list(txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()))[-1]
     assert held_changes(record.id, rk, blob[:-1] + b",1]") is None  # not the bytes written
     engine.close()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_items, min_size=1, max_size=8), st.lists(st.booleans(), min_size=8,
+                                                            max_size=8))
+def test_each_record_of_an_items_run_of_changes_is_made_as_whole(
+        images: list[dict[str, Any]], copied: list[bool]) -> None:
+    """An item's run of changes (each old image the change before's new
+    one, the same object or an equal copy; values kept from it are the same
+    objects), ended by a removal: each record as it is made from nothing."""
+    key = {"PK": {"S": "VID#9f3a"}}
+    news = []
+    for image in images:
+        new = {**image, **key}
+        if news:  # the values an update keeps are the very objects
+            new.update({name: value for name, value in news[-1].items()
+                        if new.get(name) == value})
+        news.append(new)
+    changes: list[Any] = []
+    old = None
+    for i, new in enumerate(news):
+        changes.append((i + 1, old, new, False, orjson.dumps(new) if i % 2 else None))
+        old = orjson.loads(orjson.dumps(new)) if copied[i] else new
+    changes.append((len(news) + 1, old, None, True, None))  # TTL's deletion
+    made = [orjson.loads(data) for _, data in records_of(changes, _record(), "us-east-1",
+                                                         "MICROSECOND")]
+    for (seq, before, after, by_service, _), record in zip(changes, made, strict=True):
+        dynamodb = record["dynamodb"]
+        assert record["eventName"] == ("INSERT" if before is None else
+                                       "REMOVE" if after is None else "MODIFY")
+        assert record["userIdentity"] == (
+            {"type": "Service", "principalId": "dynamodb.amazonaws.com"} if by_service else None)
+        assert dynamodb["Keys"] == key
+        assert dynamodb.get("NewImage") == after
+        assert dynamodb.get("OldImage") == before
+        assert dynamodb["ApproximateCreationDateTime"] == seq // 1000
+        assert dynamodb["SizeBytes"] == item_size(key) + sum(
+            item_size(image) for image in (before, after) if image is not None)

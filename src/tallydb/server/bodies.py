@@ -52,7 +52,9 @@ class BodyBudget:
         #: (but never less than one request of the ``largest`` allowed)
         self.large_limit = max(int(limit * LARGE_SHARE), min(limit, largest))
         self.held = 0
-        self._freed = 0  # released since the heap was last trimmed
+        #: released since the heap was last trimmed (``release``; the
+        #: connection's everyday small body does its steps inline)
+        self.freed = 0
 
     def reserve(self, size: int, body: int = 0) -> bool:
         """Hold ``size`` more bytes of a body of ``body`` bytes (so far;
@@ -66,12 +68,12 @@ class BodyBudget:
 
     def release(self, size: int) -> None:
         self.held -= size
-        self._freed += size
+        self.freed += size
 
     def trim(self) -> None:
         """Return free memory to the OS once many body bytes have been released."""
-        if self._freed >= TRIM_AFTER:
-            self._freed = 0
+        if self.freed >= TRIM_AFTER:
+            self.freed = 0
             trim_heap()
 
 

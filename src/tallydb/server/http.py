@@ -110,7 +110,7 @@ def render(
     end = _ends.get(body) if len(body) <= _SHORT_BODY else None
     if end is None:
         end = _end(body)
-    return b"%s%012d%s" % (head, next(_id_counter) % 10**12, end)
+    return head + b"%012d" % (next(_id_counter) % 10**12) + end  # (quicker than one %)
 
 
 def _end(body: bytes) -> bytes:

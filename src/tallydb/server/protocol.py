@@ -521,7 +521,21 @@ class Connection(asyncio.Protocol):
         if self.held is not None:  # behind a large request being judged: in turn
             self.held.append((ex, reserved))
             return
-        self._dispatch(ex, reserved)
+        if reserved >= SCREENED_ENCODED or ex.response is not None:
+            self._dispatch(ex, reserved)
+            return
+        # (``_dispatch`` of an everyday request, inline: a body too small to
+        # screen gives back its share of the budget, then is routed)
+        if reserved:  # (``BodyBudget.release``)
+            bodies = self.bodies
+            bodies.held -= reserved
+            bodies.freed += reserved
+        try:
+            self.router.route(ex)
+        except Exception:
+            log.exception("routing failed; answering InternalServerError")
+            ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
+        self.batcher.submit(ex)
 
     def _dispatch(self, ex: Exchange, reserved: int) -> None:
         """Route a complete request, or have its large body judged first."""

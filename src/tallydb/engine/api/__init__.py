@@ -605,22 +605,40 @@ class Batch:
     def __enter__(self) -> Callable[..., Response]:
         engine = self._engine
         plain = engine._plain
-        run = engine._run
+        pipeline = engine._run
         in_region = engine._runner
         store = engine.store
         spoiled = self._spoiled
+        # The quick paths ``run`` takes first, taken here (one call fewer a
+        # request): only with no throughput ceilings, only for a caller
+        # whose access decides nothing (None), only where the region does
+        # not matter. Anything they leave goes to ``run`` as before.
+        quick_of = QUICK if pipeline is run else {}
         txn = self._scope.__enter__()
 
         def call(
             operation: str, request: Request, region: str = DEFAULT_REGION,
             access: Access | None = None,
         ) -> Response:
-            runner = run if operation in plain else in_region(operation, region)
+            if operation in plain:
+                runner = pipeline
+                quick = None if access is not None else quick_of.get(operation)
+            else:
+                runner = in_region(operation, region)
+                quick = None
             if operation in READ_ONLY:
+                if quick is not None:
+                    response = quick(txn, request)
+                    if response is not None:
+                        return response
                 return runner(txn, operation, request, access)
             if operation in WRITE_LAST:
                 writes = store.writes
                 try:
+                    if quick is not None:
+                        response = quick(txn, request)
+                        if response is not None:
+                            return response
                     return runner(txn, operation, request, access)
                 except BaseException as error:
                     if store.writes != writes:

@@ -144,14 +144,16 @@ def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None
 #: What every record of a table shares, by (the catalog record's id, region,
 #: precision): the record itself (the id's holder), and what ``_shared`` gives.
 _templates: dict[tuple[int, str, str],
-                 tuple[TableRecord, tuple[tuple[str, ...], bytes, int]]] = {}
+                 tuple[TableRecord, tuple[tuple[str, ...], bytes, bytes, int]]] = {}
 _SERVICE_JSON = orjson.dumps(_SERVICE)
 
 
 def _shared(record: TableRecord, region: str, precision: str
-            ) -> tuple[tuple[str, ...], bytes, int]:
-    """The key's names, the records' % template and the clock's divisor
-    (made once, not once per row: a small group commit's row holds one record)."""
+            ) -> tuple[tuple[str, ...], bytes, bytes, int]:
+    """The key's names, the records' % template, that of a MODIFY not made
+    by TTL (a counter's run: eventID, ApproximateCreationDateTime, Keys,
+    the new and the old image, SizeBytes) and the clock's divisor (made
+    once, not once per row: a small group commit's row holds one record)."""
     key = (id(record), region, precision)
     cached = _templates.get(key)
     if cached is not None and cached[0] is record:
@@ -162,17 +164,21 @@ def _shared(record: TableRecord, region: str, precision: str
     def literal(value: str) -> bytes:  # JSON, as a piece of the % template
         return dumps(value).replace(b"%", b"%%")
 
+    def made(event: bytes, identity: bytes, images: bytes) -> bytes:
+        return (b'{"awsRegion":' + literal(region) + b',"eventID":"' + _EVENT_ID
+                + b'","eventName":"' + event + b'","userIdentity":' + identity
+                + b',"recordFormat":"application/json","tableName":' + literal(record.name)
+                + b',"dynamodb":{"ApproximateCreationDateTime":%d,"Keys":%s' + images
+                + b',"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
+                + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
+
     # eventID (two parts), eventName, userIdentity, ApproximateCreationDateTime,
     # Keys, images, SizeBytes
-    template = (b'{"awsRegion":' + literal(region) + b',"eventID":"' + _EVENT_ID
-                + b'","eventName":"%s","userIdentity":%s,"recordFormat":"application/json",'
-                b'"tableName":'
-                + literal(record.name) + b',"dynamodb":{"ApproximateCreationDateTime":%d,'
-                b'"Keys":%s%s,"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
-                + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
+    template = made(b"%s", b"%s", b"%s")
+    modify = made(b"MODIFY", b"null", b',"NewImage":%s,"OldImage":%s')
     if len(_templates) > 256:
         _templates.clear()
-    found = (names, template, 1000 if precision == "MICROSECOND" else 1_000_000)
+    found = (names, template, modify, 1000 if precision == "MICROSECOND" else 1_000_000)
     _templates[key] = (record, found)
     return found
 
@@ -203,7 +209,7 @@ def records_of(changes: Iterable[Held], record: TableRecord, region: str,
     across rows too) takes that one's JSON and size, and a new image that
     follows it is sized from it (``size_after``); a new image's JSON made by
     its writer is used as it is."""
-    names, template, divisor = _shared(record, region, precision)
+    names, template, modify, divisor = _shared(record, region, precision)
     dumps = orjson.dumps
     service = _SERVICE_JSON
     made: list[tuple[str, bytes]] = []
@@ -217,6 +223,33 @@ def records_of(changes: Iterable[Held], record: TableRecord, region: str,
     partition = ""
     sized: dict[int, int] = {}  # the changes' values, alive while they are read
     for seq, old, new, by_service, written in changes:
+        if (old is not None and new is not None and not by_service
+                and (old is last_new or old == last_new)):
+            # an update of the item of the record before (a counter's run):
+            # its old image is that one's new image, JSON and size
+            new_json = dumps(new) if written is None else written
+            new_size = last_new_size
+            if len(new) == len(old):  # only values changed: size those (``size_after``)
+                for name, value in new.items():
+                    before = old.get(name)
+                    if before is value:
+                        continue
+                    if before is None:  # a name changed
+                        new_size = size_after(new, old, last_new_size, sized)
+                        break
+                    if before != value:
+                        was = sized.get(id(before))
+                        if was is None:
+                            was = attribute_size(before)
+                        now = sized[id(value)] = attribute_size(value)
+                        new_size += now - was
+            else:
+                new_size = size_after(new, old, last_new_size, sized)
+            append((partition, modify % (
+                seq >> 48, seq & 0xFFFF_FFFF_FFFF, seq // divisor, keys_json, new_json,
+                last_new_json, keys_size + new_size + last_new_size)))
+            last_new, last_new_json, last_new_size = new, new_json, new_size
+            continue
         if old is not None and (old is last_new or old == last_new):
             # the record before's new image: the same item, its keys
             old_json, old_size = last_new_json, last_new_size

@@ -49,6 +49,7 @@ from tallydb.engine.values.types import Wording
 
 __all__ = [
     "EXPRESSION_PARAMETERS",
+    "HOT",
     "UpdateRequest",
     "bind_placeholders",
     "check_expression_params",
@@ -282,16 +283,12 @@ def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateReques
 
 def decided_quickly(txn: Transaction, request: Any) -> UpdateRequest | None:
     """``update_request``'s answer for a request of a shape that passed
-    before, or None (then ``update_request`` decides it). The request
-    equal to the last one decided this way (a hot counter's next ``ADD``)
-    gets its decision again with one comparison; any other of a known
-    shape has its values and key checked (``_UpdateShape.decide``).
+    before, or None (then ``update_request`` decides it): its values and
+    key checked (``_UpdateShape.decide``). (The request equal to the last
+    one decided this way, a hot counter's next ``ADD``, is compared with
+    ``HOT`` first, where it is run: ``update_item.quick``.)
     Members outside the model are not read here, as ``known_members``
     drops them."""
-    hot = _hot[0]
-    if hot is not None and hot.last_request == request and hot.last is not None and (
-            txn.table(hot.table_name) is hot.table.record):
-        return hot.last
     shape_key = _update_shape_key(request)
     if shape_key is None:
         return None
@@ -506,7 +503,7 @@ class _UpdateShape:
         """Keep ``decided`` for the next equal request, over copies of the
         key and values (dicts of S/N strings) that nobody else holds; and,
         when the whole request is strings in objects, a copy of it, which
-        ``decided_quickly`` compares the next request with."""
+        ``update_item.quick`` compares the next request with (``HOT``)."""
         key = {name: dict(value) for name, value in key.items()}
         if values is not None:
             values = {ref: dict(value) for ref, value in values.items()}
@@ -523,7 +520,7 @@ class _UpdateShape:
                                   decided.hk, decided.rk)
         self.last_key, self.last_values = key, values
         self.last_request = _strings_only(request)
-        _hot[0] = self if self.last_request is not None else None
+        HOT[0] = self if self.last_request is not None else None
 
 
 def _strings_only(value: Any) -> Any:
@@ -546,7 +543,9 @@ def _strings_only(value: Any) -> Any:
 
 
 _update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}
-#: The shape whose last request ``decided_quickly`` compares first.
-_hot: list[_UpdateShape | None] = [None]
+#: The shape whose last request (``last_request``, strings alone) a request
+#: is compared with first: a hot counter's next request, equal to it, gets
+#: its decision (``last``) again without a check (``update_item.quick``).
+HOT: list[_UpdateShape | None] = [None]
 _NO_VALUES: Mapping[str, Any] = {}
 _SET_TYPES = frozenset({"SS", "NS", "BS"})

@@ -27,6 +27,8 @@ from tallydb.engine.expressions.parser import parse_update
 from tallydb.engine.expressions.paths import Resolved, check_overlaps, resolve
 from tallydb.engine.expressions.projection import project
 from tallydb.engine.expressions.update_apply import (
+    KEEP,
+    REMOVE,
     AddStep,
     DeleteStep,
     Getter,
@@ -94,9 +96,22 @@ class BoundUpdate:
         """The item after the update; ValidationException for what DynamoDB
         refuses at run time (a missing operand, a wrong type, a bad path)."""
         plan = self._plan
-        if plan.flat is not None:
-            return apply_flat(plan.flat, item, self._values)
-        return apply_steps(plan.steps, plan.trie, item, self._values)
+        flat = plan.flat
+        if flat is None:
+            return apply_steps(plan.steps, plan.trie, item, self._values)
+        if len(flat) > 1:
+            return apply_flat(flat, item, self._values)
+        # one action on a top-level attribute (a counter's ``ADD n :one``)
+        (name, step), = flat
+        values = self._values
+        new = step.leaf(item.get(name),
+                        step.evaluate(item, values) if step.computes else None, values)
+        out = dict(item)
+        if new is REMOVE:
+            del out[name]
+        elif new is not KEEP:
+            out[name] = new
+        return out
 
     def with_values(self, values: Mapping[str, AttributeValue]) -> BoundUpdate:
         """The same update over other values (of the same types)."""

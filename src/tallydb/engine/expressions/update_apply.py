@@ -300,17 +300,8 @@ def apply_steps(steps: Sequence[Step], trie: Node, item: Item, values: Values) -
 def apply_flat(flat: Sequence[tuple[str, Step]], item: Item, values: Values) -> Item:
     """``apply_steps`` for steps that all write top-level attributes: the
     same order of evaluation (every SET value from the item as it was, then
-    each leaf), without a trie."""
+    each leaf), without a trie. (One step alone: ``BoundUpdate.apply``.)"""
     out = dict(item)
-    if len(flat) == 1:
-        name, step = flat[0]
-        new = step.leaf(item.get(name),
-                        step.evaluate(item, values) if step.computes else None, values)
-        if new is REMOVE:
-            del out[name]
-        elif new is not KEEP:
-            out[name] = new
-        return out
     computed = [step.evaluate(item, values) for _, step in flat]
     leaves = [step.leaf(item.get(name), computed[i], values)
               for i, (name, step) in enumerate(flat)]
