@@ -245,6 +245,7 @@ class _RowSQL(NamedTuple):
     """The statements on one row of one items table (a table's, an index's)."""
 
     select: str
+    #: an upsert: run only by ``_put_rows``, which counts the rows it inserts
     put: str
     delete: str
     #: a row SQLite must not hold yet (a conflict raises IntegrityError)
@@ -1236,7 +1237,7 @@ class Transaction:
         if pending is not None:
             pending[(record.items_table, hk, rk)] = blob
         else:
-            self._conn.execute(_row_sql(record.items_table).put, (hk, rk, blob))
+            _put_rows(self._conn, record.items_table, [(hk, rk, blob)])
 
     def delete_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> None:
         self._write(record.items_table, hk, rk, None)
