@@ -139,12 +139,12 @@ class Router:
             self.route_other(ex)
             return
         content_type = ex.content_type
+        body = ex.body
         if content_type not in _ACCEPTED_TYPES:
             content_type = _content_type(ex)
-        body = ex.body
-        if body and content_type not in _ACCEPTED_TYPES:
-            ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
-            return
+            if body and content_type not in _ACCEPTED_TYPES:
+                ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+                return
         ex.response_type = _JSON_1_0 if content_type == _JSON_1_0 else _JSON
         if ex.content_encoding is not None:
             try:

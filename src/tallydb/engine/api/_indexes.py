@@ -332,7 +332,8 @@ def write_item(
     write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
     description = record.description
-    if journal is not None or not _WRITE_EXTRAS.isdisjoint(description):
+    # (the keys' view looks up the five names; the set would look up every key)
+    if journal is not None or not description.keys().isdisjoint(_WRITE_EXTRAS):
         _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
     if new is None:
         txn.delete_item(record, hk, rk)

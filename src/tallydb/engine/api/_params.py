@@ -233,7 +233,7 @@ class UpdateRequest:
     its update and condition bound to the request's placeholders, the
     table, and the key (checked against the schema, and encoded)."""
 
-    __slots__ = ("condition", "hk", "key", "return_values", "rk", "table", "update")
+    __slots__ = ("condition", "hk", "key", "plain", "return_values", "rk", "table", "update")
 
     def __init__(self, return_values: str, update: BoundUpdate | None,
                  condition: BoundCondition | None, table: Table, key: Item,
@@ -245,6 +245,9 @@ class UpdateRequest:
         self.key = key
         self.hk = hk
         self.rk = rk
+        #: No item of the update reaches its caller: ReturnValues NONE, and
+        #: no condition to return the item with when it fails.
+        self.plain = return_values == "NONE" and condition is None
 
 
 def update_request(txn: Transaction, request: Mapping[str, Any]) -> UpdateRequest:

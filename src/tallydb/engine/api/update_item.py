@@ -73,7 +73,7 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     # parse of its JSON (equal bytes parse into an equal item; after a
     # commit the store holds a copy of them). (Nothing changes an item once
     # made: ``apply`` copies, the stream and the feed read.)
-    plain = decided.return_values == "NONE" and decided.condition is None
+    plain = decided.plain
     if plain:
         blob = txn.get_item_blob(table.record, hk, rk)
         last = _written[0]
