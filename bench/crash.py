@@ -20,7 +20,8 @@ sent exists; every change of a counter has its record, in order, in the
 counters table's stream (NEW_AND_OLD_IMAGES) and in its Kinesis
 destination's outbox (the server has no Kinesis endpoint, so every record
 waits there): each counter's records count 1, 2, ... up to what is
-stored; `PRAGMA integrity_check` says ok; every restart answered within
+stored; every items table's kept ItemCount and bytes (``item_counts``)
+equal its rows'; `PRAGMA integrity_check` says ok; every restart answered within
 --max-restart seconds. Prints the figures; exits 1 if a check failed.
 
 With ``--global`` the server runs with separate regions and the counters'
@@ -361,6 +362,25 @@ def integrity(data: Path) -> str:
         conn.close()
 
 
+def count_problems(data: Path) -> list[str]:
+    """Each items table whose kept count or bytes (DescribeTable's
+    ItemCount and TableSizeBytes) differ from its rows' (after a clean
+    stop, SQLite holds every row)."""
+    conn = sqlite3.connect(f"file:{data / 'tallydb.sqlite3'}?mode=ro", uri=True)
+    try:
+        problems = []
+        for source, items, size in conn.execute(
+                "SELECT source, items, bytes FROM item_counts").fetchall():
+            rows = tuple(conn.execute(
+                f"SELECT count(*), coalesce(sum(length(item)), 0) FROM {source}").fetchone())
+            if rows != (items, size):
+                problems.append(f"{source}: kept {items} items of {size} bytes, "
+                                f"holds {rows[0]} of {rows[1]}")
+        return problems
+    finally:
+        conn.close()
+
+
 def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap: float,
         max_restart: float, data: Path, replicated: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
@@ -389,6 +409,7 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
         figures["problems"] += stream_problems(server.port)
     code = server.stop()
     figures["integrity_check"] = integrity(data)
+    figures["problems"] += count_problems(data)
     if not replicated:
         figures["problems"] += outbox_problems(data)
     figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated,

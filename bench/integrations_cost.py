@@ -394,7 +394,9 @@ def _server(reps: int, duration: int, conns: int, src: Path) -> None:
     first = statistics.median(rep["rps"] for rep in results["unused"])
     first_cpu = statistics.median(rep["cpu_sent_us"] for rep in results["unused"])
     print(f"\nScenario A (hot-key ADD) through tallydb serve, {conns} connections, "
-          f"{reps} x {duration} s in turn, medians; ratios to unused.\n")
+          f"{reps} x {duration} s in turn, medians; ratios to unused. Server CPU: "
+          "every thread of the server process and of any process it started "
+          "(bench.procstat.cpu_seconds), not the sink's.\n")
     print("| condition | req/s | ratio | per-rep ratios | server CPU µs/req, every record "
           "sent | its ratio |")
     print("|---|---:|---:|---|---:|---:|")

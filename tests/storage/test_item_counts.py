@@ -205,3 +205,124 @@ def test_a_database_with_the_earlier_update_trigger_gets_todays_at_open(tmp_path
     index = table["GlobalSecondaryIndexes"][0]
     assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
     engine.close()
+
+
+def test_a_bulk_write_of_new_keys_among_held_ones_counts_each_new_one_once(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    for i in range(10):
+        put(engine, f"held{i}", kind="k")
+    described(engine)  # (its count puts every row written so far into SQLite)
+    with engine.batch() as call:  # one bulk write: new keys first, then held ones, then new
+        for i in range(5):
+            call("PutItem", {"TableName": "tally", "Item": {
+                "PK": {"S": f"new{i}"}, "kind": {"S": "k"}}})
+        for i in range(5):  # longer, and the first of them as long as it was
+            call("PutItem", {"TableName": "tally", "Item": {
+                "PK": {"S": f"held{i}"}, "kind": {"S": "k" * (1 + i)}}})
+        for i in range(5, 10):
+            call("PutItem", {"TableName": "tally", "Item": {
+                "PK": {"S": f"new{i}"}, "kind": {"S": "kk"}}})
+        call("DeleteItem", {"TableName": "tally", "Key": {"PK": {"S": "held9"}}})
+    table = described(engine)
+    assert table["ItemCount"] == 19
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    index = table["GlobalSecondaryIndexes"][0]
+    assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
+    engine.close()
+
+
+def test_writes_inside_a_savepoint_count_new_and_held_keys(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    put(engine, "held", n="1")
+    described(engine)
+    with engine.batch() as call:  # (in a group commit, an operation of its own savepoint)
+        call("TransactWriteItems", {"TransactItems": [
+            {"Put": {"TableName": "tally", "Item": {"PK": {"S": "held"}, "n": {"S": "12345"}}}},
+            {"Put": {"TableName": "tally", "Item": {"PK": {"S": "fresh"}, "n": {"S": "1"}}}},
+            {"Update": {"TableName": "tally", "Key": {"PK": {"S": "other"}},
+                        "UpdateExpression": "SET n = :n",
+                        "ExpressionAttributeValues": {":n": {"S": "22"}}}},
+        ]})
+    table = described(engine)
+    assert table["ItemCount"] == 3
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    engine.close()
+
+
+def test_tables_restored_or_copied_are_counted(tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    engine.call("UpdateContinuousBackups", {
+        "TableName": "tally",
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}})
+    for i in range(20):
+        put(engine, f"p{i}", kind="k" * (i % 4 + 1))
+    arn = engine.call("CreateBackup", {"TableName": "tally", "BackupName": "kept"}
+                      )["BackupDetails"]["BackupArn"]
+    engine.call("RestoreTableFromBackup", {"TargetTableName": "from_backup", "BackupArn": arn})
+    engine.call("RestoreTableToPointInTime", {
+        "SourceTableName": "tally", "TargetTableName": "in_time",
+        "UseLatestRestorableTime": True})
+    expected = described(engine)
+    assert expected["ItemCount"] == 20
+    for name in ("from_backup", "in_time"):
+        table = engine.call("DescribeTable", {"TableName": name})["Table"]
+        assert (table["ItemCount"], table["TableSizeBytes"]) == (
+            expected["ItemCount"], expected["TableSizeBytes"])
+        index = table["GlobalSecondaryIndexes"][0]
+        assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
+    engine.close()
+
+
+def test_a_database_with_the_earlier_insert_trigger_loses_it_and_keeps_its_figures(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", INDEXED)
+    for i in range(30):
+        put(engine, f"p{i}", kind="k")
+    engine.close()
+    with sqlite3.connect(tmp_path / "tallydb.sqlite3") as conn:  # as the data was written before
+        sources = [row[0] for row in conn.execute("SELECT source FROM item_counts")]
+        assert len(sources) == 2
+        for source in sources:
+            conn.execute(f"""CREATE TRIGGER "{source}_inserted" AFTER INSERT ON {source} BEGIN
+                UPDATE item_counts SET items = items + 1, bytes = bytes + length(NEW.item)
+                WHERE source = '{source}'; END""")
+    engine = Engine(Store(tmp_path))
+    with sqlite3.connect(tmp_path / "tallydb.sqlite3") as conn:
+        names = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'")]
+    assert not [name for name in names if name.endswith("_inserted")]
+    assert len(names) == 4  # each source's update and delete triggers
+    assert described(engine)["ItemCount"] == 30
+    for i in range(25, 40):  # some held, some new: each new one counted once
+        put(engine, f"p{i}", kind="kk")
+    table = described(engine)
+    assert table["ItemCount"] == 40
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    index = table["GlobalSecondaryIndexes"][0]
+    assert (index["ItemCount"], index["IndexSizeBytes"]) == scanned(engine, "by_kind")
+    engine.close()
+
+
+def test_rows_read_from_sqlite_then_rewritten_among_new_ones_are_counted_once(
+        tmp_path: Path) -> None:
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    for i in range(10):
+        add(engine, f"held{i}", 9)
+    engine.close()
+    engine = Engine(Store(tmp_path))  # nothing cached: each held row is read from SQLite
+    with engine.batch() as call:
+        for name in [f"new{i}" for i in range(5)] + [f"held{i}" for i in range(10)] + [
+                f"new{i}" for i in range(5, 10)]:
+            call("UpdateItem", {"TableName": "tally", "Key": {"PK": {"S": name}},
+                                "UpdateExpression": "ADD n :by",
+                                "ExpressionAttributeValues": {":by": {"N": "1"}}})
+    table = described(engine)
+    assert table["ItemCount"] == 20
+    assert (table["ItemCount"], table["TableSizeBytes"]) == scanned(engine)
+    engine.close()

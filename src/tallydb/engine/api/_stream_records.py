@@ -122,7 +122,12 @@ def _hold(table_id: int, rk: bytes, blob: bytes, changes: list[Held]) -> None:
     if _held_count > HELD_CHANGES or len(_held) > HELD_ROWS:
         _held.clear()
         _held_count = 0
-    _held[(table_id, rk)] = (blob, changes)
+    # each new image's JSON copied: orjson's output keeps the 4 KB buffer
+    # it was written into, which thousands of changes held would multiply
+    copy = memoryview
+    _held[(table_id, rk)] = (blob, [
+        change if change[4] is None else (*change[:4], copy(change[4]).tobytes())
+        for change in changes])
     _held_count += len(changes)
 
 

@@ -169,6 +169,9 @@ OVERLAY_ROWS = 512
 #: cost more (1,000,000 items: 1.05-1.11), so such writes stay at 512.
 OVERLAY_ROWS_CACHED = 2048
 LOG_BYTES = 4 * 1024 * 1024
+#: At most this many rows read from SQLite are remembered as held there
+#: between two bulk writes of the overlay (``Store._held``).
+HELD_ROWS = 4 * OVERLAY_ROWS_CACHED
 #: The page size of a new database (an existing one keeps its own): a
 #: commit appends every page it changed to the WAL, and a counter's change
 #: is a few bytes on one page.
@@ -189,20 +192,22 @@ _ITEMS_TABLE = (
     ") WITHOUT ROWID"
 )
 
-#: An items table's row count and bytes, kept by SQLite itself as rows are
-#: written (an upsert that finds its row fires the UPDATE trigger), in the
-#: same transaction: exact after a rollback, a savepoint's or a replay, and
-#: read in one lookup however large the table (DescribeTable's figures).
-#: A row rewritten at its old length (a counter's increment, mostly) changes
-#: neither figure: the UPDATE trigger's ``WHEN`` skips the write of
-#: ``item_counts`` (a seek and a row rewrite each: 0.7 µs of the 5 a row of
-#: a bulk write cost). ``_UPDATED_WHEN`` tells that trigger from the one
-#: databases made before had (``Store._count_uncounted`` replaces it).
+#: An items table's row count and bytes (DescribeTable's figures), kept in
+#: the same transaction as its rows, so exact after a rollback, a
+#: savepoint's or a replay, and read in one lookup however large the table.
+#: A new row is counted by the writer that inserts it (``_put_rows``: a
+#: bulk write of new keys runs no trigger per row, which cost ~1.5 µs of a
+#: row's ~5); an upsert that finds its row, and a deletion, by SQLite's
+#: triggers. A row rewritten at its old length (a counter's increment,
+#: mostly) changes neither figure: the UPDATE trigger's ``WHEN`` skips the
+#: write of ``item_counts`` (a seek and a row rewrite each: 0.7 µs of the 5
+#: a row of a bulk write cost). ``_UPDATED_WHEN`` tells that trigger from
+#: the one databases made before had, and ``_INSERTED`` names the INSERT
+#: trigger they had (``Store._count_uncounted`` replaces the one and drops
+#: the other).
 _UPDATED_WHEN = "WHEN length(NEW.item) != length(OLD.item)"
+_INSERTED = "_inserted"
 _COUNTING = (
-    """CREATE TRIGGER IF NOT EXISTS "{0}_inserted" AFTER INSERT ON {0} BEGIN
-        UPDATE item_counts SET items = items + 1, bytes = bytes + length(NEW.item)
-        WHERE source = '{0}'; END""",
     """CREATE TRIGGER IF NOT EXISTS "{0}_deleted" AFTER DELETE ON {0} BEGIN
         UPDATE item_counts SET items = items - 1, bytes = bytes - length(OLD.item)
         WHERE source = '{0}'; END""",
@@ -211,14 +216,22 @@ _COUNTING = (
         UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
         WHERE source = '{0}'; END""",
 )
+_ADD_COUNTS = "UPDATE item_counts SET items = items + ?, bytes = bytes + ? WHERE source = ?"
+#: Rows a lookup of absent keys takes at once (three parameters each).
+_LOOKUP_ROWS = 300
+
+
+def _recount(conn: sqlite3.Connection, source: str) -> None:
+    """Count ``source``'s rows again from what it holds (one scan)."""
+    conn.execute(
+        f"INSERT OR REPLACE INTO item_counts(source, items, bytes) "
+        f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
 
 
 def _start_counting(conn: sqlite3.Connection, source: str) -> None:
     """Count ``source``'s rows from what it holds now on (a new items
     table, or one of a database made before counts were kept)."""
-    conn.execute(
-        f"INSERT OR REPLACE INTO item_counts(source, items, bytes) "
-        f"SELECT '{source}', count(*), coalesce(sum(length(item)), 0) FROM {source}")
+    _recount(conn, source)
     for trigger in _COUNTING:
         conn.execute(trigger.format(source))
 
@@ -232,8 +245,14 @@ class _RowSQL(NamedTuple):
     """The statements on one row of one items table (a table's, an index's)."""
 
     select: str
+    #: an upsert: run only by ``_put_rows``, which counts the rows it inserts
     put: str
     delete: str
+    #: a row SQLite must not hold yet (a conflict raises IntegrityError)
+    insert: str
+    #: of ``_LOOKUP_ROWS`` (hk, rk, length) rows: how many, and their
+    #: lengths' sum, SQLite does not hold
+    absent: str
 
 
 @functools.lru_cache(maxsize=1024)
@@ -249,7 +268,15 @@ def _row_sql(source: str) -> _RowSQL:
         f"INSERT INTO {source}(hk, rk, item) VALUES (?, ?, ?) "
         "ON CONFLICT(hk, rk) DO UPDATE SET item = excluded.item",
         f"DELETE FROM {source} WHERE hk = ? AND rk = ?",
+        f"INSERT INTO {source}(hk, rk, item) VALUES (?, ?, ?)",
+        _absent_sql(source, _LOOKUP_ROWS),
     )
+
+
+def _absent_sql(source: str, rows: int) -> str:
+    return (f"WITH k(hk, rk, n) AS (VALUES {', '.join(['(?, ?, ?)'] * rows)}) "
+            f"SELECT count(*), coalesce(sum(n), 0) FROM k WHERE NOT EXISTS "
+            f"(SELECT 1 FROM {source} AS t WHERE t.hk = k.hk AND t.rk = k.rk)")
 
 
 class Store:
@@ -329,6 +356,10 @@ class Store:
         #: Rows read from SQLite itself (in neither the overlay nor the clean
         #: cache) since the overlay last went into SQLite (``OVERLAY_ROWS_CACHED``).
         self._looked_up = 0
+        #: Rows those reads found (at most ``HELD_ROWS``): SQLite holds them
+        #: committed, so the overlay's puts of them need no lookup to be
+        #: counted (``_put_rows``), nor do those the clean cache holds.
+        self._held: set[RowKey] = set()
         #: The open transaction's item writes, kept the same way until it
         #: commits (None inside a savepoint: writes go straight to SQLite).
         self._pending: dict[RowKey, bytes | None] | None = None
@@ -414,22 +445,27 @@ class Store:
 
     def _count_uncounted(self) -> None:
         """Start counting the items tables a database made before counts
-        were kept has (once: one scan of each), and give those counted
-        with an UPDATE trigger of before ``_UPDATED_WHEN`` today's (once:
-        the figures stay as they are)."""
+        were kept has (once: one scan of each), give those counted with an
+        UPDATE trigger of before ``_UPDATED_WHEN`` today's, and drop the
+        INSERT triggers of before ``_put_rows`` (once: the figures they
+        kept stay as they are)."""
         counted = {row[0] for row in self._conn.execute("SELECT source FROM item_counts")}
         sources = [source for key, record in self._tables.items()
                    for source in ((record.items_table,) if isinstance(key, str) else ()) +
                    tuple(record.index_table(i) for i in record.indexes)]
         missing = [source for source in sources if source not in counted]
-        outdated = [name for name, sql in self._conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_updated'")
-            if _UPDATED_WHEN not in sql]
-        if missing or outdated:
+        triggers = self._conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        outdated = [name for name, sql in triggers
+                    if name.endswith("_updated") and _UPDATED_WHEN not in sql]
+        inserting = [name for name, _ in triggers if name.endswith(_INSERTED)]
+        if missing or outdated or inserting:
             self._conn.execute("BEGIN IMMEDIATE")
+            for name in inserting:  # its writers count what they insert now
+                self._conn.execute(f'DROP TRIGGER "{name}"')
             for name in outdated:
                 self._conn.execute(f'DROP TRIGGER "{name}"')
-                self._conn.execute(_COUNTING[2].format(name.removesuffix("_updated")))
+                self._conn.execute(_COUNTING[1].format(name.removesuffix("_updated")))
             for source in missing:
                 _start_counting(self._conn, source)
             self._conn.execute("COMMIT")
@@ -486,8 +522,14 @@ class Store:
             blob = self._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
                 self._looked_up += 1
-                return self._looked_up_row(row_key)
+                blob = self._looked_up_row(row_key)
+                if blob is not None:
+                    held = self._held
+                    if len(held) >= HELD_ROWS:
+                        held.clear()  # (forgetting costs a lookup at the flush)
+                    held.add(row_key)
         return blob  # type: ignore[return-value]
+
 
     def _looked_up_row(self, row_key: RowKey) -> bytes | None:
         """A row's JSON (or None) as SQLite's transaction holds it."""
@@ -508,8 +550,8 @@ class Store:
         if self._deferred:
             self._run_deferred()
         if self._in_sqlite:
-            if not self._overlay_written:
-                _write_rows(self._conn, self._overlay)
+            if not self._overlay_written:  # (the transaction's first write of SQLite)
+                _write_rows(self._conn, self._overlay, (self._held, self._clean))
                 self._overlay_written = True
                 self._fresh.clear()  # in SQLite now (or again absent, rolled back)
             self._fresh_puts.clear()  # this transaction's writes go to SQLite too
@@ -636,6 +678,7 @@ class Store:
         self._overlay = {}
         self._fresh.clear()
         self._looked_up = 0
+        self._held.clear()
         self._applied = self._lsn
         checkpointer = self._checkpointer
         if checkpointer is not None:
@@ -756,8 +799,15 @@ class Store:
                     self._owner.close()
 
 
-def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -> None:
-    """Write item rows into SQLite: one statement per SQLite table and kind."""
+#: Rows SQLite is known to hold, committed: a set of some, and the clean
+#: cache (a row it keeps as JSON, not None, is held).
+Held = tuple[set[RowKey], Mapping[RowKey, bytes | None]]
+
+
+def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None],
+                held: Held | None = None) -> None:
+    """Write item rows into SQLite: one statement per SQLite table and kind
+    (``held``: rows SQLite is known to hold, for ``_put_rows``)."""
     if not rows:
         return
     puts: dict[str, list[tuple[bytes, bytes, bytes]]] = {}
@@ -770,7 +820,60 @@ def _write_rows(conn: sqlite3.Connection, rows: Mapping[RowKey, bytes | None]) -
     for source, keys in deletes.items():
         conn.executemany(_row_sql(source).delete, keys)
     for source, entries in puts.items():
-        conn.executemany(_row_sql(source).put, entries)
+        _put_rows(conn, source, entries, held)
+
+
+def _put_rows(conn: sqlite3.Connection, source: str,
+              entries: list[tuple[bytes, bytes, bytes]],
+              held: Held | None = None) -> None:
+    """Put rows (hk, rk, JSON; no key twice) into an items table, counting
+    the new ones in ``item_counts``: plain INSERTs (nothing to count per
+    row) until one finds its key taken; that row and the rest are upserts,
+    counted by the UPDATE trigger where SQLite holds the row, and by one
+    lookup first of those ``held`` does not know SQLite to hold."""
+    sql = _row_sql(source)
+    inserted = 0
+
+    def until_one_exists() -> Iterator[tuple[bytes, bytes, bytes]]:
+        nonlocal inserted
+        for entry in entries:
+            yield entry
+            inserted += 1  # (asked for the next: this one was written)
+
+    added = added_bytes = 0
+    try:
+        conn.executemany(sql.insert, until_one_exists())
+    except sqlite3.IntegrityError:  # entries[inserted]'s key is taken, and it is not written
+        rest = entries[inserted:]
+        if held is None:
+            unknown = rest[1:]
+        else:
+            found, kept = held[0], held[1].get
+            unknown = [entry for entry in rest[1:]
+                       if (key := (source, entry[0], entry[1])) not in found
+                       and kept(key) is None]
+        added, added_bytes = _absent(conn, source, unknown)
+        conn.executemany(sql.put, rest)
+    added += inserted
+    if added:
+        added_bytes += sum(len(blob) for _, _, blob in entries[:inserted])
+        conn.execute(_ADD_COUNTS, (added, added_bytes, source))
+
+
+def _absent(conn: sqlite3.Connection, source: str,
+            entries: list[tuple[bytes, bytes, bytes]]) -> tuple[int, int]:
+    """How many of ``entries``' keys SQLite does not hold, and their new
+    JSON's bytes (before they are written)."""
+    count = size = 0
+    for start in range(0, len(entries), _LOOKUP_ROWS):
+        part = entries[start:start + _LOOKUP_ROWS]
+        sql = (_row_sql(source).absent if len(part) == _LOOKUP_ROWS
+               else _absent_sql(source, len(part)))
+        found = conn.execute(sql, [value for hk, rk, blob in part
+                                   for value in (hk, rk, len(blob))]).fetchone()
+        count += found[0]
+        size += found[1]
+    return count, size
 
 
 class StoreInUseError(RuntimeError):
@@ -1134,7 +1237,7 @@ class Transaction:
         if pending is not None:
             pending[(record.items_table, hk, rk)] = blob
         else:
-            self._conn.execute(_row_sql(record.items_table).put, (hk, rk, blob))
+            _put_rows(self._conn, record.items_table, [(hk, rk, blob)])
 
     def delete_item(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> None:
         self._write(record.items_table, hk, rk, None)
@@ -1199,7 +1302,7 @@ class Transaction:
         elif blob is None:
             self._conn.execute(_row_sql(source).delete, (hk, rk))
         else:
-            self._conn.execute(_row_sql(source).put, (hk, rk, blob))
+            _put_rows(self._conn, source, [(hk, rk, blob)])
 
     def items(
         self,
@@ -1363,9 +1466,11 @@ class Transaction:
         self._store._begin_sqlite()  # every item write so far is in SQLite's transaction
         copy = _KEEP_ROWS if keep else _COPY_ROWS
         if index is None:
-            self._conn.execute(copy.format(target.items_table, source.items_table))
+            into, rows = target.items_table, source.items_table
         else:
-            self._conn.execute(copy.format(target.index_table(index), source.index_table(index)))
+            into, rows = target.index_table(index), source.index_table(index)
+        self._conn.execute(copy.format(into, rows))
+        _recount(self._conn, into)  # (no trigger counts what a copy inserts)
 
     def put_rows(self, record: TableRecord, rows: Mapping[tuple[bytes, bytes], bytes | None]
                  ) -> None:
@@ -1398,6 +1503,7 @@ class Transaction:
             else:
                 continue
             self._conn.execute(_COPY_ROWS.format(target, copy))
+            _recount(self._conn, target)  # (no trigger counts what a copy inserts)
 
     def delete_snapshot(self, name: str) -> None:
         self._store._begin_sqlite()
