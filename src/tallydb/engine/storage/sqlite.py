@@ -348,8 +348,9 @@ class Store:
         #: cache) since the overlay last went into SQLite (``OVERLAY_ROWS_CACHED``).
         self._looked_up = 0
         #: Rows those reads found (at most ``HELD_ROWS``): SQLite holds them
-        #: committed, so the overlay's puts of them need no lookup to be
-        #: counted (``_put_rows``), nor do those the clean cache holds.
+        #: committed, so the overlay's puts of them are counted by the
+        #: UPDATE trigger alone (``_put_rows``), as are those the clean
+        #: cache holds.
         self._held: set[RowKey] = set()
         #: The open transaction's item writes, kept the same way until it
         #: commits (None inside a savepoint: writes go straight to SQLite).
