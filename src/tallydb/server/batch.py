@@ -37,6 +37,10 @@ DISK_FULL = (
 )
 
 
+#: The answer of most writes (``{}``), as ``orjson.dumps`` would make it:
+#: one object, whose hash ``http.render``'s cache computes once.
+_EMPTY_OBJECT = b"{}"
+
 #: No operation reports its units while no page listens (``Batcher._run``).
 _NO_REPORT: tuple[frozenset[str], UnitsReport] = (frozenset(), UnitsReport())
 
@@ -181,8 +185,8 @@ class Batcher:
                             result = call(operation, ex.request, ex.region, ex.access)
                             observe.answered(ex, result, asked, units)
                         ex.response = render(
-                            200, b"" if operation in no_output else dumps(result),
-                            ex.response_type, ex.extra, ex.coding)
+                            200, b"" if operation in no_output else dumps(result) if result
+                            else _EMPTY_OBJECT, ex.response_type, ex.extra, ex.coding)
                     except DynamoDBError as error:
                         if metrics is not None:
                             observe.refused(ex, error)

@@ -217,8 +217,6 @@ _COUNTING = (
         WHERE source = '{0}'; END""",
 )
 _ADD_COUNTS = "UPDATE item_counts SET items = items + ?, bytes = bytes + ? WHERE source = ?"
-#: Rows a lookup of absent keys takes at once (three parameters each).
-_LOOKUP_ROWS = 300
 
 
 def _recount(conn: sqlite3.Connection, source: str) -> None:
@@ -250,9 +248,8 @@ class _RowSQL(NamedTuple):
     delete: str
     #: a row SQLite must not hold yet (a conflict raises IntegrityError)
     insert: str
-    #: of ``_LOOKUP_ROWS`` (hk, rk, length) rows: how many, and their
-    #: lengths' sum, SQLite does not hold
-    absent: str
+    #: an empty row where SQLite holds none (the put that follows fills it)
+    reserve: str
 
 
 @functools.lru_cache(maxsize=1024)
@@ -269,14 +266,8 @@ def _row_sql(source: str) -> _RowSQL:
         "ON CONFLICT(hk, rk) DO UPDATE SET item = excluded.item",
         f"DELETE FROM {source} WHERE hk = ? AND rk = ?",
         f"INSERT INTO {source}(hk, rk, item) VALUES (?, ?, ?)",
-        _absent_sql(source, _LOOKUP_ROWS),
+        f"INSERT OR IGNORE INTO {source}(hk, rk, item) VALUES (?, ?, x'')",
     )
-
-
-def _absent_sql(source: str, rows: int) -> str:
-    return (f"WITH k(hk, rk, n) AS (VALUES {', '.join(['(?, ?, ?)'] * rows)}) "
-            f"SELECT count(*), coalesce(sum(n), 0) FROM k WHERE NOT EXISTS "
-            f"(SELECT 1 FROM {source} AS t WHERE t.hk = k.hk AND t.rk = k.rk)")
 
 
 class Store:
@@ -357,8 +348,9 @@ class Store:
         #: cache) since the overlay last went into SQLite (``OVERLAY_ROWS_CACHED``).
         self._looked_up = 0
         #: Rows those reads found (at most ``HELD_ROWS``): SQLite holds them
-        #: committed, so the overlay's puts of them need no lookup to be
-        #: counted (``_put_rows``), nor do those the clean cache holds.
+        #: committed, so the overlay's puts of them are counted by the
+        #: UPDATE trigger alone (``_put_rows``), as are those the clean
+        #: cache holds.
         self._held: set[RowKey] = set()
         #: The open transaction's item writes, kept the same way until it
         #: commits (None inside a savepoint: writes go straight to SQLite).
@@ -829,8 +821,10 @@ def _put_rows(conn: sqlite3.Connection, source: str,
     """Put rows (hk, rk, JSON; no key twice) into an items table, counting
     the new ones in ``item_counts``: plain INSERTs (nothing to count per
     row) until one finds its key taken; that row and the rest are upserts,
-    counted by the UPDATE trigger where SQLite holds the row, and by one
-    lookup first of those ``held`` does not know SQLite to hold."""
+    their bytes counted by the UPDATE trigger. Those of them ``held`` does
+    not know SQLite to hold go in first as empty rows where SQLite has none
+    (INSERT OR IGNORE: how many it inserted is the count of new items), so
+    that the upsert finds every row and the trigger counts all the bytes."""
     sql = _row_sql(source)
     inserted = 0
 
@@ -840,7 +834,7 @@ def _put_rows(conn: sqlite3.Connection, source: str,
             yield entry
             inserted += 1  # (asked for the next: this one was written)
 
-    added = added_bytes = 0
+    added = 0
     try:
         conn.executemany(sql.insert, until_one_exists())
     except sqlite3.IntegrityError:  # entries[inserted]'s key is taken, and it is not written
@@ -852,28 +846,12 @@ def _put_rows(conn: sqlite3.Connection, source: str,
             unknown = [entry for entry in rest[1:]
                        if (key := (source, entry[0], entry[1])) not in found
                        and kept(key) is None]
-        added, added_bytes = _absent(conn, source, unknown)
+        if unknown:
+            added = conn.executemany(sql.reserve, [(hk, rk) for hk, rk, _ in unknown]).rowcount
         conn.executemany(sql.put, rest)
-    added += inserted
-    if added:
-        added_bytes += sum(len(blob) for _, _, blob in entries[:inserted])
-        conn.execute(_ADD_COUNTS, (added, added_bytes, source))
-
-
-def _absent(conn: sqlite3.Connection, source: str,
-            entries: list[tuple[bytes, bytes, bytes]]) -> tuple[int, int]:
-    """How many of ``entries``' keys SQLite does not hold, and their new
-    JSON's bytes (before they are written)."""
-    count = size = 0
-    for start in range(0, len(entries), _LOOKUP_ROWS):
-        part = entries[start:start + _LOOKUP_ROWS]
-        sql = (_row_sql(source).absent if len(part) == _LOOKUP_ROWS
-               else _absent_sql(source, len(part)))
-        found = conn.execute(sql, [value for hk, rk, blob in part
-                                   for value in (hk, rk, len(blob))]).fetchone()
-        count += found[0]
-        size += found[1]
-    return count, size
+    if inserted or added:
+        conn.execute(_ADD_COUNTS, (
+            inserted + added, sum(len(blob) for _, _, blob in entries[:inserted]), source))
 
 
 class StoreInUseError(RuntimeError):
