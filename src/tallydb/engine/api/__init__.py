@@ -612,7 +612,8 @@ class Batch:
         # The quick paths ``run`` takes first, taken here (one call fewer a
         # request): only with no throughput ceilings, only for a caller
         # whose access decides nothing (None), only where the region does
-        # not matter. Anything they leave goes to ``run`` as before.
+        # not matter. Anything they leave goes to ``run`` past its own try
+        # of them (an ``operate`` given: the default one, ``_operate``).
         quick_of = QUICK if pipeline is run else {}
         txn = self._scope.__enter__()
 
@@ -631,6 +632,7 @@ class Batch:
                     response = quick(txn, request)
                     if response is not None:
                         return response
+                    return run(txn, operation, request, None, _operate)
                 return runner(txn, operation, request, access)
             if operation in WRITE_LAST:
                 writes = store.writes
@@ -639,6 +641,7 @@ class Batch:
                         response = quick(txn, request)
                         if response is not None:
                             return response
+                        return run(txn, operation, request, None, _operate)
                     return runner(txn, operation, request, access)
                 except BaseException as error:
                     if store.writes != writes:
