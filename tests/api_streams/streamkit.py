@@ -95,7 +95,8 @@ def data_directory(backend: Any) -> Path:
 
 def signed_iterator(data: Path, arn: str, shard: str, after: int, issued: float) -> str:
     """A shard iterator as the server whose data is in ``data`` signs one:
-    its fields, then an HMAC-SHA256 (16 bytes) under the key kept there."""
+    its fields, then an HMAC-SHA256 (16 bytes) under the key kept there
+    (made with the server's first iterator: issue one before)."""
     key = (data / "shard-iterator.key").read_bytes()
     payload = orjson.dumps([arn, shard, after, issued])
     mac = hmac.new(key, payload, hashlib.sha256).digest()[:16]

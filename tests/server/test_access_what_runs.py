@@ -314,6 +314,7 @@ def test_a_hand_made_iterator_reads_nothing(world: World) -> None:
 
 
 def test_the_iterator_key_is_kept_in_the_data_directory(world: World) -> None:
+    world.iterator("other")  # (the key is made with the server's first iterator)
     data = Path(world.server.args[world.server.args.index("--data") + 1])
     key = data / "shard-iterator.key"
     assert len(key.read_bytes()) == 32
