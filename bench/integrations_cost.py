@@ -66,6 +66,7 @@ from bench import procstat
 from bench.callgrind import collected
 
 BATCH = 64
+ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/bench"
 REQUEST = {"TableName": "videos", "Key": {"PK": {"S": "VID#9f3a"}},
            "UpdateExpression": "ADD play_count :one",
            "ExpressionAttributeValues": {":one": {"N": "1"}}}
@@ -429,6 +430,45 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
               f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} |")
 
 
+def _deliver(rows: int, size: int, repeats: int) -> None:
+    """The worker process's cost a record: ``deliver`` (parse the rows, make
+    the records, sign and send them) of a counter's ``rows`` outbox rows of
+    ``size`` changes each, to ``bench.kinesis_sink``, in this process (the
+    least process time of ``repeats``)."""
+    from tallydb.engine.api._kinesis_worker import deliver
+    from tallydb.server.connectors import KinesisStreams
+
+    with tempfile.TemporaryDirectory() as data, _sink() as sink:
+        engine, _ = _engine("unused", data)
+        engine.call("EnableKinesisStreamingDestination", {  # no endpoint: the rows wait
+            "TableName": "videos", "StreamArn": ARN})
+        for _ in range(rows):
+            with engine.batch() as call:
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        import orjson
+
+        from tallydb.engine.api._kinesis import OUTBOX
+        from tallydb.engine.api._stream_records import STREAM_SOURCE
+
+        with engine.store.transaction() as txn:
+            record = txn.table("videos")
+            stored = [(blob, frozenset[int]()) for _, blob in txn.appended_rows(
+                record, STREAM_SOURCE, OUTBOX.encode())]
+        engine.close()
+        records = sum(len(orjson.loads(blob)) for blob, _ in stored)
+        sender = KinesisStreams(sink)
+        job = (ARN, "videos", ("PK",), "us-east-1", "MILLISECOND", stored)
+        best = float("inf")
+        for _ in range(repeats + 1):  # the first: a connection opened, caches filled
+            began = time.process_time()
+            report = deliver(sender, job)
+            best = min(best, time.process_time() - began)
+        assert report[1] is None and all(row is None for row in report[0]), report
+    print(f"the worker's deliver: {records:,} records in {len(stored)} rows, "
+          f"{best / records * 1e6:.2f} µs a record (least of {repeats})")
+
+
 def _export_only(items: int) -> None:
     result = export_time(items)
     print(f"export of {result['items']:,} items: {result['export_s']:.1f} s "
@@ -462,6 +502,9 @@ def main() -> None:
                         help="scenario A through tallydb serve, without and with a destination")
     parser.add_argument("--duration", type=int, default=5, help="--server: seconds per run")
     parser.add_argument("--conns", type=int, default=64, help="--server: wrk connections")
+    parser.add_argument("--deliver", action="store_true",
+                        help="the worker process's cost a record (in this process, "
+                             "--changes changes in rows of --batch)")
     parser.add_argument("--worker-cpus",
                         help="--server: CPUs for the destination's worker process (default: "
                              "the server's, which it inherits; e.g. the load side's, as an "
@@ -472,6 +515,9 @@ def main() -> None:
         return
     if args.callgrind:
         _callgrind(args.changes, args.batch, args.src, args.modes.split(","))
+        return
+    if args.deliver:
+        _deliver(max(1, args.changes // args.batch), args.batch, args.reps * 5)
         return
     if args.server:
         _server(args.reps, args.duration, args.conns, args.src, args.worker_cpus)
