@@ -6,6 +6,7 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost --only-export --export-items 1000000
     .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
     .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
+    .venv/bin/python -m bench.integrations_cost --deliver --changes 4000 --batch 40
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
 ...), so that a busy machine slows them alike: a hot-key ``UpdateItem ADD``
@@ -16,9 +17,9 @@ for ``--seconds``; it reports requests a second and CPU seconds a request:
 * ``base``: ``--base``'s engine (exported with ``git archive``), no integration;
 * ``unused``: this tree, no integration in use;
 * ``kinesis``: this tree, the table with an ACTIVE Kinesis destination, the
-  forwarder reading, encoding and deleting every record on its thread (the
-  sender takes every record at once: what Kinesis costs on its side is not
-  the server's);
+  forwarder reading and deleting every row on its thread and its worker
+  process making and "sending" the records (the sender takes every record
+  at once: what Kinesis costs on its side is not the server's);
 * ``export``: this tree, a 200,000-item table of the same store being
   exported, over and over, by the export job on its thread.
 
@@ -34,14 +35,19 @@ Two more measures of a Kinesis destination's cost, steadier on a busy machine:
 * ``--callgrind``: instructions per change (callgrind, so whatever else the
   machine does) of a process making ``--changes`` changes in batches of
   ``--batch`` as above, counted (every thread: the forwarder's, the
-  checkpointer's) from the first batch until its forwarder sent every
-  record, for ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and
-  valgrind's headers: a two-function library marks the section);
+  checkpointer's; not the destination's worker process, which callgrind
+  does not follow) from the first batch until the outbox is empty, for
+  ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and valgrind's
+  headers: a two-function library marks the section);
 * ``--server``: scenario A (hot-key ADD, ``bench.run``'s) through real
   ``tallydb serve`` processes in turn, with wrk: one whose counters table has
   no destination and one whose table has an ACTIVE destination sending to
-  ``bench.kinesis_sink``; req/s and the server's CPU per request (the sink's
-  own CPU is not the server's), medians and the ratio to the first.
+  ``bench.kinesis_sink``; req/s, the serving process's CPU per request and
+  the total with the processes it started (the destination's worker; the
+  sink's own CPU is not the server's), medians and the ratios to the first
+  (``--worker-cpus`` places the worker);
+* ``--deliver``: the worker's cost a record, ``deliver`` of a counter's
+  outbox rows to ``bench.kinesis_sink``, in one process.
 """
 
 from __future__ import annotations
