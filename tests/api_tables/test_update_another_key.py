@@ -206,3 +206,29 @@ def test_another_key_is_decided_by_its_key_alone(engines: tuple[Engine, Engine])
                                                              ":s": {"S": "on"}}},
                      {**other, "Extra": "member"}):
             assert hot.other_key(txn, near) is None
+
+
+def test_a_table_made_again_is_not_decided_from_the_old_one() -> None:
+    """A remembered shape is for the very table it was decided on: the
+    table deleted and made again with another key type, a request of the
+    shape gets the new table's answer."""
+    engine = _engine()
+    try:
+        good = {"TableName": "plays", "Key": SHAPE_KEY["plays"], **SHAPES[0]}
+        _forget()
+        for _ in range(2):
+            engine.call("UpdateItem", copy.deepcopy(good))
+        assert _params.HOT[0] is not None
+        engine.call("DeleteTable", {"TableName": "plays"})
+        engine.call("CreateTable", {
+            "TableName": "plays", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "N"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        request = {**copy.deepcopy(good), "Key": {"pk": {"S": "x"}}}
+        remembered = _outcome(engine, request)
+        _forget()
+        assert remembered == _outcome(engine, request)
+        assert remembered[:2] == ("refused", "ValidationException")
+        assert _items(engine) == []
+    finally:
+        engine.close()

@@ -551,7 +551,7 @@ class _UpdateShape:
         table = self.table
         if txn.table(self.table_name) is not table.record:
             return None  # the table was deleted or changed since
-        key = request.get("Key")
+        key: Any = request.get("Key")  # (absent: None, refused by ``encode_plain``)
         encoded = self.keys.encode_plain(key)
         if encoded is None:
             return None
