@@ -1386,10 +1386,6 @@ class Transaction:
             "ON CONFLICT(kind, name) DO UPDATE SET body = excluded.body",
             (kind, name, orjson.dumps(body)))
 
-    def delete_document(self, kind: str, name: str) -> None:
-        self._store._begin_sqlite()
-        self._conn.execute("DELETE FROM documents WHERE kind = ? AND name = ?", (kind, name))
-
     # -- TransactWriteItems' client tokens -----------------------------------
 
     def get_token(self, token: str) -> tuple[bytes, float, bytes] | None:
