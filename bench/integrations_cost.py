@@ -6,6 +6,7 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost --only-export --export-items 1000000
     .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
     .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
+    .venv/bin/python -m bench.integrations_cost --deliver --changes 4000 --batch 40
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
 ...), so that a busy machine slows them alike: a hot-key ``UpdateItem ADD``
@@ -16,9 +17,9 @@ for ``--seconds``; it reports requests a second and CPU seconds a request:
 * ``base``: ``--base``'s engine (exported with ``git archive``), no integration;
 * ``unused``: this tree, no integration in use;
 * ``kinesis``: this tree, the table with an ACTIVE Kinesis destination, the
-  forwarder reading, encoding and deleting every record on its thread (the
-  sender takes every record at once: what Kinesis costs on its side is not
-  the server's);
+  forwarder reading and deleting every row on its thread and its worker
+  process making and "sending" the records (the sender takes every record
+  at once: what Kinesis costs on its side is not the server's);
 * ``export``: this tree, a 200,000-item table of the same store being
   exported, over and over, by the export job on its thread.
 
@@ -34,14 +35,19 @@ Two more measures of a Kinesis destination's cost, steadier on a busy machine:
 * ``--callgrind``: instructions per change (callgrind, so whatever else the
   machine does) of a process making ``--changes`` changes in batches of
   ``--batch`` as above, counted (every thread: the forwarder's, the
-  checkpointer's) from the first batch until its forwarder sent every
-  record, for ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and
-  valgrind's headers: a two-function library marks the section);
+  checkpointer's; not the destination's worker process, which callgrind
+  does not follow) from the first batch until the outbox is empty, for
+  ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and valgrind's
+  headers: a two-function library marks the section);
 * ``--server``: scenario A (hot-key ADD, ``bench.run``'s) through real
   ``tallydb serve`` processes in turn, with wrk: one whose counters table has
   no destination and one whose table has an ACTIVE destination sending to
-  ``bench.kinesis_sink``; req/s and the server's CPU per request (the sink's
-  own CPU is not the server's), medians and the ratio to the first.
+  ``bench.kinesis_sink``; req/s, the serving process's CPU per request and
+  the total with the processes it started (the destination's worker; the
+  sink's own CPU is not the server's), medians and the ratios to the first
+  (``--worker-cpus`` places the worker);
+* ``--deliver``: the worker's cost a record, ``deliver`` of a counter's
+  outbox rows to ``bench.kinesis_sink``, in one process.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ from bench import procstat
 from bench.callgrind import collected
 
 BATCH = 64
+ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/bench"
 REQUEST = {"TableName": "videos", "Key": {"PK": {"S": "VID#9f3a"}},
            "UpdateExpression": "ADD play_count :one",
            "ExpressionAttributeValues": {":one": {"N": "1"}}}
@@ -429,6 +436,45 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
               f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} |")
 
 
+def _deliver(rows: int, size: int, repeats: int) -> None:
+    """The worker process's cost a record: ``deliver`` (parse the rows, make
+    the records, sign and send them) of a counter's ``rows`` outbox rows of
+    ``size`` changes each, to ``bench.kinesis_sink``, in this process (the
+    least process time of ``repeats``)."""
+    from tallydb.engine.api._kinesis_worker import deliver
+    from tallydb.server.connectors import KinesisStreams
+
+    with tempfile.TemporaryDirectory() as data, _sink() as sink:
+        engine, _ = _engine("unused", data)
+        engine.call("EnableKinesisStreamingDestination", {  # no endpoint: the rows wait
+            "TableName": "videos", "StreamArn": ARN})
+        for _ in range(rows):
+            with engine.batch() as call:
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        import orjson
+
+        from tallydb.engine.api._kinesis import OUTBOX
+        from tallydb.engine.api._stream_records import STREAM_SOURCE
+
+        with engine.store.transaction() as txn:
+            record = txn.table("videos")
+            stored = [(blob, frozenset[int]()) for _, blob in txn.appended_rows(
+                record, STREAM_SOURCE, OUTBOX.encode())]
+        engine.close()
+        records = sum(len(orjson.loads(blob)) for blob, _ in stored)
+        sender = KinesisStreams(sink)
+        job = (ARN, "videos", ("PK",), "us-east-1", "MILLISECOND", stored)
+        best = float("inf")
+        for _ in range(repeats + 1):  # the first: a connection opened, caches filled
+            began = time.process_time()
+            report = deliver(sender, job)
+            best = min(best, time.process_time() - began)
+        assert report[1] is None and all(row is None for row in report[0]), report
+    print(f"the worker's deliver: {records:,} records in {len(stored)} rows, "
+          f"{best / records * 1e6:.2f} µs a record (least of {repeats})")
+
+
 def _export_only(items: int) -> None:
     result = export_time(items)
     print(f"export of {result['items']:,} items: {result['export_s']:.1f} s "
@@ -462,6 +508,9 @@ def main() -> None:
                         help="scenario A through tallydb serve, without and with a destination")
     parser.add_argument("--duration", type=int, default=5, help="--server: seconds per run")
     parser.add_argument("--conns", type=int, default=64, help="--server: wrk connections")
+    parser.add_argument("--deliver", action="store_true",
+                        help="the worker process's cost a record (in this process, "
+                             "--changes changes in rows of --batch)")
     parser.add_argument("--worker-cpus",
                         help="--server: CPUs for the destination's worker process (default: "
                              "the server's, which it inherits; e.g. the load side's, as an "
@@ -472,6 +521,9 @@ def main() -> None:
         return
     if args.callgrind:
         _callgrind(args.changes, args.batch, args.src, args.modes.split(","))
+        return
+    if args.deliver:
+        _deliver(max(1, args.changes // args.batch), args.batch, args.reps * 5)
         return
     if args.server:
         _server(args.reps, args.duration, args.conns, args.src, args.worker_cpus)

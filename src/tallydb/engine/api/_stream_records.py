@@ -206,7 +206,7 @@ class _Capture:
         for seq, old, new, by_service, encoded in self.records:
             if both and old is not None and new is not None:  # a counter's run
                 append((seq, 1, None, new if encoded is None else fragment(encoded),
-                        SAME_AS_LAST if old == last else old, by_service))
+                        SAME_AS_LAST if old is last or old == last else old, by_service))
                 last = new
                 continue
             event = 0 if old is None else 2 if new is None else 1
@@ -215,7 +215,8 @@ class _Capture:
                 stored_new = new if encoded is None else fragment(encoded)
             stored_old: Any = None
             if keep_old and old is not None:
-                stored_old = SAME_AS_LAST if last is not None and old == last else old
+                stored_old = (SAME_AS_LAST if last is not None and (old is last or old == last)
+                              else old)
             keys = None
             if stored_new is None and stored_old is None:
                 image = new if new is not None else old
