@@ -430,7 +430,9 @@ class _UpdateShape:
         self.last_key: Any = None
         self.last_values: Any = None
         self.last_request: Any = None  # the whole request, when it is strings alone
-        self.keyless: Any = None  # that request with its Key member None (``other_key``)
+        #: that request with its Key member None, and its decision, set
+        #: together (a thread reads the pair at once: ``other_key``)
+        self.keyless: tuple[dict[str, Any], UpdateRequest] | None = None
         self.misses = 0  # requests since the last one equal to the remembered one
 
     def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None,
@@ -525,7 +527,7 @@ class _UpdateShape:
         self.last_key, self.last_values = key, values
         self.last_request = last_request = _strings_only(request)
         if last_request is not None:
-            self.keyless = {**last_request, "Key": None}
+            self.keyless = {**last_request, "Key": None}, self.last
             HOT[0] = self
         else:
             self.keyless = None
@@ -546,7 +548,7 @@ class _UpdateShape:
         it went before: ``decided_quickly``, then every check."""
         keyless = self.keyless
         if (keyless is None or type(request) is not dict
-                or {**request, "Key": None} != keyless):
+                or {**request, "Key": None} != keyless[0]):
             return None
         table = self.table
         if txn.table(self.table_name) is not table.record:
@@ -555,8 +557,7 @@ class _UpdateShape:
         encoded = self.keys.encode_plain(key)
         if encoded is None:
             return None
-        last = self.last
-        assert last is not None  # remembered with ``keyless``
+        last = keyless[1]
         return UpdateRequest(last.return_values, last.update, last.condition, table, key,
                              *encoded)
 
