@@ -6,6 +6,7 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost --only-export --export-items 1000000
     .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
     .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
+    .venv/bin/python -m bench.integrations_cost --deliver --changes 4000 --batch 40
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
 ...), so that a busy machine slows them alike: a hot-key ``UpdateItem ADD``
@@ -16,9 +17,9 @@ for ``--seconds``; it reports requests a second and CPU seconds a request:
 * ``base``: ``--base``'s engine (exported with ``git archive``), no integration;
 * ``unused``: this tree, no integration in use;
 * ``kinesis``: this tree, the table with an ACTIVE Kinesis destination, the
-  forwarder reading, encoding and deleting every record on its thread (the
-  sender takes every record at once: what Kinesis costs on its side is not
-  the server's);
+  forwarder reading and deleting every row on its thread and its worker
+  process making and "sending" the records (the sender takes every record
+  at once: what Kinesis costs on its side is not the server's);
 * ``export``: this tree, a 200,000-item table of the same store being
   exported, over and over, by the export job on its thread.
 
@@ -34,14 +35,19 @@ Two more measures of a Kinesis destination's cost, steadier on a busy machine:
 * ``--callgrind``: instructions per change (callgrind, so whatever else the
   machine does) of a process making ``--changes`` changes in batches of
   ``--batch`` as above, counted (every thread: the forwarder's, the
-  checkpointer's) from the first batch until its forwarder sent every
-  record, for ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and
-  valgrind's headers: a two-function library marks the section);
+  checkpointer's; not the destination's worker process, which callgrind
+  does not follow) from the first batch until the outbox is empty, for
+  ``unused``, ``kinesis`` and ``kinesis-http`` (needs gcc and valgrind's
+  headers: a two-function library marks the section);
 * ``--server``: scenario A (hot-key ADD, ``bench.run``'s) through real
   ``tallydb serve`` processes in turn, with wrk: one whose counters table has
   no destination and one whose table has an ACTIVE destination sending to
-  ``bench.kinesis_sink``; req/s and the server's CPU per request (the sink's
-  own CPU is not the server's), medians and the ratio to the first.
+  ``bench.kinesis_sink``; req/s, the serving process's CPU per request and
+  the total with the processes it started (the destination's worker; the
+  sink's own CPU is not the server's), medians and the ratios to the first
+  (``--worker-cpus`` places the worker);
+* ``--deliver``: the worker's cost a record, ``deliver`` of a counter's
+  outbox rows to ``bench.kinesis_sink``, in one process.
 """
 
 from __future__ import annotations
@@ -62,9 +68,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from bench import procstat
 from bench.callgrind import collected
 
 BATCH = 64
+ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/bench"
 REQUEST = {"TableName": "videos", "Key": {"PK": {"S": "VID#9f3a"}},
            "UpdateExpression": "ADD play_count :one",
            "ExpressionAttributeValues": {":one": {"N": "1"}}}
@@ -114,37 +122,38 @@ def _wait_export(engine: Any, arn: str) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-class _Counting:
-    """The server's own Kinesis client, counting the records Kinesis took."""
+def _waiting(engine: Any, count: bool = False) -> int:
+    """Whether records of the videos table still wait in its Kinesis outbox
+    (the forwarder deletes a row once Kinesis took all of it), or, with
+    ``count``, how many."""
+    import orjson
 
-    def __init__(self, endpoint: str) -> None:
-        from tallydb.server.connectors import KinesisStreams
+    from tallydb.engine.api._kinesis import OUTBOX
+    from tallydb.engine.api._stream_records import STREAM_SOURCE
 
-        self.client = KinesisStreams(endpoint)
-        self.records = 0
-
-    def describe(self) -> str:
-        return self.client.describe()
-
-    def check_stream(self, stream_arn: str) -> None:
-        self.client.check_stream(stream_arn)
-
-    def put_records(self, stream_arn: str, records: Any) -> list[bool]:
-        taken: list[bool] = self.client.put_records(stream_arn, records)
-        self.records += sum(taken)
-        return taken
+    with engine.store.transaction() as txn:
+        record = txn.table("videos")
+        rows = txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode())
+        if not count:
+            return int(next(iter(rows), None) is not None)
+        return sum(len(orjson.loads(blob)) for _, blob in rows)
 
 
-def _engine(mode: str, data: str) -> tuple[Any, Any]:
+def _engine(mode: str, data: str) -> tuple[Any, bool]:
     """An engine on ``data`` with the videos table as ``mode`` has it, and
-    its Kinesis sender (None: none)."""
+    whether it has a Kinesis destination."""
     from tallydb.engine import Engine, Store
 
     options: dict[str, Any] = {}
     if mode == "kinesis":
-        options["kinesis"] = _TakesAll()
+        # by its module's name (run as __main__, the worker process would not find it)
+        from bench.integrations_cost import _TakesAll as takes_all
+
+        options["kinesis"] = takes_all()
     elif mode == "kinesis-http":
-        options["kinesis"] = _Counting(os.environ["BENCH_KINESIS_SINK"])
+        from tallydb.server.connectors import KinesisStreams
+
+        options["kinesis"] = KinesisStreams(os.environ["BENCH_KINESIS_SINK"])
     engine = Engine(Store(Path(data)), **options)
     engine.call("CreateTable", _table("videos"))
     if "kinesis" in options:
@@ -154,7 +163,7 @@ def _engine(mode: str, data: str) -> tuple[Any, Any]:
         while engine.call("DescribeKinesisStreamingDestination", {"TableName": "videos"})[
                 "KinesisDataStreamDestinations"][0]["DestinationStatus"] != "ACTIVE":
             time.sleep(0.01)
-    return engine, options.get("kinesis")
+    return engine, "kinesis" in options
 
 
 def changes(mode: str, batches: int, size: int) -> None:
@@ -163,19 +172,19 @@ def changes(mode: str, batches: int, size: int) -> None:
     batch (the warm-up's records sent) until the last record was sent."""
     marks = ctypes.CDLL(os.environ["BENCH_CALLGRIND_MARKS"])
     with tempfile.TemporaryDirectory() as data:
-        engine, sender = _engine(mode, data)
+        engine, sending = _engine(mode, data)
         for _ in range(20):  # warm up: every path taken, its records sent
             with engine.batch() as call:
                 for _ in range(size):
                     call("UpdateItem", REQUEST)
-        while sender is not None and sender.records < 20 * size:
+        while sending and _waiting(engine):
             time.sleep(0.01)
         marks.start()
         for _ in range(batches):
             with engine.batch() as call:
                 for _ in range(size):
                     call("UpdateItem", REQUEST)
-        while sender is not None and sender.records < (20 + batches) * size:
+        while sending and _waiting(engine):
             time.sleep(0.01)
         marks.stop()
         engine.close()
@@ -190,7 +199,7 @@ void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
 
 def workload(mode: str, seconds: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as data:
-        engine, sender = _engine(mode if mode != "export" else "unused", data)
+        engine, sending = _engine(mode if mode != "export" else "unused", data)
         exporting = None
         if mode == "export":
             _fill(engine, "library", 200_000)
@@ -208,6 +217,7 @@ def workload(mode: str, seconds: float) -> dict[str, float]:
                 "TableArn": exporting, "S3Bucket": "bench"})["ExportDescription"]["ExportArn"]
         requests = 0
         cpu = time.process_time()
+        every = procstat.cpu_seconds(os.getpid())
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             with engine.batch() as call:
@@ -225,14 +235,15 @@ def workload(mode: str, seconds: float) -> dict[str, float]:
         result = {"rps": requests / elapsed, "cpu_us": used / requests * 1e6}
         if export_arn is not None:
             _wait_export(engine, export_arn)
-        if sender is not None:
+        if sending:
             # how far the destination kept up: the share of the run's changes
             # sent by its end, and how long the rest took once writes stopped
-            made = 200 + requests
-            result["sent"] = sender.records / made
-            while sender.records < made:
+            result["sent"] = 1 - _waiting(engine, count=True) / (200 + requests)
+            while _waiting(engine):
                 time.sleep(0.01)
             result["drain_s"] = time.perf_counter() - start - elapsed
+            # the process's CPU and its worker's, until every record was sent
+            result["all_cpu_us"] = (procstat.cpu_seconds(os.getpid()) - every) / requests * 1e6
         engine.close()
     return result
 
@@ -329,9 +340,10 @@ def _callgrind(changes: int, size: int, src: Path, modes: list[str]) -> None:
         print(f"| {mode} | {per:,.0f} | {per / base:.3f} | {per - base:+,.0f} |")
 
 
-def _server(reps: int, duration: int, conns: int, src: Path) -> None:
-    """Scenario A through real servers: without a destination and with one."""
-    from bench import procstat
+def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | None) -> None:
+    """Scenario A through real servers: without a destination and with one;
+    ``worker_cpus``: where the destination's worker process runs (None: on
+    the server's CPU, whose affinity it inherits)."""
     from bench.ab import _spec
     from bench.dynamo import COUNTERS, RawClient, read_number, setup_tables
     from bench.loadgen import run_wrk
@@ -374,9 +386,17 @@ def _server(reps: int, duration: int, conns: int, src: Path) -> None:
             time.sleep(0.05)
         enabled = read_number(servers[1].url, COUNTERS, hot, "play_count") or 0
         sunk = _sunk(sink)
+        workers = procstat.descendants(servers[1].pid)[1:]
+        if worker_cpus is not None:
+            for pid in workers:
+                os.sched_setaffinity(pid, {int(c) for c in worker_cpus.split(",")})
+        print(f"  the destination's worker processes: {workers}, on CPUs "
+              f"{[sorted(os.sched_getaffinity(pid)) for pid in workers]} (the server on "
+              f"{server_cpus}, wrk and the sink on {load_cpus})", flush=True)
         for r in range(reps):
             for name, server in zip(names, servers, strict=True):
                 cpu = procstat.cpu_seconds(server.pid)
+                own = procstat.own_cpu_seconds(server.pid)
                 rep = _one_rep(server, scenario, conns, plan, False)
                 drained = time.perf_counter()
                 if name == "kinesis":  # until every change made since enabling was sent
@@ -386,28 +406,73 @@ def _server(reps: int, duration: int, conns: int, src: Path) -> None:
                 rep["drain_s"] = time.perf_counter() - drained
                 rep["cpu_sent_us"] = ((procstat.cpu_seconds(server.pid) - cpu)
                                       / rep["requests"] * 1e6)
+                rep["own_sent_us"] = ((procstat.own_cpu_seconds(server.pid) - own)
+                                      / rep["requests"] * 1e6)
                 results[name].append(rep)
                 print(f"  rep {r + 1}/{reps} {name}: {rep['rps']:,.0f} req/s, "
-                      f"{rep['cpu_us_per_request']} µs CPU/req, {rep['cpu_sent_us']:.1f} "
-                      f"with every record sent ({rep['drain_s']:.1f} s after) "
+                      f"{rep['cpu_us_per_request']} µs CPU/req, with every record sent "
+                      f"({rep['drain_s']:.1f} s after) {rep['own_sent_us']:.1f} serving, "
+                      f"{rep['cpu_sent_us']:.1f} with its children "
                       f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
     first = statistics.median(rep["rps"] for rep in results["unused"])
+    first_own = statistics.median(rep["own_sent_us"] for rep in results["unused"])
     first_cpu = statistics.median(rep["cpu_sent_us"] for rep in results["unused"])
     print(f"\nScenario A (hot-key ADD) through tallydb serve, {conns} connections, "
-          f"{reps} x {duration} s in turn, medians; ratios to unused. Server CPU: "
-          "every thread of the server process and of any process it started "
-          "(bench.procstat.cpu_seconds), not the sink's.\n")
-    print("| condition | req/s | ratio | per-rep ratios | server CPU µs/req, every record "
-          "sent | its ratio |")
-    print("|---|---:|---:|---|---:|---:|")
+          f"{reps} x {duration} s in turn, medians; ratios to unused. CPU a request, "
+          "counted until every record was sent: the serving process's own (every "
+          "thread), and the total with every process it started (the destination's "
+          "worker; bench.procstat.cpu_seconds), never the sink's.\n")
+    print("| condition | req/s | req/s ratio | per-rep ratios | serving CPU µs/req | "
+          "its ratio | total CPU µs/req | its ratio |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|")
     for name in names:
         runs = results[name]
         rps = statistics.median(rep["rps"] for rep in runs)
+        own = statistics.median(rep["own_sent_us"] for rep in runs)
         cpu = statistics.median(rep["cpu_sent_us"] for rep in runs)
         per_rep = ", ".join(f"{a['rps'] / b['rps']:.2f}"
                             for a, b in zip(runs, results["unused"], strict=True))
-        print(f"| {name} | {rps:,.0f} | {rps / first:.2f} | {per_rep} | {cpu:.1f} "
-              f"| {first_cpu / cpu:.2f} |")
+        print(f"| {name} | {rps:,.0f} | {rps / first:.2f} | {per_rep} | {own:.1f} "
+              f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} |")
+
+
+def _deliver(rows: int, size: int, repeats: int) -> None:
+    """The worker process's cost a record: ``deliver`` (parse the rows, make
+    the records, sign and send them) of a counter's ``rows`` outbox rows of
+    ``size`` changes each, to ``bench.kinesis_sink``, in this process (the
+    least process time of ``repeats``)."""
+    from tallydb.engine.api._kinesis_worker import deliver
+    from tallydb.server.connectors import KinesisStreams
+
+    with tempfile.TemporaryDirectory() as data, _sink() as sink:
+        engine, _ = _engine("unused", data)
+        engine.call("EnableKinesisStreamingDestination", {  # no endpoint: the rows wait
+            "TableName": "videos", "StreamArn": ARN})
+        for _ in range(rows):
+            with engine.batch() as call:
+                for _ in range(size):
+                    call("UpdateItem", REQUEST)
+        import orjson
+
+        from tallydb.engine.api._kinesis import OUTBOX
+        from tallydb.engine.api._stream_records import STREAM_SOURCE
+
+        with engine.store.transaction() as txn:
+            record = txn.table("videos")
+            stored = [(blob, frozenset[int]()) for _, blob in txn.appended_rows(
+                record, STREAM_SOURCE, OUTBOX.encode())]
+        engine.close()
+        records = sum(len(orjson.loads(blob)) for blob, _ in stored)
+        sender = KinesisStreams(sink)
+        job = (ARN, "videos", ("PK",), "us-east-1", "MILLISECOND", stored)
+        best = float("inf")
+        for _ in range(repeats + 1):  # the first: a connection opened, caches filled
+            began = time.process_time()
+            report = deliver(sender, job)
+            best = min(best, time.process_time() - began)
+        assert report[1] is None and all(row is None for row in report[0]), report
+    print(f"the worker's deliver: {records:,} records in {len(stored)} rows, "
+          f"{best / records * 1e6:.2f} µs a record (least of {repeats})")
 
 
 def _export_only(items: int) -> None:
@@ -443,6 +508,13 @@ def main() -> None:
                         help="scenario A through tallydb serve, without and with a destination")
     parser.add_argument("--duration", type=int, default=5, help="--server: seconds per run")
     parser.add_argument("--conns", type=int, default=64, help="--server: wrk connections")
+    parser.add_argument("--deliver", action="store_true",
+                        help="the worker process's cost a record (in this process, "
+                             "--changes changes in rows of --batch)")
+    parser.add_argument("--worker-cpus",
+                        help="--server: CPUs for the destination's worker process (default: "
+                             "the server's, which it inherits; e.g. the load side's, as an "
+                             "unpinned server's worker takes another core)")
     args = parser.parse_args()
     if args.count:
         changes(args.count, args.changes // args.batch, args.batch)
@@ -450,8 +522,11 @@ def main() -> None:
     if args.callgrind:
         _callgrind(args.changes, args.batch, args.src, args.modes.split(","))
         return
+    if args.deliver:
+        _deliver(max(1, args.changes // args.batch), args.batch, args.reps * 5)
+        return
     if args.server:
-        _server(args.reps, args.duration, args.conns, args.src)
+        _server(args.reps, args.duration, args.conns, args.src, args.worker_cpus)
         return
     if args.only_export:
         _export_only(args.export_items or 1_000_000)
@@ -486,8 +561,10 @@ def main() -> None:
         if mode.startswith("kinesis"):
             sent = statistics.median(r["sent"] for r in results)
             drain = statistics.median(r["drain_s"] for r in results)
+            every = statistics.median(r["all_cpu_us"] for r in results)
             print(f"           {sent:.0%} of the changes sent by the end of the run, "
-                  f"the rest {drain:.2f} s later")
+                  f"the rest {drain:.2f} s later; {every:.1f} µs CPU/req with the "
+                  "worker's, until every record was sent")
     if args.export_items:
         _export_only(args.export_items)
 

@@ -56,6 +56,14 @@ def cpu_seconds(root: int) -> float:
     return ticks / CLOCK_TICKS
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU of one process (every thread), not its children's."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
 def rss_bytes(root: int) -> int:
     """Resident memory of root and its live descendants."""
     total = 0

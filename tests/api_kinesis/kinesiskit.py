@@ -118,3 +118,60 @@ class Kinesalite:
                 self.process.kill()
                 self.process.wait(10)
         self.log.close()
+
+
+class Relay:
+    """An HTTP relay to kinesalite on a free loopback port, which runs
+    ``before_first`` (in its own thread) before it relays the first
+    PutRecords: the forwarder's worker is then between the rows the
+    forwarder read and their deletion. Used as a context manager."""
+
+    def __init__(self, kinesalite: Kinesalite, before_first: Any) -> None:
+        import http.client
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.kinesalite = kinesalite
+        self.before_first = before_first
+        lock = threading.Lock()
+        relay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.headers.get("X-Amz-Target", "").endswith(".PutRecords"):
+                    with lock:
+                        before, relay.before_first = relay.before_first, None
+                    if before is not None:
+                        before()
+                upstream = http.client.HTTPConnection("127.0.0.1", kinesalite.port, timeout=60)
+                headers = {name: value for name, value in self.headers.items()
+                           if name.lower() not in ("host", "connection")}
+                upstream.request("POST", self.path, body, headers)
+                answer = upstream.getresponse()
+                data = answer.read()
+                upstream.close()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("content-length", "connection", "date", "server"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        Handler.protocol_version = "HTTP/1.1"
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> Relay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,21 +1,17 @@
 """A Kinesis record's SizeBytes: a new image that follows the record
 before's is sized from that one's size (only the attributes that differ),
-and must come out as sizing it whole does; and records made from the
-changes a capture held are those made from its stored rows."""
+and must come out as sizing it whole does."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tallydb.engine import Engine, Store
-from tallydb.engine.api._kinesis import OUTBOX, changes_of, records_of, size_after
-from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE, held_changes
-from tallydb.engine.storage import TableRecord
+from tallydb.engine.api._kinesis import changes_of, records_of, size_after
+from tallydb.engine.api._stream_records import SAME_AS_LAST
 from tallydb.engine.values import item_size
 
 _names = st.sampled_from(["PK", "n", "title", "tags", "é", "nested", "flag"])
@@ -39,10 +35,7 @@ def test_a_size_from_the_image_before_is_the_whole_size(old: dict[str, Any],
     assert size_after(new, old, item_size(old)) == item_size(new)
 
 
-def _record() -> TableRecord:
-    return TableRecord(id=1, name="counted", description={
-        "TableName": "counted", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]},
-        indexes={})
+TABLE = ("counted", ("PK",))
 
 
 def test_a_counters_run_of_records_carries_each_records_whole_size() -> None:
@@ -54,7 +47,7 @@ def test_a_counters_run_of_records_carries_each_records_whole_size() -> None:
     entries += [[n + 1, 1, None, images[n], SAME_AS_LAST, False]
                 for n in range(1, len(images))]
     made = [orjson.loads(data) for _, data in records_of(
-        changes_of(orjson.loads(orjson.dumps(entries))), _record(), "us-east-1", "MILLISECOND")]
+        changes_of(orjson.loads(orjson.dumps(entries))), *TABLE, "us-east-1", "MILLISECOND")]
     keys = item_size({"PK": {"S": "VID#9f3a"}})
     assert [record["dynamodb"]["SizeBytes"] for record in made] == [
         keys + item_size(images[0])] + [
@@ -76,56 +69,9 @@ def test_a_run_split_over_rows_makes_the_same_records_as_one_row() -> None:
              [[6, 1, None, images[5], images[4], False],
               [7, 1, None, images[6], SAME_AS_LAST, False]]]
     stored = orjson.loads(orjson.dumps(split))
-    assert records_of([held for row in stored for held in changes_of(row)], _record(),
+    assert records_of([held for row in stored for held in changes_of(row)], *TABLE,
                       "us-east-1", "MILLISECOND") == records_of(
-        changes_of(one), _record(), "us-east-1", "MILLISECOND")
-
-
-def test_records_made_from_the_changes_held_are_those_made_from_the_stored_rows(
-        tmp_path: Path) -> None:
-    """The forwarder makes the records of a row still as the capture wrote it
-    from the changes the capture held, without parsing the row: the same
-    bytes as from the row parsed. A row whose bytes are not those is parsed."""
-    engine = Engine(Store(tmp_path))  # no endpoint: the rows stay in the outbox
-    engine.call("CreateTable", {
-        "TableName": "counted", "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
-        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}]})
-    engine.call("EnableKinesisStreamingDestination", {
-        "TableName": "counted",
-        "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/held"})
-    add = {"TableName": "counted", "UpdateExpression": "ADD n :one SET title = :t",
-           "ExpressionAttributeValues": {":one": {"N": "1"}, ":t": {"S": "été"}}}
-    for batch in range(6):
-        with engine.batch() as call:
-            for i in range(1 + batch * 7):
-                call("UpdateItem", {**add, "Key": {"PK": {"S": f"k{i % 3}"}}})
-            call("PutItem", {"TableName": "counted", "Item": {
-                "PK": {"S": f"p{batch}"}, "tags": {"SS": ["a", "b"]}}})
-            if batch % 2:
-                call("DeleteItem", {"TableName": "counted", "Key": {"PK": {"S": "k1"}}})
-    with engine.store.transaction() as txn:
-        record = txn.table("counted")
-        assert record is not None
-        rows = list(txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()))
-        assert len(rows) >= 2
-        made_held: list[tuple[str, bytes]] = []
-        made_parsed: list[tuple[str, bytes]] = []
-        for rk, blob in rows:
-            held = held_changes(record.id, rk, blob)
-            assert held is not None
-            made_held += records_of(held, record, "us-east-1", "MICROSECOND")
-            made_parsed += records_of(changes_of(orjson.loads(blob)), record, "us-east-1",
-                                      "MICROSECOND")
-        assert made_held == made_parsed
-        assert len(made_held) == 6 + sum(1 + b * 7 for b in range(6)) + 3
-        assert held_changes(record.id, rows[0][0], rows[0][1]) is None  # taken already
-    with engine.batch() as call:
-        call("UpdateItem", {**add, "Key": {"PK": {"S": "k0"}}})
-    with engine.store.transaction() as txn:
-        rk, blob = list(txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()))[-1]
-    assert held_changes(record.id, rk, blob[:-1] + b",1]") is None  # not the bytes written
-    engine.close()
+        changes_of(one), *TABLE, "us-east-1", "MILLISECOND")
 
 
 @settings(max_examples=100, deadline=None)
@@ -147,12 +93,12 @@ def test_each_record_of_an_items_run_of_changes_is_made_as_whole(
     changes: list[Any] = []
     old = None
     for i, new in enumerate(news):
-        changes.append((i + 1, old, new, False, orjson.dumps(new) if i % 2 else None))
+        changes.append((i + 1, old, new, False))
         old = orjson.loads(orjson.dumps(new)) if copied[i] else new
-    changes.append((len(news) + 1, old, None, True, None))  # TTL's deletion
-    made = [orjson.loads(data) for _, data in records_of(changes, _record(), "us-east-1",
+    changes.append((len(news) + 1, old, None, True))  # TTL's deletion
+    made = [orjson.loads(data) for _, data in records_of(changes, *TABLE, "us-east-1",
                                                          "MICROSECOND")]
-    for (seq, before, after, by_service, _), record in zip(changes, made, strict=True):
+    for (seq, before, after, by_service), record in zip(changes, made, strict=True):
         dynamodb = record["dynamodb"]
         assert record["eventName"] == ("INSERT" if before is None else
                                        "REMOVE" if after is None else "MODIFY")

@@ -2,16 +2,18 @@
 records of later commits until the forwarder reads it), and no record is
 lost or sent twice for it: a change committed while the forwarder sends a
 row goes into a row of its own, and arrives. In-process engines, their
-records sent to kinesalite by the server's own Kinesis client."""
+records sent to kinesalite by the server's own Kinesis client (in the
+forwarder's worker process), through a relay that runs something before
+the first PutRecords reaches kinesalite (while the forwarder is between
+reading rows and deleting them)."""
 
 from __future__ import annotations
 
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-from kinesiskit import Kinesalite
+from kinesiskit import Kinesalite, Relay
 from tallytest import unique_name
 
 from tallydb.engine import Engine, Store
@@ -27,30 +29,9 @@ ADD = {"TableName": "counted", "Key": {"PK": {"S": "hot"}}, "UpdateExpression": 
        "ExpressionAttributeValues": {":one": {"N": "1"}}}
 
 
-class _Sending:
-    """The server's Kinesis client, with something run before its first
-    PutRecords (while the forwarder is between reading rows and deleting them)."""
-
-    def __init__(self, endpoint: str, before_first: Any) -> None:
-        self.client = KinesisStreams(endpoint)
-        self.before_first = before_first
-
-    def describe(self) -> str:
-        return self.client.describe()
-
-    def check_stream(self, stream_arn: str) -> None:
-        self.client.check_stream(stream_arn)
-
-    def put_records(self, stream_arn: str, records: list[tuple[str, bytes]]) -> list[bool]:
-        before, self.before_first = self.before_first, None
-        if before is not None:
-            before()
-        return self.client.put_records(stream_arn, records)
-
-
-def _engine(tmp_path: Path, kinesalite: Kinesalite, before_first: Any
-            ) -> tuple[Engine, str]:
-    engine = Engine(Store(tmp_path), kinesis=_Sending(kinesalite.url, before_first))
+def _engine(tmp_path: Path, relay: Relay) -> tuple[Engine, str]:
+    kinesalite = relay.kinesalite
+    engine = Engine(Store(tmp_path), kinesis=KinesisStreams(relay.url))
     engine.call("CreateTable", TABLE)
     stream = unique_name("shared")
     engine.call("EnableKinesisStreamingDestination", {
@@ -93,13 +74,14 @@ def test_a_change_committed_while_a_row_is_sent_is_not_lost(
         with engine.batch() as call:
             call("UpdateItem", ADD)
 
-    engine, stream = _engine(tmp_path, kinesalite, another_change)
-    try:
-        with engine.batch() as call:
-            call("UpdateItem", ADD)
-        assert _counts(kinesalite, stream, 2) == [1, 2]
-    finally:
-        engine.close()
+    with Relay(kinesalite, another_change) as relay:
+        engine, stream = _engine(tmp_path, relay)
+        try:
+            with engine.batch() as call:
+                call("UpdateItem", ADD)
+            assert _counts(kinesalite, stream, 2) == [1, 2]
+        finally:
+            engine.close()
 
 
 def test_a_counters_commits_share_rows_and_each_record_arrives_once_in_order(
@@ -112,22 +94,23 @@ def test_a_counters_commits_share_rows_and_each_record_arrives_once_in_order(
         sending.set()
         release.wait(WAIT)
 
-    engine, stream = _engine(tmp_path, kinesalite, hold)
-    try:
-        with engine.batch() as call:
-            call("UpdateItem", ADD)
-        assert sending.wait(WAIT)
-        for _ in range(40):  # forty commits of one change each
+    with Relay(kinesalite, hold) as relay:
+        engine, stream = _engine(tmp_path, relay)
+        try:
             with engine.batch() as call:
                 call("UpdateItem", ADD)
-        rows = _outbox_rows(engine)
-        assert 2 <= rows <= 10  # the row being sent, and a few that the forty share
-        release.set()
-        assert _counts(kinesalite, stream, 41) == list(range(1, 42))
-        deadline = time.monotonic() + WAIT
-        while _outbox_rows(engine) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _outbox_rows(engine) == 0
-    finally:
-        release.set()
-        engine.close()
+            assert sending.wait(WAIT)
+            for _ in range(40):  # forty commits of one change each
+                with engine.batch() as call:
+                    call("UpdateItem", ADD)
+            rows = _outbox_rows(engine)
+            assert 2 <= rows <= 10  # the row being sent, and a few that the forty share
+            release.set()
+            assert _counts(kinesalite, stream, 41) == list(range(1, 42))
+            deadline = time.monotonic() + WAIT
+            while _outbox_rows(engine) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _outbox_rows(engine) == 0
+        finally:
+            release.set()
+            engine.close()

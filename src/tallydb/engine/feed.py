@@ -143,10 +143,6 @@ class ChangeFeed:
         #: The sequence number of the last change published.
         self.seq = 0
 
-    @property
-    def listening(self) -> bool:
-        return bool(self._listeners)
-
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with each committed transaction's changes from
         now on; returns the function that stops it."""

@@ -120,6 +120,7 @@ class KinesisStreams:
 
         keys = _keys("KINESIS")
         self.endpoint = endpoint
+        self.region = region
         session = boto3.session.Session(**keys)
         self._client = session.client(
             "kinesis", endpoint_url=endpoint, region_name=region,
@@ -134,6 +135,11 @@ class KinesisStreams:
         self._port = where.port or (443 if self._https else 80)
         self._netloc = where.netloc
         self._connection: http.client.HTTPConnection | None = None
+
+    def __reduce__(self) -> tuple[type[KinesisStreams], tuple[str, str]]:
+        """Pickled as its endpoint and region (a Kinesis destination's
+        worker process makes its own client of them)."""
+        return KinesisStreams, (self.endpoint, self.region)
 
     def _connect(self) -> http.client.HTTPConnection:
         connection = (

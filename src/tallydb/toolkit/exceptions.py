@@ -32,7 +32,6 @@ from tallydb.engine.errors import (
     DynamoDBError,
     ResourceNotFoundException,
     TransactionCanceledException,
-    ValidationException,
 )
 
 __all__ = [
@@ -318,9 +317,3 @@ def error_from_engine(error: DynamoDBError) -> DynamoDBError:
         # the coral service's errors (ValidationException...) it does not.
         response.update(body)
     return error_from_response(response)
-
-
-def validation_error(message: str) -> ValidationException:
-    """A ValidationException raised by the toolkit before sending anything,
-    worded as DynamoDB words it."""
-    return ValidationException(message)

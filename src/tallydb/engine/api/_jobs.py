@@ -75,10 +75,6 @@ class Jobs:
             with self._lock:
                 self._threads.pop((kind, name), None)
 
-    def running(self, kind: str, name: str) -> bool:
-        with self._lock:
-            return (kind, name) in self._threads
-
     def document(self, kind: str, name: str) -> Any:
         with self.store.transaction() as txn:
             return txn.document(kind, name)

@@ -39,14 +39,14 @@ from typing import Any, Protocol
 
 import orjson
 
-from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE, Held
+from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE
 from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 from tallydb.engine.values.size import attribute_size
 
 __all__ = [
-    "CAPTURE", "KINESIS", "OUTBOX", "KinesisError", "KinesisSender", "changes_of",
-    "drop_outbox", "records_of",
+    "CAPTURE", "KINESIS", "OUTBOX", "Change", "KinesisError", "KinesisSender", "changes_of",
+    "drop_outbox", "key_names", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -141,24 +141,27 @@ def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None
     return size
 
 
-#: What every record of a table shares, by (the catalog record's id, region,
-#: precision): the record itself (the id's holder), and what ``_shared`` gives.
-_templates: dict[tuple[int, str, str],
-                 tuple[TableRecord, tuple[tuple[str, ...], bytes, bytes, int]]] = {}
+#: What every record of a table shares, by (table name, key names, region,
+#: precision): what ``_shared`` gives.
+_templates: dict[tuple[str, tuple[str, ...], str, str], tuple[bytes, bytes, int]] = {}
 _SERVICE_JSON = orjson.dumps(_SERVICE)
 
 
-def _shared(record: TableRecord, region: str, precision: str
-            ) -> tuple[tuple[str, ...], bytes, bytes, int]:
-    """The key's names, the records' % template, that of a MODIFY not made
-    by TTL (a counter's run: eventID, ApproximateCreationDateTime, Keys,
-    the new and the old image, SizeBytes) and the clock's divisor (made
-    once, not once per row: a small group commit's row holds one record)."""
-    key = (id(record), region, precision)
+def key_names(record: TableRecord) -> tuple[str, ...]:
+    """The names of a table's key attributes (partition key first)."""
+    return tuple(k["AttributeName"] for k in record.description["KeySchema"])
+
+
+def _shared(table: str, names: tuple[str, ...], region: str, precision: str
+            ) -> tuple[bytes, bytes, int]:
+    """The records' % template, that of a MODIFY not made by TTL (a
+    counter's run: eventID, ApproximateCreationDateTime, Keys, the new and
+    the old image, SizeBytes) and the clock's divisor (made once, not once
+    per row: a small group commit's row holds one record)."""
+    key = (table, names, region, precision)
     cached = _templates.get(key)
-    if cached is not None and cached[0] is record:
-        return cached[1]
-    names = tuple(k["AttributeName"] for k in record.description["KeySchema"])
+    if cached is not None:
+        return cached
     dumps = orjson.dumps
 
     def literal(value: str) -> bytes:  # JSON, as a piece of the % template
@@ -167,7 +170,7 @@ def _shared(record: TableRecord, region: str, precision: str
     def made(event: bytes, identity: bytes, images: bytes) -> bytes:
         return (b'{"awsRegion":' + literal(region) + b',"eventID":"' + _EVENT_ID
                 + b'","eventName":"' + event + b'","userIdentity":' + identity
-                + b',"recordFormat":"application/json","tableName":' + literal(record.name)
+                + b',"recordFormat":"application/json","tableName":' + literal(table)
                 + b',"dynamodb":{"ApproximateCreationDateTime":%d,"Keys":%s' + images
                 + b',"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
                 + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
@@ -178,28 +181,32 @@ def _shared(record: TableRecord, region: str, precision: str
     modify = made(b"MODIFY", b"null", b',"NewImage":%s,"OldImage":%s')
     if len(_templates) > 256:
         _templates.clear()
-    found = (names, template, modify, 1000 if precision == "MICROSECOND" else 1_000_000)
-    _templates[key] = (record, found)
+    found = _templates[key] = (template, modify,
+                               1000 if precision == "MICROSECOND" else 1_000_000)
     return found
 
 
-def changes_of(entries: list[list[Any]]) -> list[Held]:
-    """A stored row's records as the capture held them (``Held``: the old
-    image that a row stores as ``SAME_AS_LAST`` is the record before's new
-    one, the very object)."""
-    held: list[Held] = []
+#: A change as a stored row gives it: (sequence number, old image, new
+#: image, by TTL).
+Change = tuple[int, Item | None, Item | None, bool]
+
+
+def changes_of(entries: list[list[Any]]) -> list[Change]:
+    """A stored row's changes (the old image that a row stores as
+    ``SAME_AS_LAST`` is the record before's new one, the very object)."""
+    changes: list[Change] = []
     last = None
     for seq, _, _, new, old, by_service in entries:
-        held.append((seq, last if old == SAME_AS_LAST else old, new, by_service, None))
+        changes.append((seq, last if old == SAME_AS_LAST else old, new, by_service))
         last = new
-    return held
+    return changes
 
 
-def records_of(changes: Iterable[Held], record: TableRecord, region: str,
+def records_of(changes: Iterable[Change], table: str, names: tuple[str, ...], region: str,
                precision: str) -> list[tuple[str, bytes]]:
     """(partition key, data) of each Kinesis record of a run of changes
-    (``Held``, as the capture holds them, or ``changes_of`` a stored row),
-    in order.
+    (``changes_of`` stored rows) of the table named ``table``, whose key
+    attributes are ``names``, in order.
 
     A record is DynamoDB's JSON object (the module docstring), its members in
     that order, put together from pieces made once per table (the members
@@ -207,9 +214,8 @@ def records_of(changes: Iterable[Held], record: TableRecord, region: str,
     size). Each image is encoded and sized once: an old image that is the
     record before's new one (the same object, or equal: a hot counter's run,
     across rows too) takes that one's JSON and size, and a new image that
-    follows it is sized from it (``size_after``); a new image's JSON made by
-    its writer is used as it is."""
-    names, template, modify, divisor = _shared(record, region, precision)
+    follows it is sized from it (``size_after``)."""
+    template, modify, divisor = _shared(table, names, region, precision)
     dumps = orjson.dumps
     service = _SERVICE_JSON
     made: list[tuple[str, bytes]] = []
@@ -222,12 +228,12 @@ def records_of(changes: Iterable[Held], record: TableRecord, region: str,
     keys_size = 0
     partition = ""
     sized: dict[int, int] = {}  # the changes' values, alive while they are read
-    for seq, old, new, by_service, written in changes:
+    for seq, old, new, by_service in changes:
         if (old is not None and new is not None and not by_service
                 and (old is last_new or old == last_new)):
             # an update of the item of the record before (a counter's run):
             # its old image is that one's new image, JSON and size
-            new_json = dumps(new) if written is None else written
+            new_json = dumps(new)
             new_size = last_new_size
             if len(new) == len(old):  # only values changed: size those (``size_after``)
                 for name, value in new.items():
@@ -254,11 +260,11 @@ def records_of(changes: Iterable[Held], record: TableRecord, region: str,
             # the record before's new image: the same item, its keys
             old_json, old_size = last_new_json, last_new_size
             if new is not None:
-                new_json = dumps(new) if written is None else written
+                new_json = dumps(new)
                 new_size = size_after(new, old, old_size, sized)
         else:
             if new is not None:
-                new_json = dumps(new) if written is None else written
+                new_json = dumps(new)
                 new_size = item_size(new)
             if old is not None:
                 old_json = dumps(old)

@@ -1,40 +1,47 @@
-"""The thread that sends Kinesis destinations' records (``_kinesis``).
+"""The thread that sends Kinesis destinations' records (``_kinesis``),
+through a worker process of its own (``_kinesis_worker``).
 
 Every ``POLL`` seconds, or sooner when a destination changes, it looks at
 each table with a destination: an ENABLING one is checked (the stream
 exists: ACTIVE; it does not: ENABLE_FAILED), an ACTIVE one gets the rows of
-its outbox, oldest first, ``READ_BYTES`` of them, sent in as few PutRecords
-as Kinesis takes (``BATCH`` records and ``BATCH_BYTES`` each), each row
-deleted once all of its records were taken, all of a round's rows in one
-transaction. A row it has read takes no more records (``read_through``): a
-later commit's go into a row of their own. Kinesis answers PutRecords
-record by record: the ones it refused are sent again in the next call,
-alone (what it took is not sent again), except that after a refused record
-every later one of the same item in that call goes again too, so that each
-item's records arrive in order (a throttled shard refuses the last ones of
-a call: then no record arrives twice). A failure leaves the rows where they
-are, says why in DestinationStatusDescription, and is tried again after
-``RETRY`` seconds; requests never wait for any of it (the writer is held
-only to read or delete rows, never while records are made or Kinesis is
-asked).
+its outbox, oldest first, ``READ_BYTES`` of them, handed as they are stored
+to the worker process, which makes their records and sends them in as few
+PutRecords as Kinesis takes, and reports which rows Kinesis took whole:
+those are deleted, all of a round's in one transaction. A row it has read
+takes no more records (``read_through``): a later commit's go into a row of
+their own. A record Kinesis took from a row it did not take all of is not
+sent again while the server runs (after a restart such a row is sent whole,
+again). A failure leaves the rows where they are, says why in
+DestinationStatusDescription, and is tried again after ``RETRY`` seconds;
+requests never wait for any of it (the writer is held only to read or
+delete rows, never while records are made or Kinesis is asked).
 
-It shares the interpreter with the requests: while they write, it waits
-``YIELD`` times as long as each round took of its own thread's time before
-the next, so it takes about a ninth of the process, and catches up at full
-speed once they stop. A write rate above what that ninth sends leaves
-records waiting in the outbox (stored, as durable as the writes) until then.
+Making records, their base64, SigV4's SHA-256 and HTTP are the worker's:
+the serving interpreter only reads rows, writes them to the worker's
+socket (one write a round) and deletes them. The worker starts with the
+first round that has rows to send (a server whose tables have no
+destination never starts one). The outbox stays the truth: a worker that
+dies (or is killed) is started again at the next round and its rows not
+reported taken are sent again, and a server killed mid-round sends its
+rows again at the next start (at least once, in order per item).
+
+While requests write, the thread waits ``YIELD`` times as long as each
+round took of its own thread's time before the next.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import pickle
+import socket
+import subprocess
+import sys
 import threading
 import time
-from collections import Counter
-from itertools import chain, islice
-from typing import Any
-
-import orjson
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
 
 from tallydb.engine.api._kinesis import (
     CAPTURE,
@@ -42,20 +49,20 @@ from tallydb.engine.api._kinesis import (
     OUTBOX,
     KinesisError,
     KinesisSender,
-    changes_of,
     drop_outbox,
+    key_names,
 )
-from tallydb.engine.api._kinesis import records_of as kinesis_records
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
-    Held,
     first_row,
-    held_changes,
     raise_clock,
     read_through,
     stored_rows,
 )
 from tallydb.engine.storage import Store, TableRecord
+
+if TYPE_CHECKING:
+    from tallydb.engine.api._kinesis_worker import Job, Report
 
 __all__ = ["Forwarder"]
 
@@ -63,12 +70,8 @@ log = logging.getLogger("tallydb.engine.kinesis")
 
 POLL = 0.05
 RETRY = 1.0
-#: Records in one PutRecords (Kinesis takes 500 at most), and their bytes,
-#: partition keys included (Kinesis takes 5 MiB at most).
-BATCH = 500
-BATCH_BYTES = 5 * 1024 * 1024
 #: While requests write, the thread waits this many times as long as each
-#: round took of its own time before the next (about a ninth of the process).
+#: round took of its own time before the next.
 YIELD = 8.0
 #: A round reads the oldest rows until they hold this many bytes (a counter's
 #: record takes about 70 of them: some 3,500 records, PutRecords of 500 each,
@@ -76,6 +79,75 @@ YIELD = 8.0
 READ_BYTES = 256 * 1024
 NO_ENDPOINT = ("tallydb has no Kinesis endpoint to send to (tallydb serve --kinesis-endpoint "
                "URL); the records wait")
+#: The worker process's module.
+WORKER = "tallydb.engine.api._kinesis_worker"
+_NONE_TAKEN: frozenset[int] = frozenset()
+
+
+class _Worker:
+    """The worker process (``_kinesis_worker``), started on first use, and
+    the forwarder's end of its socket."""
+
+    def __init__(self, sender: KinesisSender) -> None:
+        self.sender = sender
+        self._process: subprocess.Popen[bytes] | None = None
+        self._socket: socket.socket | None = None
+        self._connection: Connection | None = None
+
+    def deliver(self, job: Job) -> Report:
+        """The worker's report of one job; KinesisError if it could not be
+        started or exited before it answered (started again next time)."""
+        try:
+            if self._connection is None:
+                self._start()
+            assert self._connection is not None
+            self._connection.send(job)
+            report: Report = self._connection.recv()
+            return report
+        except (EOFError, OSError) as error:
+            self.stop()
+            raise KinesisError(f"the process sending Kinesis records exited ({error!r}); "
+                               "its records are sent again") from None
+
+    def _start(self) -> None:
+        try:
+            sender = pickle.dumps(self.sender)
+        except Exception as error:
+            raise KinesisError(f"the Kinesis client cannot be handed to its process: "
+                               f"{error!r}") from None
+        ours, theirs = socket.socketpair()
+        # the worker imports tallydb (and the client's module) as this process does
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        with theirs:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", WORKER, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), env=environment, stdin=subprocess.DEVNULL)
+        self._socket = ours
+        self._connection = Connection(os.dup(ours.fileno()))
+        self._connection.send_bytes(sender)
+
+    def interrupt(self) -> None:
+        """Wake a deliver waiting for the worker (from another thread): it
+        reads the end of the socket."""
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        """Close the socket (the worker exits on it) and wait for the worker."""
+        connection, self._connection = self._connection, None
+        ours, self._socket = self._socket, None
+        process, self._process = self._process, None
+        if connection is not None:
+            connection.close()
+        if ours is not None:
+            ours.close()
+        if process is not None:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
 
 
 class Forwarder:
@@ -93,7 +165,8 @@ class Forwarder:
         #: The sequence numbers of records Kinesis took from rows it did not
         #: take all of, by (table id, row key): not sent again while the
         #: server runs (after a restart such a row is sent whole, again).
-        self._taken: dict[tuple[int, bytes], set[int]] = {}
+        self._taken: dict[tuple[int, bytes], frozenset[int]] = {}
+        self._worker: _Worker | None = None
 
     def start(self) -> None:
         """Run the thread (once; again after close, no)."""
@@ -117,8 +190,12 @@ class Forwarder:
     def close(self) -> None:
         self._closing.set()
         self.wake.set()
+        if self._worker is not None:
+            self._worker.interrupt()
         if self._thread is not None:
             self._thread.join(10)
+        if self._worker is not None:
+            self._worker.stop()
 
     def _run(self) -> None:
         store = self.store
@@ -220,8 +297,6 @@ class Forwarder:
             destination = next((d for d in record.description.get(KINESIS, {}).get(
                 "destinations", []) if d["StreamArn"] == arn), destination)
             blobs: list[tuple[bytes, bytes]] = []
-            # each row's changes: as the capture held them, or None (parsed below)
-            rows: list[list[Held] | None] = []
             read = 0
             more = False
             for rk, blob in txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()):
@@ -229,102 +304,35 @@ class Forwarder:
                     more = True
                     break
                 blobs.append((rk, blob))
-                rows.append(held_changes(record.id, rk, blob))
                 read += len(blob)
             if blobs:  # sent and deleted whole: none of them takes more records
                 read_through(record.id, blobs[-1][0])
-        if not blobs:
+        if not blobs or self._closing.is_set():
             return False
+        if self._worker is None:
+            self._worker = _Worker(self.sender)
         region = record.description.get("_KinesisRegion", "us-east-1")
         precision = destination.get("ApproximateCreationDateTimePrecision", "MILLISECOND")
-        # Each record still to send, its sequence number, and its row.
-        records: list[tuple[str, bytes]] = []
-        numbers: list[int] = []
-        owners: list[int] = []
-        waiting = [0] * len(blobs)  # records of each row not taken yet
-        changes = [changes_of(orjson.loads(blob)) if row is None else row
-                   for (_, blob), row in zip(blobs, rows, strict=True)]
-        made = iter(kinesis_records(chain.from_iterable(changes), record, region, precision))
-        for row, ((rk, _), entries) in enumerate(zip(blobs, changes, strict=True)):
-            taken = self._taken.get((record.id, rk))
-            if taken is None:  # the usual: none of the row taken yet
-                records.extend(islice(made, len(entries)))
-                numbers.extend([entry[0] for entry in entries])
-                owners.extend([row] * len(entries))
-                waiting[row] = len(entries)
-                continue
-            for entry, one in zip(entries, islice(made, len(entries)), strict=True):
-                if entry[0] not in taken:
-                    records.append(one)
-                    numbers.append(entry[0])
-                    owners.append(row)
-                    waiting[row] += 1
-        queue = list(range(len(records)))
+        taken = self._taken
         try:
-            while queue:
-                end = min(BATCH, len(queue))
-                chunk = [records[i] for i in queue[:end]]
-                if sum(map(len, chain.from_iterable(chunk))) > BATCH_BYTES:  # keys and data
-                    end, size = 0, 0
-                    while end < len(chunk):
-                        length = len(chunk[end][0]) + len(chunk[end][1])
-                        if end and size + length > BATCH_BYTES:
-                            break
-                        size += length
-                        end += 1
-                    chunk = chunk[:end]
-                batch = queue[:end]
-                answers = self.sender.put_records(arn, chunk)
-                again = self._taken_of(record, blobs, batch, answers, records, numbers,
-                                       owners, waiting)
-                if len(again) == len(batch):
-                    raise KinesisError(f"Kinesis took none of {len(batch)} records")
-                queue = again + queue[end:]
+            sent, problem = self._worker.deliver((
+                arn, record.name, key_names(record), region, precision,
+                [(blob, taken.get((record.id, rk), _NONE_TAKEN)) for rk, blob in blobs]))
         except KinesisError as error:
-            self._problem(record, arn, str(error))
-            self._delete(record, [rk for (rk, _), left in zip(blobs, waiting, strict=True)
-                                  if not left])
+            sent, problem = [_NONE_TAKEN] * len(blobs), str(error)
+        done = []
+        for (rk, _), took in zip(blobs, sent, strict=True):
+            if took is None:
+                done.append(rk)
+                taken.pop((record.id, rk), None)
+            elif took:  # kept should the row be read again (after a failure)
+                taken[(record.id, rk)] = took
+        self._delete(record, done)
+        self._problem(record, arn, problem)
+        if problem is not None:
             self._closing.wait(RETRY)
             return False
-        self._problem(record, arn, None)
-        self._delete(record, [rk for rk, _ in blobs])
         return more
-
-    def _taken_of(self, record: TableRecord, blobs: list[tuple[bytes, bytes]],
-                  batch: list[int], answers: list[bool], records: list[tuple[str, bytes]],
-                  numbers: list[int], owners: list[int], waiting: list[int]) -> list[int]:
-        """Count the records of one PutRecords Kinesis took; the ones to send
-        again, in order: each it refused, and after one refused every later
-        one of the same item (partition key), taken or not, so that the
-        item's records arrive again in their order after the refused one
-        (a refusal of the last ones of an item, as a throttled shard gives,
-        sends only those again: every copy in order)."""
-        if all(answers):  # the usual answer: every record taken
-            for row, count in Counter(map(owners.__getitem__, batch)).items():
-                waiting[row] -= count
-                key = (record.id, blobs[row][0])
-                if waiting[row]:  # kept should the row be read again (after a failure)
-                    self._taken.setdefault(key, set()).update(
-                        numbers[i] for i in batch if owners[i] == row)
-                else:
-                    self._taken.pop(key, None)
-            return []
-        again: list[int] = []
-        refused: set[str] = set()
-        for i, taken in zip(batch, answers, strict=True):
-            partition = records[i][0]
-            if taken and partition not in refused:
-                row = owners[i]
-                waiting[row] -= 1
-                key = (record.id, blobs[row][0])
-                if waiting[row]:  # kept should the row be read again (after a failure)
-                    self._taken.setdefault(key, set()).add(numbers[i])
-                else:
-                    self._taken.pop(key, None)
-            else:
-                refused.add(partition)
-                again.append(i)
-        return again
 
     def _delete(self, record: TableRecord, rows: list[bytes]) -> None:
         if not rows:

@@ -398,9 +398,9 @@ class _UpdateShape:
     """A request shape whose value-independent checks passed: its compiled
     expressions and their plans, for the next request of that shape."""
 
-    __slots__ = ("condition", "condition_plan", "keys", "last", "last_key", "last_request",
-                 "last_values", "misses", "names", "return_values", "table", "table_name",
-                 "update", "update_plan")
+    __slots__ = ("condition", "condition_plan", "keyless", "keys", "last", "last_key",
+                 "last_request", "last_values", "misses", "names", "return_values", "table",
+                 "table_name", "update", "update_plan")
 
     def __init__(self, request: Mapping[str, Any], decided: UpdateRequest) -> None:
         # A copy: a caller may change its dicts once the request is answered.
@@ -430,6 +430,9 @@ class _UpdateShape:
         self.last_key: Any = None
         self.last_values: Any = None
         self.last_request: Any = None  # the whole request, when it is strings alone
+        #: that request with its Key member None, and its decision, set
+        #: together (a thread reads the pair at once: ``other_key``)
+        self.keyless: tuple[dict[str, Any], UpdateRequest] | None = None
         self.misses = 0  # requests since the last one equal to the remembered one
 
     def decide(self, txn: Transaction, key: Any, values: Mapping[str, Any] | None,
@@ -522,8 +525,41 @@ class _UpdateShape:
         self.last = UpdateRequest(decided.return_values, update, condition, decided.table, key,
                                   decided.hk, decided.rk)
         self.last_key, self.last_values = key, values
-        self.last_request = _strings_only(request)
-        HOT[0] = self if self.last_request is not None else None
+        self.last_request = last_request = _strings_only(request)
+        if last_request is not None:
+            self.keyless = {**last_request, "Key": None}, self.last
+            HOT[0] = self
+        else:
+            self.keyless = None
+            HOT[0] = None
+
+    def other_key(self, txn: Transaction, request: Any) -> UpdateRequest | None:
+        """The decision for a request equal to the remembered one
+        (``last_request``) in every member but its Key's values (a counter
+        among many: the next ``ADD`` on another key), or None.
+
+        Every member but Key equal, string for string, to a request whose
+        every check passed passes each of them again (``_strings_only``),
+        and gives the same update and condition, bound to equal values; so
+        only the key is left to check: ``encode_plain`` takes exactly the
+        keys that every check of a key (the values', then the schema's)
+        passes as they are, and encodes them. Anything else (another
+        member, a key the full checks must word) is None, and goes the way
+        it went before: ``decided_quickly``, then every check."""
+        keyless = self.keyless
+        if (keyless is None or type(request) is not dict
+                or {**request, "Key": None} != keyless[0]):
+            return None
+        table = self.table
+        if txn.table(self.table_name) is not table.record:
+            return None  # the table was deleted or changed since
+        key: Any = request.get("Key")  # (absent: None, refused by ``encode_plain``)
+        encoded = self.keys.encode_plain(key)
+        if encoded is None:
+            return None
+        last = keyless[1]
+        return UpdateRequest(last.return_values, last.update, last.condition, table, key,
+                             *encoded)
 
 
 def _strings_only(value: Any) -> Any:

@@ -13,8 +13,8 @@ from typing import Any
 
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.values import Item
+from tallydb.engine.values.messages import ENVELOPE
 
-_ENVELOPE = "1 validation error detected: "
 _DESCRIBED = {
     "ALL_ATTRIBUTES": "ALL_ATTRIBUTES",
     "ALL_PROJECTED_ATTRIBUTES": "ALL_PROJECTED_ATTRIBUTES",
@@ -44,7 +44,7 @@ def plan_output(
 ) -> Output:
     """Check Select against the request's projection (``project`` is the bound
     ProjectionExpression or AttributesToGet, or None when there is neither)."""
-    prefix = _ENVELOPE if envelope else ""
+    prefix = ENVELOPE if envelope else ""
     select = request.get("Select")
     given = (
         "ProjectionExpression" if request.get("ProjectionExpression") is not None

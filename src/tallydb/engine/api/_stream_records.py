@@ -105,44 +105,6 @@ _read: dict[int, bytes] = {}
 #: by TTL, the new image's JSON when its writer made it).
 Held = tuple[int, Item | None, Item | None, bool, bytes | None]
 
-#: The changes of Kinesis outbox rows as the capture held them, by (table
-#: id, row key): (the row's JSON as written, its changes). The forwarder
-#: takes them instead of parsing the row again when the row it reads holds
-#: those very bytes (``held_changes``); a row rolled back or put again
-#: holds others, and is parsed. At most ``HELD_CHANGES`` changes and
-#: ``HELD_ROWS`` rows are kept (then all are dropped: only speed is lost).
-_held: dict[tuple[int, bytes], tuple[bytes, list[Held]]] = {}
-_held_count = 0
-HELD_CHANGES = 16384
-HELD_ROWS = 1024
-
-
-def _hold(table_id: int, rk: bytes, blob: bytes, changes: list[Held]) -> None:
-    global _held_count
-    if _held_count > HELD_CHANGES or len(_held) > HELD_ROWS:
-        _held.clear()
-        _held_count = 0
-    # each new image's JSON copied: orjson's output keeps the 4 KB buffer
-    # it was written into, which thousands of changes held would multiply
-    copy = memoryview
-    _held[(table_id, rk)] = (blob, [
-        change if change[4] is None else (*change[:4], copy(change[4]).tobytes())
-        for change in changes])
-    _held_count += len(changes)
-
-
-def held_changes(table_id: int, rk: bytes, blob: bytes) -> list[Held] | None:
-    """The changes of the outbox row ``rk`` of the table, as captured, if
-    ``blob`` is the JSON the capture wrote for them (the images are never
-    changed once written: the bytes made of them stand for them); taken out
-    either way (called holding the writer)."""
-    global _held_count
-    found = _held.pop((table_id, rk), None)
-    if found is None:
-        return None
-    _held_count -= len(found[1])
-    return found[1] if found[0] == blob else None
-
 
 def read_through(table_id: int, rk: bytes) -> None:
     """The forwarder read the table's outbox rows up to ``rk``: none of them
@@ -168,8 +130,8 @@ class _Capture:
     is as this capture last wrote it (not rolled back since), holds fewer
     than ``SHARED_ROW_BYTES`` and has not been read by the forwarder."""
 
-    __slots__ = ("last", "names", "outbox", "record", "records", "rk", "segment", "shared",
-                 "targets", "txn")
+    __slots__ = ("last", "names", "record", "records", "rk", "segment", "shared", "targets",
+                 "txn")
 
     def __init__(self, record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> None:
         self.record = record
@@ -179,8 +141,6 @@ class _Capture:
                              for stream in streams if stream is not None)
         #: (``streams`` is the table's stream, then its Kinesis outbox.)
         self.shared = streams[0] is None and len(self.targets) == 1
-        #: The Kinesis outbox's shard, whose rows' changes are held (``held_changes``).
-        self.outbox = None if streams[-1] is None else streams[-1]["shard"].encode()
         self.segment = -1  # no records held
         self.rk = b""  # the row's key: its first record's sequence number
         #: (sequence number, old, new, by TTL, new's JSON or None) of each change held.
@@ -206,8 +166,6 @@ class _Capture:
             # fresh: a row's key is a sequence number, never written before
             txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob,
                                   fresh=True)
-            if shard == self.outbox:
-                _hold(self.record.id, self.rk, blob, self.records)
         self.records = []
         self.segment = -1
 
@@ -223,16 +181,12 @@ class _Capture:
                     blob = kept[:-1] + b"," + more[1:]  # one JSON array
                     txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, rk, blob,
                                           fresh=True)
-                    held = _held.get((self.record.id, rk))
-                    if held is not None and held[0] == kept:
-                        _hold(self.record.id, rk, blob, held[1] + self.records)
                     self.last = (rk, len(blob), image)
                     self.records = []
                     self.segment = -1
                     return
         blob, image = self.encode(view)
         txn.put_entry_encoded(self.record, STREAM_SOURCE, shard, self.rk, blob, fresh=True)
-        _hold(self.record.id, self.rk, blob, self.records)
         self.last = (self.rk, len(blob), image)
         self.records = []
         self.segment = -1
@@ -252,7 +206,7 @@ class _Capture:
         for seq, old, new, by_service, encoded in self.records:
             if both and old is not None and new is not None:  # a counter's run
                 append((seq, 1, None, new if encoded is None else fragment(encoded),
-                        SAME_AS_LAST if old == last else old, by_service))
+                        SAME_AS_LAST if old is last or old == last else old, by_service))
                 last = new
                 continue
             event = 0 if old is None else 2 if new is None else 1
@@ -261,7 +215,8 @@ class _Capture:
                 stored_new = new if encoded is None else fragment(encoded)
             stored_old: Any = None
             if keep_old and old is not None:
-                stored_old = SAME_AS_LAST if last is not None and old == last else old
+                stored_old = (SAME_AS_LAST if last is not None and (old is last or old == last)
+                              else old)
             keys = None
             if stored_new is None and stored_old is None:
                 image = new if new is not None else old

@@ -49,14 +49,19 @@ def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:
     run without the pipeline's steps before it; None for any other
     (``api.run``). A request equal to the last one remembered (``HOT``: a
     hot counter's next ``ADD``), on the very table it was decided for, gets
-    that decision again; any other of a known shape has its values and key
-    checked (``_params.decided_quickly``)."""
+    that decision again; one that differs from it only in its Key's values
+    (a counter among many) has only its key checked and encoded
+    (``_UpdateShape.other_key``); any other of a known shape has its values
+    and key checked (``_params.decided_quickly``)."""
     hot = HOT[0]
-    if hot is not None and hot.last_request == request and (
-            txn.table(hot.table_name) is hot.table.record):
-        decided = hot.last
-    else:
+    decided: UpdateRequest | None
+    if hot is None:
         decided = decided_quickly(txn, request)
+    elif hot.last_request == request:
+        decided = (hot.last if txn.table(hot.table_name) is hot.table.record
+                   else decided_quickly(txn, request))
+    else:
+        decided = hot.other_key(txn, request) or decided_quickly(txn, request)
     return None if decided is None else updated(txn, request, decided)
 
 

@@ -153,14 +153,6 @@ class DeleteAction:
 Action: TypeAlias = SetAction | RemoveAction | AddAction | DeleteAction
 ClauseKeyword: TypeAlias = Literal["SET", "REMOVE", "ADD", "DELETE"]
 
-CLAUSE_OF: dict[type, ClauseKeyword] = {
-    SetAction: "SET",
-    RemoveAction: "REMOVE",
-    AddAction: "ADD",
-    DeleteAction: "DELETE",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class UpdateClause:
     """One section (``SET a = :v, b = :w``). Its actions must all be of the
@@ -265,7 +257,6 @@ class Or:
 
 
 Condition: TypeAlias = Comparison | Between | In | Call | Not | And | Or
-Atomic: TypeAlias = Comparison | Between | In | Call
 
 # --------------------------------------------------------------------------
 # ProjectionExpression

@@ -1172,12 +1172,20 @@ class Transaction:
     def get_item_blob(self, record: TableRecord, hk: bytes, rk: bytes = b"") -> bytes | None:
         """The JSON of one item as stored (the very bytes written, while
         the transaction that wrote them is open), or None (no item).
-        (``_row_blob``, inline: a hot counter's every update reads this.)"""
+        (``_row_blob``, inline: every counter's update reads this.)"""
         row_key = (record.items_table, hk, rk)
         store = self._store
         pending = store._pending
         if pending is not None:
             blob = pending.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:
+                return blob  # type: ignore[return-value]
+        if not store._own_sqlite:
+            # ``_committed_row``'s rows in memory, inline (a counter among
+            # many is read from the overlay or the clean-row cache)
+            blob = store._overlay.get(row_key, _UNWRITTEN)
+            if blob is _UNWRITTEN:
+                blob = store._clean.get(row_key, _UNWRITTEN)
             if blob is not _UNWRITTEN:
                 return blob  # type: ignore[return-value]
         return store._committed_row(row_key)
@@ -1377,10 +1385,6 @@ class Transaction:
             "INSERT INTO documents(kind, name, body) VALUES (?, ?, ?) "
             "ON CONFLICT(kind, name) DO UPDATE SET body = excluded.body",
             (kind, name, orjson.dumps(body)))
-
-    def delete_document(self, kind: str, name: str) -> None:
-        self._store._begin_sqlite()
-        self._conn.execute("DELETE FROM documents WHERE kind = ? AND name = ?", (kind, name))
 
     # -- TransactWriteItems' client tokens -----------------------------------
 
