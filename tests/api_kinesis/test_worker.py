@@ -141,3 +141,61 @@ def test_a_killed_worker_is_started_again_and_no_record_is_lost(
         assert [pid for pid in _workers() if pid not in killed]  # a worker runs again
     finally:
         engine.close()
+
+
+class _Unloadable:
+    """A Kinesis client whose worker process cannot load it: unpickled
+    there, it notes the start in ``starts`` and exits the process. (The
+    serving process takes every stream as there.)"""
+
+    def __init__(self, starts: Path) -> None:
+        self.starts = starts
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return exec, (f"open({str(self.starts)!r}, 'a').write('started\\n'); "
+                      "import os; os._exit(3)",)
+
+    def describe(self) -> str:
+        return "unloadable"
+
+    def check_stream(self, stream_arn: str) -> None:
+        pass
+
+    def put_records(self, stream_arn: str, records: list[tuple[str, bytes]]) -> list[bool]:
+        raise AssertionError("never called in the serving process")
+
+
+def test_a_worker_that_cannot_load_its_client_is_started_again_later_each_time(
+        tmp_path: Path) -> None:
+    from tallydb.engine.api._kinesis_forwarder import RETRY, WORKER_RETRY_MAX
+
+    starts = tmp_path / "starts"
+    engine = Engine(Store(tmp_path / "data"), kinesis=_Unloadable(starts))  # type: ignore[arg-type]
+    try:
+        engine.call("CreateTable", TABLE)
+        engine.call("EnableKinesisStreamingDestination", {
+            "TableName": "counted",
+            "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/never"})
+        _add(engine, "a")
+        worker = engine.forwarder
+
+        def described() -> str:
+            destination = engine.call("DescribeKinesisStreamingDestination", {
+                "TableName": "counted"})["KinesisDataStreamDestinations"][0]
+            return str(destination.get("DestinationStatusDescription", ""))
+
+        # three starts in a row that failed: the wait before the next has doubled twice
+        _wait(lambda: worker._worker is not None and worker._worker.failures >= 3,
+              "the worker was not started three times")
+        assert starts.read_text().count("started") >= 3
+        assert worker._worker is not None
+        failures = worker._worker.failures
+        assert worker._worker.retry_after() == min(RETRY * 2 ** (failures - 1), WORKER_RETRY_MAX)
+        assert worker._worker.retry_after() >= 4 * RETRY
+        # the failure stays in the destination's status, and the record waits
+        assert "exited" in described()
+        assert engine.call("DescribeKinesisStreamingDestination", {
+            "TableName": "counted"})["KinesisDataStreamDestinations"][0][
+                "DestinationStatus"] == "ACTIVE"
+    finally:
+        engine.close()

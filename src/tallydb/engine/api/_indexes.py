@@ -334,7 +334,12 @@ def write_item(
     description = record.description
     # (the keys' view looks up the five names; the set would look up every key)
     if journal is not None or not description.keys().isdisjoint(_WRITE_EXTRAS):
-        _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
+        capturing = _capturing.get(id(record))
+        if capturing is not None and capturing[0] is record and journal is None:
+            if old != new:  # only a stream or a Kinesis outbox: the capture alone
+                capture(txn, record, capturing[1], capturing[2], old, new, by_service, encoded)
+        else:
+            _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
@@ -364,6 +369,13 @@ def write_item(
     return units
 
 
+#: The tables (by the id of their catalog record, which is kept to tell it
+#: is the same) whose only write extras are their stream's and Kinesis
+#: destinations' capture: (record, stream, Kinesis outbox), either may be
+#: None. ``write_item`` calls the capture for them without ``_upkeep``.
+_capturing: dict[int, tuple[TableRecord, dict[str, str] | None, dict[str, str] | None]] = {}
+
+
 def _upkeep(txn: Transaction, record: TableRecord, journal: list[Any] | None, hk: bytes,
             rk: bytes, old: Item | None, new: Item | None, encoded: bytes | None,
             by_service: bool, origin: bytes | None) -> None:
@@ -382,6 +394,11 @@ def _upkeep(txn: Transaction, record: TableRecord, journal: list[Any] | None, hk
     stream = description.get(CAPTURE)
     pitr = description.get(PITR)
     kinesis = description.get(KINESIS_CAPTURE)
+    insights = description.get(INSIGHTS)
+    if group is None and pitr is None and insights is None:  # the capture alone, from now on
+        if len(_capturing) > 1024:
+            _capturing.clear()
+        _capturing[id(record)] = (record, stream, kinesis)
     if (journal is not None or stream is not None or pitr is not None or kinesis is not None
             ) and old != new:
         if journal is not None:
@@ -390,7 +407,6 @@ def _upkeep(txn: Transaction, record: TableRecord, journal: list[Any] | None, hk
             capture(txn, record, stream, kinesis, old, new, by_service, encoded)
         if pitr is not None:
             history.record(txn, record, pitr, hk, rk, old)
-    insights = description.get(INSIGHTS)
     if insights is not None:  # contributor insights count the item (``_insights``)
         integrations(txn).extras["insights"].accessed(
             record, insights, hk, rk, new if new is not None else old)

@@ -12,7 +12,9 @@ takes no more records (``read_through``): a later commit's go into a row of
 their own. A record Kinesis took from a row it did not take all of is not
 sent again while the server runs (after a restart such a row is sent whole,
 again). A failure leaves the rows where they are, says why in
-DestinationStatusDescription, and is tried again after ``RETRY`` seconds;
+DestinationStatusDescription, and is tried again after ``RETRY`` seconds
+(a worker that keeps exiting before it answers: twice as long each time,
+up to ``WORKER_RETRY_MAX``);
 requests never wait for any of it (the writer is held only to read or
 delete rows, never while records are made or Kinesis is asked).
 
@@ -70,6 +72,10 @@ log = logging.getLogger("tallydb.engine.kinesis")
 
 POLL = 0.05
 RETRY = 1.0
+#: A worker that exits before it answers (it cannot start, or cannot load
+#: the Kinesis client) is started again after ``RETRY`` seconds, twice as
+#: long after each such failure in a row, at most this long.
+WORKER_RETRY_MAX = 30.0
 #: While requests write, the thread waits this many times as long as each
 #: round took of its own time before the next.
 YIELD = 8.0
@@ -93,6 +99,15 @@ class _Worker:
         self._process: subprocess.Popen[bytes] | None = None
         self._socket: socket.socket | None = None
         self._connection: Connection | None = None
+        #: The failures in a row: started (or sent a job) and exited
+        #: before it answered; none once it answers.
+        self.failures = 0
+
+    def retry_after(self) -> float:
+        """The seconds to wait before the worker is started again."""
+        if not self.failures:
+            return RETRY
+        return min(RETRY * 2 ** (self.failures - 1), WORKER_RETRY_MAX)
 
     def deliver(self, job: Job) -> Report:
         """The worker's report of one job; KinesisError if it could not be
@@ -103,11 +118,13 @@ class _Worker:
             assert self._connection is not None
             self._connection.send(job)
             report: Report = self._connection.recv()
-            return report
         except (EOFError, OSError) as error:
+            self.failures += 1
             self.stop()
             raise KinesisError(f"the process sending Kinesis records exited ({error!r}); "
                                "its records are sent again") from None
+        self.failures = 0
+        return report
 
     def _start(self) -> None:
         try:
@@ -330,7 +347,7 @@ class Forwarder:
         self._delete(record, done)
         self._problem(record, arn, problem)
         if problem is not None:
-            self._closing.wait(RETRY)
+            self._closing.wait(self._worker.retry_after())
             return False
         return more
 
