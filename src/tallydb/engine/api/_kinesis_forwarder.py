@@ -107,7 +107,7 @@ class _Worker:
         """The seconds to wait before the worker is started again."""
         if not self.failures:
             return RETRY
-        return min(RETRY * 2 ** (self.failures - 1), WORKER_RETRY_MAX)
+        return min(RETRY * (1 << min(self.failures - 1, 16)), WORKER_RETRY_MAX)
 
     def deliver(self, job: Job) -> Report:
         """The worker's report of one job; KinesisError if it could not be
