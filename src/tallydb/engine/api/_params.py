@@ -88,7 +88,6 @@ EMPTY_NAMES = "ExpressionAttributeNames must not be empty"
 EMPTY_VALUES = "ExpressionAttributeValues must not be empty"
 INVALID_NAME_KEY = 'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"'
 INVALID_VALUE_KEY = 'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"'
-INVALID_VALUE = "ExpressionAttributeValues contains invalid value: {message} for key {key}"
 #: PutItem and DeleteItem take only NONE and ALL_OLD (dynalite; 2026 us-east-1
 #: captures); the enum itself is checked by ``check_request``.
 INVALID_RETURN_VALUES = "ReturnValues can only be ALL_OLD or NONE"
@@ -174,7 +173,7 @@ def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current
                 canonical = validate_value(value, wording=wording)
             except ValidationException as e:
                 raise ValidationException(
-                    INVALID_VALUE.format(message=e.message, key=key)
+                    messages.EAV_WRAPPER.format(message=e.message, key=key)
                 ) from None
             if canonical is not value:
                 if checked is None:
