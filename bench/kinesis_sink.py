@@ -13,17 +13,12 @@ kept for ``GET /count``). A raw asyncio Protocol with httptools' parser, as
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 from typing import cast
 
 import httptools
 
-try:
-    import uvloop
-except ImportError:  # pragma: no cover - uvloop is a tallydb dependency on POSIX
-    uvloop = None
+from bench.noop_server import run
 
 _SUMMARY = (b'{"StreamDescriptionSummary":{"StreamName":"bench","StreamARN":'
             b'"arn:aws:kinesis:us-east-1:000000000000:stream/bench","StreamStatus":"ACTIVE",'
@@ -98,26 +93,9 @@ class SinkProtocol(asyncio.Protocol):
         self.transport = None
 
 
-async def serve(host: str, port: int) -> None:
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(SinkProtocol, host, port, backlog=128)
-    bound = server.sockets[0].getsockname()
-    print(f"Kinesis sink listening on http://{bound[0]}:{bound[1]}", flush=True)
-    async with server:
-        await server.serve_forever()
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=4567)
-    args = parser.parse_args(argv)
-    if uvloop is not None:
-        uvloop.run(serve(args.host, args.port))
-    else:
-        asyncio.run(serve(args.host, args.port))
+    run(SinkProtocol, "Kinesis sink", __doc__.splitlines()[0], 4567, 128, argv)
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        main()
+    main()

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import zlib
+from collections.abc import Callable
 from typing import cast
 
 import httptools
@@ -69,26 +70,35 @@ class NoopProtocol(asyncio.Protocol):
         self.transport = None
 
 
-async def serve(host: str, port: int) -> None:
+async def serve(factory: Callable[[], asyncio.Protocol], name: str, host: str, port: int,
+                backlog: int) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(NoopProtocol, host, port, backlog=1024)
+    server = await loop.create_server(factory, host, port, backlog=backlog)
     bound = server.sockets[0].getsockname()
-    print(f"noop server listening on http://{bound[0]}:{bound[1]}", flush=True)
+    print(f"{name} listening on http://{bound[0]}:{bound[1]}", flush=True)
     async with server:
         await server.serve_forever()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(factory: Callable[[], asyncio.Protocol], name: str, description: str, port: int,
+        backlog: int, argv: list[str] | None) -> None:
+    """Serve ``factory``'s protocol on ``--host``/``--port`` (uvloop where
+    there is one) until interrupted: this server's, and the benches' other
+    raw servers' (``bench.kinesis_sink``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=port)
     args = parser.parse_args(argv)
-    if uvloop is not None:
-        uvloop.run(serve(args.host, args.port))
-    else:
-        asyncio.run(serve(args.host, args.port))
+    with contextlib.suppress(KeyboardInterrupt):
+        if uvloop is not None:
+            uvloop.run(serve(factory, name, args.host, args.port, backlog))
+        else:
+            asyncio.run(serve(factory, name, args.host, args.port, backlog))
+
+
+def main(argv: list[str] | None = None) -> None:
+    run(NoopProtocol, "noop server", __doc__.splitlines()[0], 8000, 1024, argv)
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        main()
+    main()
