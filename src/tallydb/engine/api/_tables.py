@@ -13,11 +13,11 @@ from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item
 from tallydb.engine.values.attribute_value import (
     check_key_schema,
+    plain_key,
     validate_item_key,
     validate_key,
 )
 from tallydb.engine.values.key import encode_key_value
-from tallydb.engine.values.number import is_canonical
 
 REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
 
@@ -74,10 +74,10 @@ class KeySchema:
         would accept exactly as it is (``plain_key``'s test: the schema's
         attributes, canonical S or N, non-empty, short); None for any other,
         which the full checks must see."""
-        # ``plain_key`` and ``encode`` in one pass (every UpdateItem and
-        # GetItem of a known shape runs this): the same tests, in its order.
         name = self.lone_string
-        if name is not None:  # the everyday schema, without the loop
+        if name is not None:  # the everyday schema: ``plain_key``'s tests and
+            # ``encode`` in one pass, without the loop (every UpdateItem and
+            # GetItem of a known shape on such a table runs this)
             if type(key) is not dict or len(key) != 1:
                 return None
             av = key.get(name)
@@ -89,30 +89,9 @@ class KeySchema:
             if "\x00" in text:
                 return encode_key_value(av), b""
             return text.encode() + b"\x00\x00", b""
-        if type(key) is not dict or len(key) != len(self.attributes):
+        if not plain_key(key, self.attributes):
             return None
-        hk = rk = b""
-        for name, kind in self.attributes:
-            av = key.get(name)
-            if type(av) is not dict or len(av) != 1:
-                return None
-            payload = av.get(kind)
-            if type(payload) is not str:
-                return None
-            if kind == "S":
-                if not payload or len(payload) > 256:
-                    return None
-                encoded = (payload.encode() + b"\x00\x00" if "\x00" not in payload
-                           else encode_key_value(av))
-            elif kind == "N" and is_canonical(payload):
-                encoded = encode_key_value(av)
-            else:
-                return None
-            if hk:  # (an encoded value is never empty: the hash key's came first)
-                rk = encoded
-            else:
-                hk = encoded
-        return hk, rk
+        return self.encode(key)
 
     def encode_plain_item(self, item: Item) -> tuple[bytes, bytes] | None:
         """``encode(item)`` of a checked item whose key attributes are all
