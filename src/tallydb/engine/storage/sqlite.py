@@ -513,14 +513,20 @@ class Store:
         if blob is _UNWRITTEN:
             blob = self._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
-                self._looked_up += 1
-                blob = self._looked_up_row(row_key)
-                if blob is not None:
-                    held = self._held
-                    if len(held) >= HELD_ROWS:
-                        held.clear()  # (forgetting costs a lookup at the flush)
-                    held.add(row_key)
+                return self._read_row(row_key)
         return blob  # type: ignore[return-value]
+
+    def _read_row(self, row_key: RowKey) -> bytes | None:
+        """A committed row neither the overlay nor the clean-row cache holds,
+        read from SQLite (and remembered as held there, when it is)."""
+        self._looked_up += 1
+        blob = self._looked_up_row(row_key)
+        if blob is not None:
+            held = self._held
+            if len(held) >= HELD_ROWS:
+                held.clear()  # (forgetting costs a lookup at the flush)
+            held.add(row_key)
+        return blob
 
 
     def _looked_up_row(self, row_key: RowKey) -> bytes | None:
@@ -1180,15 +1186,16 @@ class Transaction:
             blob = pending.get(row_key, _UNWRITTEN)
             if blob is not _UNWRITTEN:
                 return blob  # type: ignore[return-value]
-        if not store._own_sqlite:
-            # ``_committed_row``'s rows in memory, inline (a counter among
-            # many is read from the overlay or the clean-row cache)
-            blob = store._overlay.get(row_key, _UNWRITTEN)
+        if store._own_sqlite:  # SQLite holds writes of this transaction's
+            return store._looked_up_row(row_key)
+        # ``_committed_row``, inline (a counter among many is read from the
+        # overlay or the clean-row cache)
+        blob = store._overlay.get(row_key, _UNWRITTEN)
+        if blob is _UNWRITTEN:
+            blob = store._clean.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN:
-                blob = store._clean.get(row_key, _UNWRITTEN)
-            if blob is not _UNWRITTEN:
-                return blob  # type: ignore[return-value]
-        return store._committed_row(row_key)
+                return store._read_row(row_key)
+        return blob  # type: ignore[return-value]
 
     def get_entry_blob(self, record: TableRecord, index: str, hk: bytes, rk: bytes
                        ) -> bytes | None:
