@@ -72,7 +72,8 @@ CLIPPED_SELECTS = r"""() => {
     const has = select.getBoundingClientRect().width;
     if (has + 0.5 < needs) {
       const name = select.getAttribute("aria-label") || select.name || select.id;
-      found.push(`${name} shows "${option.text}" in ${Math.round(has)}px of ${Math.round(needs)}px`);
+      const sizes = `${Math.round(has)}px of ${Math.round(needs)}px`;
+      found.push(`${name} shows "${option.text}" in ${sizes}`);
     }
   }
   return found;

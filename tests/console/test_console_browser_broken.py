@@ -1,8 +1,9 @@
 """What looked broken, each as a test: no word split mid-token and no
-drop-down too narrow for its choice at 1280 and 390 px; Send's result beside Send, without scrolling; the sent and the
-live value labelled; a new item's commit says what it created; an offline
-server is one clear line; plain JSON typed as the toolkit types it; a
-copied boto3 snippet runs with only the environment it names."""
+drop-down too narrow for its choice at 1280 and 390 px; Send's result
+beside Send, without scrolling; the sent and the live value labelled; a
+new item's commit says what it created; an offline server is one clear
+line; plain JSON typed as the toolkit types it; a copied boto3 snippet
+runs with only the environment it names."""
 
 from __future__ import annotations
 
