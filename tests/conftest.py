@@ -305,6 +305,34 @@ def node() -> str:
     return node
 
 
+#: Where the AWS CLI is installed for the tests when it is not on PATH.
+AWS_CLI_VENV = Path(__file__).resolve().parent / ".awscli"
+
+
+@pytest.fixture(scope="session")
+def aws_cli() -> str:
+    """The AWS CLI: ``aws`` on PATH, or v1 from PyPI's ``awscli`` installed
+    once into ``AWS_CLI_VENV`` (a virtual environment of its own: it pins its
+    own botocore), as on a clean CI machine."""
+    found = shutil.which("aws")
+    if found is not None:
+        return found
+    aws = AWS_CLI_VENV / "bin" / "aws"
+    with _locked(AWS_CLI_VENV.parent / ".awscli-install.lock"):
+        if not aws.exists():
+            try:
+                subprocess.run([sys.executable, "-m", "venv", "--clear", str(AWS_CLI_VENV)],
+                               check=True, timeout=120)
+                subprocess.run([str(AWS_CLI_VENV / "bin" / "pip"), "install", "-q", "awscli"],
+                               check=True, timeout=300, capture_output=True)
+            except (subprocess.SubprocessError, OSError) as error:
+                reason = f"the AWS CLI is not on PATH and `pip install awscli` failed: {error}"
+                if os.environ.get("CI"):  # CI installs from PyPI: a must-run test
+                    pytest.fail(reason)
+                pytest.skip(reason)
+    return str(aws)
+
+
 @pytest.fixture(scope="session")
 def tallydb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TallyServer]:
     """The worker's shared server (default --sync), on a temp data dir."""

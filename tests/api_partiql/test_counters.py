@@ -7,12 +7,9 @@ statement."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -57,23 +54,6 @@ def test_32_threads_x_250_partiql_increments_end_at_8000(tallydb_server: TallySe
         seen = [value for future in futures for value in future.result(timeout=200)]
     assert _count(ddb, table) == str(THREADS * CALLS)
     assert sorted(seen) == list(range(1, THREADS * CALLS + 1))
-
-
-@pytest.fixture(scope="session")
-def aws_cli(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The AWS CLI (v1, from PyPI's ``awscli``): on PATH, or installed into a
-    virtual environment of its own (it pins its own botocore)."""
-    found = shutil.which("aws")
-    if found is not None:
-        return found
-    venv = tmp_path_factory.mktemp("awscli")
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "awscli"], check=True,
-                       timeout=300, capture_output=True)
-    except (subprocess.SubprocessError, OSError) as error:
-        pytest.skip(f"the AWS CLI is not on PATH and `pip install awscli` failed: {error}")
-    return str(Path(venv) / "bin" / "aws")
 
 
 @pytest.mark.timeout(360)

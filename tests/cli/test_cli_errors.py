@@ -81,3 +81,14 @@ def test_values_print_as_json_sets_sorted(store: Store) -> None:
         '"ns": {"NS": ["2", "10"]}, "m": {"M": {"s": {"SS": ["a", "b"]}}}}\n')
     assert store.ok("counter", "add", table, KEY, "plays", "--format", "dynamodb") == (
         '{"N": "1"}\n')
+
+
+def test_a_fault_botocore_finds_before_sending_is_one_line_too(store: Store) -> None:
+    # botocore refuses a 2-character SourceTableName itself, with a message of
+    # two lines ("Parameter validation failed:" and the fault).
+    result = store.run("restore", "ab", "--to-time", "latest", "--as", "abcd")
+    assert result.exit_code == 1
+    line = _line(result)
+    assert line["kind"] == "ValidationException"
+    assert line["message"] == ("Parameter validation failed: Invalid length for parameter "
+                               "SourceTableName, value: 2, valid min length: 3")

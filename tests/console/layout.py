@@ -6,6 +6,10 @@ must follow a space, ``#``, ``/``, ``:``, ``,`` or ``-`` (or be a space).
 Text in code blocks, text areas, select options and visually hidden labels
 is not judged (it scrolls or is not shown as prose).
 
+``clipped_selects(page)``: every shown drop-down too narrow to show the
+option it has chosen, measured against a copy of it holding only that
+option at its natural width.
+
 ``axe(page)``: axe-core (vendored under ``tests/console/vendor``) run on the
 page as it is; its violations of impact serious or critical.
 """
@@ -50,6 +54,35 @@ BROKEN_WORDS = r"""() => {
 def broken_words(page: Any) -> list[str]:
     """Each place a word wraps mid-token, as ``before|after`` text."""
     return list(page.evaluate(BROKEN_WORDS))
+
+
+CLIPPED_SELECTS = r"""() => {
+  const found = [];
+  for (const select of document.querySelectorAll("select")) {
+    const option = select.selectedOptions[0];
+    if (!option || !select.offsetParent || select.closest("[hidden], .sr-only")) continue;
+    const probe = select.cloneNode(false);
+    probe.removeAttribute("id");
+    probe.appendChild(option.cloneNode(true));
+    probe.style.cssText = "position: absolute; visibility: hidden; width: auto; "
+      + "min-width: 0; max-width: none; flex: none";
+    select.parentElement.appendChild(probe);
+    const needs = probe.getBoundingClientRect().width;
+    probe.remove();
+    const has = select.getBoundingClientRect().width;
+    if (has + 0.5 < needs) {
+      const name = select.getAttribute("aria-label") || select.name || select.id;
+      const sizes = `${Math.round(has)}px of ${Math.round(needs)}px`;
+      found.push(`${name} shows "${option.text}" in ${sizes}`);
+    }
+  }
+  return found;
+}"""
+
+
+def clipped_selects(page: Any) -> list[str]:
+    """Each drop-down that cannot show its chosen option whole."""
+    return list(page.evaluate(CLIPPED_SELECTS))
 
 
 def axe_source() -> str:

@@ -1,8 +1,9 @@
-"""What looked broken, each as a test: no word split mid-token at 1280 and
-390 px; Send's result beside Send, without scrolling; the sent and the
-live value labelled; a new item's commit says what it created; an offline
-server is one clear line; plain JSON typed as the toolkit types it; a
-copied boto3 snippet runs with only the environment it names."""
+"""What looked broken, each as a test: no word split mid-token and no
+drop-down too narrow for its choice at 1280 and 390 px; Send's result
+beside Send, without scrolling; the sent and the live value labelled; a
+new item's commit says what it created; an offline server is one clear
+line; plain JSON typed as the toolkit types it; a copied boto3 snippet
+runs with only the environment it names."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from layout import broken_words
+from layout import broken_words, clipped_selects
 from playwright.sync_api import expect
 from serverkit import Serve
 
@@ -73,6 +74,7 @@ PAGES = {
     "#/tables/{table}/settings": ".ttlstatus",
     "#/tables/{table}/items": "table.items tbody tr",
     "{item}": 'tr[data-attribute="digits"]',
+    "#/tables/{table}/item?new=1": "table.attrform",
     "#/builder": '.verdict[data-state="valid"]',
     "#/partiql": ".verdict",
     "#/hotkeys": "main p",
@@ -88,6 +90,7 @@ def test_no_word_is_split_mid_token(console: Any, videos: str, width: int, fragm
     expect(page.locator(PAGES[fragment]).first).to_be_visible()
     expect(page.locator(".live.on")).to_be_visible()
     assert broken_words(page) == [], f"{fragment} at {width} px"
+    assert clipped_selects(page) == [], f"{fragment} at {width} px"
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{fragment} is {overflow}px wider than a {width}px window"
 
@@ -211,6 +214,7 @@ def test_the_form_editor_puts_typed_attributes(console: Any) -> None:
     page.get_by_role("button", name="Add attribute").click()
     page.get_by_label("Name of attribute 5").fill("draft")
     page.get_by_role("button", name="Remove draft").click()
+    assert clipped_selects(page) == []  # each row's type can be read
     console.shot("form_editor")
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("VID#form / STATS#TOTAL")

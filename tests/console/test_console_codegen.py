@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import uuid
@@ -168,11 +167,10 @@ def test_the_javascript_programs_do_what_the_requests_do(
     run_all(console, "JavaScript", runner)
 
 
-def test_the_aws_cli_commands_do_what_the_requests_do(console: Any) -> None:
-    aws = shutil.which("aws")
-    if aws is None:
-        pytest.skip("the AWS CLI is not installed")
-    path = os.environ["PATH"]
+def test_the_aws_cli_commands_do_what_the_requests_do(console: Any, aws_cli: str) -> None:
+    # The programs call `aws` by name: the one found (or installed) comes first on PATH.
+    path = os.pathsep.join([str(Path(aws_cli).parent), os.environ["PATH"]])
+    aws = aws_cli
     version = subprocess.run([aws, "--version"], capture_output=True, text=True, check=False)
     run_all(console, "AWS CLI",
             lambda code, env: run(["bash", "-c", code], {**env, "PATH": path,

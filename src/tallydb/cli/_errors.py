@@ -41,8 +41,15 @@ EXIT_UNAVAILABLE = 3
 
 
 def error_line(kind: str, message: str) -> str:
-    """The one line every failure is: ``tallydb: <kind>: <message>``."""
-    return f"tallydb: {kind}: {message}"
+    """The one line every failure is: ``tallydb: <kind>: <message>``.
+
+    A message of several lines (botocore's ``Parameter validation failed:``
+    and one line per fault) is joined into one: its first line, then the
+    rest separated by ``; ``."""
+    first, *rest = message.strip().splitlines() or [""]
+    if rest:
+        first = f"{first} {'; '.join(line.strip() for line in rest if line.strip())}"
+    return f"tallydb: {kind}: {first}"
 
 
 class CommandError(Exception):
