@@ -13,7 +13,10 @@ is all that differs from running them by hand.
   come before anything has used the server.
 
 * ``python`` blocks share one namespace per document. A ``print(...)`` whose
-  line ends in ``# text`` must print ``text``.
+  line ends in ``# text`` must print ``text``. A block of pytest tests that
+  take the plugin's fixtures (``def test_...(tallydb_...)``) is also run by
+  pytest itself, as the reader would run it (after the document's earlier
+  such blocks, whose names it may use), and each of its tests must pass.
 * ``sh`` blocks run command by command with bash. Lines ``# text`` right after
   a command are what it prints (standard output), line for line; an expected
   output starting ``tallydb: `` is an error line: the command must fail and
@@ -39,7 +42,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from unittest import SkipTest
@@ -58,6 +61,8 @@ FENCE = re.compile(r"^ {0,3}```([\w-]*)\s*$")
 INVISIBLE = re.compile(r"^<!-- invisible-code-block: (?:python|sh|toml)$", re.M)
 BIN = Path(sys.executable).parent
 SERVE = re.compile(r"^tallydb\s+serve(?:\s|$)")
+#: A pytest test asking for one of the plugin's fixtures.
+FIXTURE_TEST = re.compile(r"^(?:async )?def (test_\w*)\([^)]*\btallydb_\w+", re.M)
 
 
 @dataclass
@@ -68,6 +73,8 @@ class Run:
     stack: contextlib.ExitStack
     url: str | None = None
     ran: int = 0
+    #: The python blocks so far that are pytest tests on the plugin's fixtures.
+    test_blocks: list[str] = field(default_factory=list)
 
     def endpoint(self) -> str:
         """The document's own server, started on first use."""
@@ -130,7 +137,30 @@ def python_block(example: Example) -> None:
         exec(code, example.namespace)
     if expected:
         assert out.getvalue().splitlines() == expected, f"{_where(example)} printed otherwise"
+    tests = FIXTURE_TEST.findall(source)
+    if tests:
+        _pytest_runs(example, source, tests)
     run.ran += 1
+
+
+def _pytest_runs(example: Example, source: str, tests: list[str]) -> None:
+    """Run the block's tests with pytest in a project of their own (the
+    document's earlier test blocks first), the plugin loaded as installed,
+    and check that each passed."""
+    run = _run_of(example)
+    run.test_blocks.append(source)
+    project = run.directory / f"pytest_{example.line}"
+    project.mkdir()
+    (project / "test_block.py").write_text("\n\n".join(run.test_blocks))
+    env = run.environment()
+    env.pop("TALLYDB_ENDPOINT")  # the plugin's own throwaway server, as for the reader
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-rA", "test_block.py"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
+    passed = set(re.findall(r"^PASSED test_block\.py::(\w+)", done.stdout, re.M))
+    assert done.returncode == 0 and set(tests) <= passed, (
+        f"{_where(example)}: pytest ran its tests otherwise:\n{done.stdout[-3000:]}")
 
 
 def _commands(source: str) -> Iterator[tuple[str, list[str]]]:
