@@ -127,3 +127,20 @@ def test_list_streams_pages_past_a_deleted_tables_stream(ddb: Any, streams: Any)
             ddb.delete_table(TableName=next(name for name, arn in made if arn == last))
         page = streams.list_streams(Limit=1, ExclusiveStartStreamArn=last)
     assert [a for a in seen if a in ours] == arns
+
+
+def test_describe_stream_lists_the_shards_after_exclusive_start_shard_id(
+        ddb: Any, streams: Any) -> None:
+    # DynamoDB lists the shards whose IDs follow ExclusiveStartShardId, an ID
+    # of no shard included: one past every shard ID answers no shard
+    # (ScyllaDB's Alternator tests, run against DynamoDB, test_streams.py).
+    _, arn = table_with_stream(ddb)
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+    shard_id = shard["ShardId"]
+    for start, expected in [
+        (shard_id, []),
+        ("zzzzzzzzzzzzzzzzzzzzzzzzsfasdgagadfadfgagkjsdfsfsdjfjks", []),
+        ("shardId-00000000000000000000-00000000", [shard]),
+    ]:
+        described = streams.describe_stream(StreamArn=arn, ExclusiveStartShardId=start)
+        assert described["StreamDescription"]["Shards"] == expected, start

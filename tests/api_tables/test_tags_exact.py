@@ -83,3 +83,18 @@ def test_tags_are_checked_before_the_table_is_looked_up(backend: Backend) -> Non
     answer = backend.raw("TagResource", {"ResourceArn": missing,
                                          "Tags": [{"Key": "k", "Value": "v"}]})
     assert (answer.status, answer.error_code) == (400, "ResourceNotFoundException")
+
+
+def test_tag_resource_without_a_tag_is_refused(backend: Backend, arn: str) -> None:
+    # DynamoDB refuses a TagResource whose Tags list is empty (ScyllaDB's
+    # Alternator tests, run against DynamoDB, test_tag.py), a constraint
+    # botocore's model does not carry; the wording is the constraint layer's
+    # for a list under its minimum length, as other emulators record it.
+    backend.raw("TagResource", {"ResourceArn": arn, "Tags": [{"Key": "k", "Value": "v"}]})
+    refused = backend.raw("TagResource", {"ResourceArn": arn, "Tags": []})
+    assert (refused.status, refused.json) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "1 validation error detected: Value '[]' at 'tags' failed to satisfy "
+                   "constraint: Member must have length greater than or equal to 1"})
+    listed = backend.raw("ListTagsOfResource", {"ResourceArn": arn})
+    assert listed.json == {"Tags": [{"Key": "k", "Value": "v"}]}

@@ -26,7 +26,8 @@ in the few overrides below, each with its source:
   ``[a-zA-Z0-9_.-]+``;
 * CreateTable's model no longer marks AttributeDefinitions and KeySchema as
   required, while DynamoDB still answers "Member must not be null" for them;
-* the table operations answer a missing TableName with their own sentence.
+* the table operations answer a missing TableName with their own sentence;
+* TagResource refuses an empty Tags list, which the model leaves unbounded.
 
 Sources for the texts: architect/dynalite's ``test/helpers.js`` (assertType,
 recorded against DynamoDB) for the JSON layer; dynalite's tests and the
@@ -42,6 +43,7 @@ of DynamoDB's requests lies outside an AttributeValue).
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -101,6 +103,14 @@ NESTED_ORDER: dict[str, tuple[str, ...]] = {
 #: Members DynamoDB requires that botocore's model leaves optional (dynalite).
 EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
     "CreateTable": ("AttributeDefinitions", "KeySchema"),
+}
+
+#: Minimum lengths DynamoDB enforces on top-level members that botocore's
+#: model leaves unbounded, by operation (ScyllaDB's Alternator tests, run
+#: against DynamoDB: test_tag.py refuses ``Tags=[]``). Per operation, not per
+#: shape: CreateTable's Tags share the shape and are not on record.
+EXTRA_MIN: dict[str, dict[str, int]] = {
+    "TagResource": {"Tags": 1},
 }
 
 #: Operations that answer a missing TableName with a sentence of their own
@@ -759,6 +769,11 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     compiler = _Compiler(model)
     top = _Structure(shape.name, False)
     compiler.fill(top, shape, MEMBER_ORDER.get(operation, ()))
+    for name, low in EXTRA_MIN.get(operation, {}).items():
+        rank, camel, node = top.members[name]
+        bounded = copy.copy(node)  # compiled nodes are shared between shapes
+        bounded.low = low  # type: ignore[attr-defined]
+        top.members[name] = (rank, camel, bounded)
     required = [*top.required, *EXTRA_REQUIRED.get(operation, ())]
     table_operation = operation in TABLE_OPERATIONS
     tag_operation = operation in TAG_OPERATIONS

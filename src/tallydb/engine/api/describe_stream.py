@@ -2,7 +2,8 @@
 (one per stream) with the shard's sequence-number range.
 
 A stream's one shard is never split, so it has no children: a
-``ShardFilter`` of type CHILD_SHARDS answers no shard."""
+``ShardFilter`` of type CHILD_SHARDS answers no shard. ExclusiveStartShardId
+lists the shards whose IDs follow it, whether or not it names a shard."""
 
 from __future__ import annotations
 
@@ -36,7 +37,11 @@ def describe_stream(txn: Transaction, request: dict[str, Any], checked: None) ->
     if "end" in stream:
         numbers["EndingSequenceNumber"] = sequence_text(stream["end"])
     shards = [{"ShardId": stream["shard"], "SequenceNumberRange": numbers}]
-    if request.get("ExclusiveStartShardId") == stream["shard"]:
+    start = request.get("ExclusiveStartShardId")
+    if start is not None and start >= stream["shard"]:
+        # The shards listed are those whose IDs follow ExclusiveStartShardId,
+        # an ID of no shard included (Kinesis' reading; one past every ID
+        # answers none, as DynamoDB does).
         shards = []
     shard_filter = request.get("ShardFilter")
     if shard_filter is not None and shard_filter.get("Type") == "CHILD_SHARDS":
