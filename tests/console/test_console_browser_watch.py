@@ -126,3 +126,50 @@ def test_throttles_are_marked_on_the_chart_and_counted(console_page_for: Any,
     console.shot("counter_chart_throttled", full_page=False)
     page.goto(f"{limited.url}/console/#/tables/{table}/monitor")
     expect(page.locator('[data-minute="throttled"]')).to_have_text(str(refused), timeout=15_000)
+
+
+@pytest.mark.parametrize("seconds", [3, 4, 9, 300])
+def test_the_time_axis_labels_each_second_once(console: Any, seconds: int) -> None:
+    # A chart a few seconds wide on a wide page: uPlot would put ticks half a
+    # second apart, each second's label printed twice.
+    page = console.open("#/tables")
+    labels = page.evaluate("""async (seconds) => {
+        const { TIME_AXIS } = await import("/console/static/js/chart.js");
+        const { default: uPlot } = await import("/console/static/vendor/uplot-1.6.32/uPlot.esm.js");
+        const start = 1764300000;
+        const xs = Array.from({ length: seconds + 1 }, (_, i) => start + i);
+        let shown = [];
+        const axis = { ...TIME_AXIS, values: (u, ticks, ...rest) => {
+            shown = TIME_AXIS.values(u, ticks, ...rest);
+            return shown;
+        } };
+        const box = document.createElement("div");
+        document.body.append(box);
+        const plot = new uPlot({ width: 1200, height: 200, series: [{}, { label: "n" }],
+                                 scales: { x: { time: true } }, axes: [axis, {}] },
+                               [xs, xs.map((_, i) => i)], box);
+        await new Promise((drawn) => requestAnimationFrame(() => drawn()));
+        plot.destroy();
+        box.remove();
+        return shown;
+    }""", seconds)
+    assert len(labels) >= 2, labels
+    assert len(set(labels)) == len(labels), labels
+
+
+def test_the_rate_is_drawn_for_whole_seconds_only(console: Any) -> None:
+    # 10 commits a second for three seconds, then 2 in the first 0.2 s of the
+    # second still running: its rate is not drawn as a fall to 2.
+    page = console.open("#/tables")
+    xs, values, rates = page.evaluate("""async () => {
+        const { series } = await import("/console/static/js/counter_chart.js");
+        const start = 1764300000;
+        const points = [];
+        for (let i = 0; i <= 30; i++) points.push([start + i / 10, i * 10]);
+        points.push([start + 3.05, 310], [start + 3.1, 320]);
+        const [xs, values, rates] = series(points, new Map(), start + 3.2);
+        return [xs.map((x) => x - start), values, rates];
+    }""")
+    assert xs == [0, 1, 2, 3]
+    assert values == [90, 190, 290, 320]
+    assert rates == [None, 100, 100, None]

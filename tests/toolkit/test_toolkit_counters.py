@@ -117,9 +117,14 @@ def test_bounds_both_ways(items: tallydb.Table) -> None:
         seats.add()
     assert caught.value.maximum == 3 and caught.value.delta == 1
     assert "maximum 3" in str(caught.value)
+    # It names the bound the addition would pass, not both.
+    assert caught.value.explanation == (
+        "adding 1 to taken would pass its maximum 3; nothing was changed")
     assert seats.add(-3) == 0
-    with pytest.raises(tallydb.CounterLimitError):
+    with pytest.raises(tallydb.CounterLimitError) as caught:
         seats.add(-1)
+    assert caught.value.explanation == (
+        "adding -1 to taken would pass its minimum 0; nothing was changed")
     with pytest.raises(tallydb.CounterLimitError):
         seats.add(4)  # even from a missing attribute it would pass 3
     assert seats.value() == 0

@@ -80,7 +80,7 @@ def tables(format: str, data: Path | None, endpoint: str | None) -> None:
 @click.argument("table")
 @store_options
 def describe(table: str, data: Path | None, endpoint: str | None) -> None:
-    """Print DescribeTable's answer for TABLE, as JSON.
+    """Print TABLE's description (the Table of DescribeTable's answer), as JSON.
 
     \b
     Example:

@@ -552,16 +552,21 @@ class CounterBase:
         return within
 
     def _limit_error(self, delta: Any) -> Callable[[str], CounterLimitError]:
+        bounds = {"minimum": self.minimum, "maximum": self.maximum}
+        # The bound an addition moves towards; the other one only when the
+        # stored value is already past it (set there by another writer).
+        d = _decimal(delta)
+        toward = "maximum" if d > 0 else "minimum" if d < 0 else None
+        passed = [n for n, v in bounds.items() if v is not None and n == toward] or [
+            n for n, v in bounds.items() if v is not None
+        ]
+        side = " / ".join(f"{n} {bounds[n]}" for n in passed)
+
         def make(message: str) -> CounterLimitError:
-            side = []
-            if self.minimum is not None:
-                side.append(f"minimum {self.minimum}")
-            if self.maximum is not None:
-                side.append(f"maximum {self.maximum}")
             return CounterLimitError(
                 message,
                 explanation=f"adding {delta} to {self.attribute} would pass its "
-                f"{' / '.join(side)}; nothing was changed",
+                f"{side}; nothing was changed",
                 attribute=self.attribute,
                 delta=delta,
                 minimum=self.minimum,

@@ -6,9 +6,13 @@ import { html } from "./ui.js";
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-/** The time axis: clock times to the second. */
-const TIME_AXIS = {
+/**
+ * The time axis: clock times to the second, so its ticks are whole seconds
+ * apart (finer ones would print the same second twice).
+ */
+export const TIME_AXIS = {
   space: 90,
+  incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400],
   values: (_plot, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })),
 };
 

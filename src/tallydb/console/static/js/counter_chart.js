@@ -10,8 +10,12 @@ import { keyId } from "./values.js";
 const WINDOW_S = 300; // seconds drawn
 const TICK_MS = 1000;
 
-/** Per second of the window: the value at its end, its change, and throttles. */
-function series(points, throttles, now) {
+/**
+ * Per second of the window: the value at its end, its change, and throttles.
+ * The second still running has a value (the latest) but no change yet: its
+ * few commits so far would draw the rate dropping every time.
+ */
+export function series(points, throttles, now) {
   const last = Math.floor(now);
   const first = Math.max(Math.floor(points.length ? points[0][0] : last), last - WINDOW_S);
   const xs = [];
@@ -25,7 +29,7 @@ function series(points, throttles, now) {
     while (i < points.length && points[i][0] < second + 1) value = points[i++][1];
     xs.push(second);
     values.push(value);
-    rates.push(value === null || previous === null ? null : value - previous);
+    rates.push(value === null || previous === null || second === last ? null : value - previous);
     const refused = throttles.get(second) || 0;
     throttled.push(refused ? refused : null);
     previous = value;
