@@ -115,3 +115,27 @@ def test_a_streams_policy_is_its_own(backend: Backend, make_table: Callable[...,
     with pytest.raises(ClientError) as info:
         ddb.get_resource_policy(ResourceArn=described["TableArn"])
     assert _code(info)[0] == "PolicyNotFoundException"
+
+
+@pytest.mark.parametrize("operation", ["GetResourcePolicy", "DeleteResourcePolicy",
+                                       "PutResourcePolicy"])
+def test_a_resource_arn_that_is_no_arn_or_an_index_is_refused_in_dynamodbs_words(
+        backend: Backend, make_table: Callable[..., str], operation: str) -> None:
+    # DynamoDB's current words: a bare table name (recorded against DynamoDB
+    # in 2026 for the three operations) and an index's ARN (its wording for
+    # the tag operations, quoted in ScyllaDB's Alternator tests in 2026).
+    table = make_table("policed")
+    arn = backend.client().describe_table(TableName=table)["Table"]["TableArn"]
+    index_arn = arn + "/index/by_k"
+    invalid = "One or more parameter values were invalid: "
+    for resource, message in [
+        (table, invalid + f"ARNs must start with 'arn:': {table}"),
+        (index_arn, invalid + "Invalid resource arn provided, only table or stream is "
+                              f"accepted. Provided resource arn: {index_arn}"),
+    ]:
+        body = {"ResourceArn": resource}
+        if operation == "PutResourcePolicy":
+            body["Policy"] = _policy(arn)
+        answer = backend.raw(operation, body)
+        assert (answer.status, answer.error_code, answer.message) == (
+            400, "ValidationException", message), resource

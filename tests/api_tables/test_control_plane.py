@@ -77,8 +77,10 @@ def test_tags_of_a_missing_or_malformed_arn(ddb: Any, tagged: tuple[str, str]) -
                  f"Requested resource not found: ResourcArn: {missing} not found")
     with pytest.raises(ClientError) as excinfo:
         ddb.tag_resource(ResourceArn="not-an-arn", Tags=[{"Key": "k", "Value": "v"}])
+    # DynamoDB's current words (recorded against it in 2026; api/_resource_arns.py).
     assert_error(excinfo, VALIDATION,
-                 "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn")
+                 "One or more parameter values were invalid: ARNs must start with 'arn:': "
+                 "not-an-arn")
 
 
 def test_describe_endpoints_and_limits(backend: Backend, ddb: Any) -> None:

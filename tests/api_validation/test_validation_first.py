@@ -146,10 +146,11 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     "TagResource": ({"ResourceArn": ARN, "Tags": [{"Key": "a*b", "Value": "v"}]},
                     INVALID + "The tag key a*b has characters other than letters, white space, "
                     "numbers and + - = . _ : /"),
+    # a ResourceArn that is no ARN: DynamoDB's current words (api/_resource_arns.py)
     "UntagResource": ({"ResourceArn": "not-an-arn", "TagKeys": ["k"]},
-                      "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn"),
+                      INVALID + "ARNs must start with 'arn:': not-an-arn"),
     "ListTagsOfResource": ({"ResourceArn": "not-an-arn"},
-                           "Invalid TableArn: Invalid ResourceArn provided as input not-an-arn"),
+                           INVALID + "ARNs must start with 'arn:': not-an-arn"),
     "ListTables": ({"ExclusiveStartTableName": M, "Limit": 101},
                    too_large("101", "limit", 100)),
     "ExportTableToPointInTime": (
@@ -221,13 +222,13 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     # DynamoDB's invalid-policy-document error (its wording: api/_policies.py)
     "PutResourcePolicy": ({"ResourceArn": ARN, "Policy": "{not json"},
                           INVALID + "Invalid policy document: The policy is not valid JSON"),
-    # an index's ARN has no policy: not on record, tallydb's text (api/_policy_resources.py)
+    # an index's ARN has no policy: DynamoDB's words (api/_resource_arns.py)
     "GetResourcePolicy": ({"ResourceArn": f"{ARN}/index/x"},
-                          f"ResourceArn must be the ARN of a table or of a table's stream: "
-                          f"{ARN}/index/x"),
+                          INVALID + "Invalid resource arn provided, only table or stream is "
+                          f"accepted. Provided resource arn: {ARN}/index/x"),
     "DeleteResourcePolicy": ({"ResourceArn": f"{ARN}/index/x"},
-                             f"ResourceArn must be the ARN of a table or of a table's stream: "
-                             f"{ARN}/index/x"),
+                             INVALID + "Invalid resource arn provided, only table or stream is "
+                             f"accepted. Provided resource arn: {ARN}/index/x"),
     # the legacy global tables' operations: the model's constraints (botocore's model)
     **{operation: ({"GlobalTableName": "ab", **extra}, too_short("ab", "globalTableName", 3))
        for operation, extra in {

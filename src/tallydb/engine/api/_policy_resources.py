@@ -7,12 +7,11 @@ from typing import Any
 
 from tallydb.engine.api._access import Resolver, Touch
 from tallydb.engine.api._policies import POLICIES
+from tallydb.engine.api._resource_arns import NOT_A_TABLE_OR_STREAM, not_an_arn
 from tallydb.engine.api.describe_table import find_table, table_name_of
 from tallydb.engine.errors import ResourceNotFoundException, ValidationException
 from tallydb.engine.storage import TableRecord, Transaction
 
-#: Not on record: ours.
-NOT_A_RESOURCE = ("ResourceArn must be the ARN of a table or of a table's stream: {}")
 #: The Streams API's wording for a stream that is not there.
 STREAM_NOT_FOUND = "Requested resource not found: Stream: {} not found"
 #: DynamoDB's answers when there is no policy (moto's wording, recorded).
@@ -43,11 +42,12 @@ def check_resource_arn(request: dict[str, Any]) -> None:
     """The ResourceArn's form, checked before anything is looked up: a
     table's ARN or its stream's."""
     arn = request["ResourceArn"]
-    if not arn.startswith("arn:") or ":table/" not in arn:
-        raise ValidationException(NOT_A_RESOURCE.format(arn))
+    refusal = not_an_arn(arn)
+    if refusal is not None:
+        raise refusal
     rest = arn.partition(":table/")[2].partition("/")[2]
-    if rest and not rest.startswith("stream/"):
-        raise ValidationException(NOT_A_RESOURCE.format(arn))
+    if ":table/" not in arn or (rest and not rest.startswith("stream/")):
+        raise ValidationException(NOT_A_TABLE_OR_STREAM.format(arn))
 
 
 def resource_of(txn: Transaction, arn: str) -> TableRecord:

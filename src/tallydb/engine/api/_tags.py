@@ -1,8 +1,10 @@
 """A table's tags: kept in its description as ``_Tags`` (a list of
 ``{"Key", "Value"}`` in the order first given), reached by the table's ARN.
 
-Before any table is looked up (:func:`check_arn`, :func:`check_tags`): an
-ARN not of a table's form is a ValidationException; a table ARN of another
+Before any table is looked up (:func:`check_arn`, :func:`check_tags`): a
+string that is not an ARN, an index's ARN and an ARN not of a table's form
+are ValidationExceptions (the first two in DynamoDB's words,
+``_resource_arns``); a table ARN of another
 account is DynamoDB's AccessDeniedException naming it (a caller may not
 reach another account's table; the nubo-db/dynamodb-conformance suite,
 run against DynamoDB in 2026, gets AccessDeniedException for ARNs of an
@@ -14,8 +16,8 @@ as dynalite recorded it (``_shapes`` answers a missing ResourceArn); the
 AccessDeniedException is worded as IAM words a refusal across accounts
 ("... because no resource-based policy allows the ... action", the IAM
 user guide's access-denied messages), the caller being the account's
-root, since no IAM user is known here; the wording for a malformed ARN,
-a forbidden character and more than 50 tags is not on record, so they use
+root, since no IAM user is known here; the wording for another malformed
+ARN, a forbidden character and more than 50 tags is not on record, so they use
 the closest documented phrasing (DynamoDB's tagging restrictions page:
 letters, white space, numbers and ``+ - = . _ : /``; at most 50 tags per
 resource).
@@ -28,6 +30,7 @@ from typing import Any
 
 from tallydb.engine.api._access import Touch
 from tallydb.engine.api._regions import is_stored
+from tallydb.engine.api._resource_arns import NOT_A_TABLE_OR_STREAM, is_index_arn, not_an_arn
 from tallydb.engine.api.describe_table import ACCOUNT
 from tallydb.engine.errors import (
     AccessDeniedException,
@@ -61,6 +64,11 @@ def check_arn(arn: str, action: str) -> str:
     """The table name a ResourceArn names, refused before any lookup when
     it is not a table ARN (ValidationException) or names another account
     (AccessDeniedException)."""
+    refusal = not_an_arn(arn)
+    if refusal is not None:
+        raise refusal
+    if is_index_arn(arn):
+        raise ValidationException(NOT_A_TABLE_OR_STREAM.format(arn))
     match = _TABLE_ARN.fullmatch(arn)
     if match is None:
         raise ValidationException(BAD_ARN.format(arn=arn))
