@@ -86,6 +86,13 @@ def test_tables_lists_name_key_count_and_size(store: Store) -> None:
     assert table in store.ok("tables", "--format", "table")
 
 
+def test_tables_offers_no_dynamodb_json_it_would_not_print() -> None:
+    # A table's row is not an item: `--format dynamodb` printed it as plain JSON.
+    result = CliRunner().invoke(main, ["tables", "--format", "dynamodb"], prog_name="tallydb")
+    assert result.exit_code == 2
+    assert "'dynamodb' is not one of 'json', 'table'" in result.stderr
+
+
 def test_describe_prints_describe_table(store: Store) -> None:
     table = store.table(range_key=None)
     answer = json.loads(store.ok("describe", table))

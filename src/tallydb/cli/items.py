@@ -48,7 +48,9 @@ def _names_values(names: str | None, values: str | None) -> dict[str, Any]:
 
 
 @click.command()
-@format_option
+@click.option("--format", "format", type=click.Choice(("json", "table")), default="json",
+              show_default=True,
+              help="json: one JSON object per table and line; table: columns for people.")
 @store_options
 def tables(format: str, data: Path | None, endpoint: str | None) -> None:
     """List the tables: name, key, item count and size.
