@@ -255,3 +255,19 @@ def test_a_copied_boto3_snippet_runs_with_only_the_environment_it_names(console:
     item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
     assert item["play_count"] == {"N": "9"}
     assert console.operations().count("UpdateItem") == 0, "the page itself sent the update"
+
+
+def test_a_value_the_update_panel_cannot_read_is_named(console: Any) -> None:
+    client = console.server.client()
+    table = make_videos(client)
+    client.put_item(TableName=table, Item={**KEY, "play_count": {"N": "3"}})
+    page = console.open(item_fragment(table))
+    panel = page.locator("section.panel")
+    panel.get_by_label("Attribute", exact=True).fill("play_count")
+    panel.get_by_label("Condition").select_option("<")
+    expect(panel).to_contain_text("Type the condition's value")
+    expect(panel.get_by_role("button", name="Send")).to_be_disabled()
+    panel.locator('input[name="condValue"]').fill("many")
+    expect(panel).to_contain_text("The condition's value: \"many\" is not a number")
+    panel.locator('input[name="value"]').fill("")
+    expect(panel).to_contain_text("Type the value")

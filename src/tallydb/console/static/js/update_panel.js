@@ -21,13 +21,23 @@ export const blankForm = () => ({
   condAttribute: "", condOp: "", condType: "N", condValue: "",
 });
 
-/** The UpdateItem request a form describes (throws on a value that does not parse). */
+/** A box's text as the type picked for it; what is wrong names the box. */
+function typed(box, type, text) {
+  if (!text.trim() && !["S", "NULL", "BOOL"].includes(type)) throw new Error(`Type ${box}`);
+  try {
+    return parseTyped(type, text);
+  } catch (error) {
+    throw new Error(`${box[0].toUpperCase()}${box.slice(1)}: ${error.message}`);
+  }
+}
+
+/** The UpdateItem request a form describes (throws, naming the box, on a value that does not parse). */
 export function updateRequest(table, key, form) {
   if (!form.attribute) throw new Error("Choose an attribute");
   const names = { "#n": form.attribute };
   const values = {};
   const value = (placeholder) => {
-    values[placeholder] = parseTyped(form.type, form.value);
+    values[placeholder] = typed("the value", form.type, form.value);
     return placeholder;
   };
   const expression = {
@@ -50,7 +60,7 @@ export function updateRequest(table, key, form) {
     if (form.condOp.startsWith("attribute_")) {
       request.ConditionExpression = `${form.condOp}(${name})`;
     } else {
-      values[":c"] = parseTyped(form.condType, form.condValue);
+      values[":c"] = typed("the condition's value", form.condType, form.condValue);
       request.ConditionExpression = `${name} ${form.condOp} :c`;
     }
   }
