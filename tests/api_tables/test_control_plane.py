@@ -72,9 +72,11 @@ def test_tags_of_a_missing_or_malformed_arn(ddb: Any, tagged: tuple[str, str]) -
     missing = arn.rsplit("/", 1)[0] + "/no-such-table"
     with pytest.raises(ClientError) as excinfo:
         ddb.list_tags_of_resource(ResourceArn=missing)
-    # DynamoDB's wording, "ResourcArn" as it spells it (dynalite, recorded).
+    # DynamoDB's current wording (recorded against it in 2026, for TagResource,
+    # UntagResource and ListTagsOfResource); dynalite's older record spelled
+    # it "ResourcArn".
     assert_error(excinfo, "ResourceNotFoundException",
-                 f"Requested resource not found: ResourcArn: {missing} not found")
+                 f"Requested resource not found: ResourceArn: {missing} not found")
     with pytest.raises(ClientError) as excinfo:
         ddb.tag_resource(ResourceArn="not-an-arn", Tags=[{"Key": "k", "Value": "v"}])
     # DynamoDB's current words (recorded against it in 2026; api/_resource_arns.py).

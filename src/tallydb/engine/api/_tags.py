@@ -11,8 +11,9 @@ run against DynamoDB in 2026, gets AccessDeniedException for ARNs of an
 account not its own); a tag key or value with a character the tagging
 restrictions do not allow is a ValidationException.
 
-Messages: the ResourceNotFoundException's "ResourcArn" (sic) is DynamoDB's
-as dynalite recorded it (``_shapes`` answers a missing ResourceArn); the
+Messages: the ResourceNotFoundException's text is DynamoDB's current wording
+(recorded against it in 2026; dynalite's older record spelled it
+"ResourcArn") (``_shapes`` answers a missing ResourceArn); the
 AccessDeniedException is worded as IAM words a refusal across accounts
 ("... because no resource-based policy allows the ... action", the IAM
 user guide's access-denied messages), the caller being the account's
@@ -42,7 +43,7 @@ from tallydb.engine.storage import TableRecord, Transaction
 
 MAX_TAGS = 50
 BAD_ARN = "Invalid TableArn: Invalid ResourceArn provided as input {arn}"
-ARN_NOT_FOUND = "Requested resource not found: ResourcArn: {arn} not found"
+ARN_NOT_FOUND = "Requested resource not found: ResourceArn: {arn} not found"
 OTHER_ACCOUNT = (
     "User: arn:aws:iam::{account}:root is not authorized to perform: dynamodb:{action} on "
     "resource: {arn} because no resource-based policy allows the dynamodb:{action} action")
