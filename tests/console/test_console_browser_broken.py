@@ -267,7 +267,8 @@ def test_a_value_the_update_panel_cannot_read_is_named(console: Any) -> None:
     panel.get_by_label("Condition").select_option("<")
     expect(panel).to_contain_text("Type the condition's value")
     expect(panel.get_by_role("button", name="Send")).to_be_disabled()
-    panel.locator('input[name="condValue"]').fill("many")
+    # Each box is named on its own (the label around it also holds its type's options).
+    panel.get_by_label("Condition value", exact=True).fill("many")
     expect(panel).to_contain_text("The condition's value: \"many\" is not a number")
-    panel.locator('input[name="value"]').fill("")
+    panel.get_by_label("Value", exact=True).fill("")
     expect(panel).to_contain_text("Type the value")

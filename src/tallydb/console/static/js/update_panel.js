@@ -135,7 +135,7 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
           <select aria-label="Value type" value=${form.type} onChange=${(e) => set({ type: e.target.value })}>
             ${VALUE_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
           </select>
-          <input name="value" class=${form.type === "N" ? "num" : ""} value=${form.value}
+          <input name="value" aria-label="Value" class=${form.type === "N" ? "num" : ""} value=${form.value}
             onInput=${(e) => set({ value: e.target.value })} /></span></label>`}
       </div>
       <div class="row wrap">
@@ -149,7 +149,7 @@ export function UpdatePanel({ table, itemKey, item, form, setForm, outcome, onSe
           <select aria-label="Condition value type" value=${form.condType} onChange=${(e) => set({ condType: e.target.value })}>
             ${VALUE_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
           </select>
-          <input name="condValue" value=${form.condValue} onInput=${(e) => set({ condValue: e.target.value })} /></span></label>`}
+          <input name="condValue" aria-label="Condition value" value=${form.condValue} onInput=${(e) => set({ condValue: e.target.value })} /></span></label>`}
         <span class="spacer"></span>
         <button type="submit" class="primary" disabled=${!request || busy}>Send</button>
       </div>
