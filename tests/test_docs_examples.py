@@ -144,9 +144,10 @@ def python_block(example: Example) -> None:
 
 
 def _pytest_runs(example: Example, source: str, tests: list[str]) -> None:
-    """Run the block's tests with pytest in a project of their own (the
-    document's earlier test blocks first), the plugin loaded as installed,
-    and check that each passed."""
+    """Run the block's tests with pytest in a project of their own, the
+    plugin loaded as installed, and check that each passed. The file holds
+    the document's earlier test blocks first, so the block may use their
+    names; their tests passed in their own runs and are not run again."""
     run = _run_of(example)
     run.test_blocks.append(source)
     project = run.directory / f"pytest_{example.line}"
@@ -156,7 +157,7 @@ def _pytest_runs(example: Example, source: str, tests: list[str]) -> None:
     env.pop("TALLYDB_ENDPOINT")  # the plugin's own throwaway server, as for the reader
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-rA", "test_block.py"],
+         "-rA", *(f"test_block.py::{test}" for test in dict.fromkeys(tests))],
         cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
     passed = set(re.findall(r"^PASSED test_block\.py::(\w+)", done.stdout, re.M))
     assert done.returncode == 0 and set(tests) <= passed, (
