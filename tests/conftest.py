@@ -45,6 +45,7 @@ import collections
 import contextlib
 import fcntl
 import http.client
+import importlib.util
 import json
 import os
 import re
@@ -282,13 +283,13 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-@pytest.fixture(scope="session")
-def node() -> str:
-    """Node, with @aws-sdk/client-dynamodb installed in ``JS_SDK``."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js and npm are not installed (Debian: apt-get install nodejs npm): "
-                    "the AWS SDK for JavaScript v3 cannot run")
+def install_js_sdk() -> str | None:
+    """Install @aws-sdk/client-dynamodb in ``JS_SDK`` unless it is there;
+    why it cannot be (None once it is)."""
+    npm = shutil.which("npm")
+    if shutil.which("node") is None or npm is None:
+        return ("Node.js and npm are not installed (Debian: apt-get install nodejs npm): "
+                "the AWS SDK for JavaScript v3 cannot run")
     home = JS_SDK.parent
     with _locked(home / ".npm-install.lock"):
         if not (JS_SDK / "@aws-sdk" / "client-dynamodb").is_dir():
@@ -297,11 +298,20 @@ def node() -> str:
                  "--loglevel=error"],
                 cwd=home, capture_output=True, text=True, timeout=600, check=False)
             if result.returncode != 0 or not (JS_SDK / "@aws-sdk" / "client-dynamodb").is_dir():
-                reason = ("npm could not install @aws-sdk/client-dynamodb: "
-                          + (result.stderr or result.stdout)[-1000:])
-                if os.environ.get("CI"):
-                    pytest.fail(reason)
-                pytest.skip(reason)
+                return ("npm could not install @aws-sdk/client-dynamodb: "
+                        + (result.stderr or result.stdout)[-1000:])
+    return None
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """Node, with @aws-sdk/client-dynamodb installed in ``JS_SDK``."""
+    node = shutil.which("node")
+    reason = install_js_sdk()
+    if node is None or reason is not None:
+        if node is not None and shutil.which("npm") is not None and os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
     return node
 
 
@@ -309,28 +319,67 @@ def node() -> str:
 AWS_CLI_VENV = Path(__file__).resolve().parent / ".awscli"
 
 
-@pytest.fixture(scope="session")
-def aws_cli() -> str:
-    """The AWS CLI: ``aws`` on PATH, or v1 from PyPI's ``awscli`` installed
-    once into ``AWS_CLI_VENV`` (a virtual environment of its own: it pins its
-    own botocore), as on a clean CI machine."""
-    found = shutil.which("aws")
-    if found is not None:
-        return found
-    aws = AWS_CLI_VENV / "bin" / "aws"
+def install_aws_cli() -> str | None:
+    """Install v1 from PyPI's ``awscli`` into ``AWS_CLI_VENV`` unless ``aws`` is
+    on PATH or there; why it cannot be (None once it is)."""
+    if shutil.which("aws") is not None:
+        return None
     with _locked(AWS_CLI_VENV.parent / ".awscli-install.lock"):
-        if not aws.exists():
+        if not (AWS_CLI_VENV / "bin" / "aws").exists():
             try:
                 subprocess.run([sys.executable, "-m", "venv", "--clear", str(AWS_CLI_VENV)],
                                check=True, timeout=120)
                 subprocess.run([str(AWS_CLI_VENV / "bin" / "pip"), "install", "-q", "awscli"],
                                check=True, timeout=300, capture_output=True)
             except (subprocess.SubprocessError, OSError) as error:
-                reason = f"the AWS CLI is not on PATH and `pip install awscli` failed: {error}"
-                if os.environ.get("CI"):  # CI installs from PyPI: a must-run test
-                    pytest.fail(reason)
-                pytest.skip(reason)
-    return str(aws)
+                return f"the AWS CLI is not on PATH and `pip install awscli` failed: {error}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def aws_cli() -> str:
+    """The AWS CLI: ``aws`` on PATH, or v1 from PyPI's ``awscli`` installed
+    once into ``AWS_CLI_VENV`` (a virtual environment of its own: it pins its
+    own botocore), as on a clean CI machine."""
+    reason = install_aws_cli()
+    if reason is not None:
+        if os.environ.get("CI"):  # CI installs from PyPI: a must-run test
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return shutil.which("aws") or str(AWS_CLI_VENV / "bin" / "aws")
+
+
+def _helper(relative: str, name: str) -> Callable[[], object]:
+    """``name`` from the helper module at ``relative`` (a path under tests/)."""
+    path = Path(__file__).resolve().parent / relative
+    spec = importlib.util.spec_from_file_location(f"_install_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: Callable[[], object] = getattr(module, name)
+    return found
+
+
+def _quietly(install: Callable[[], object]) -> None:
+    # A failure shows in the fixture that needs the install: it tries again.
+    with contextlib.suppress(Exception):
+        install()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In CI, the one-time installs (DynamoDB Local's jar and kinesalite from
+    npm, the AWS SDK for JavaScript, the AWS CLI) start at once in the
+    background, while the tests run: each fixture that needs one waits on its
+    install lock instead of holding a worker while it downloads."""
+    if not os.environ.get("CI") or hasattr(session.config, "workerinput"):
+        return
+
+    def peers() -> None:  # one after the other: they share bench/.peers
+        _quietly(_helper("toolkit/toolkit_stores.py", "dynamodb_local_missing"))
+        _quietly(_helper("api_kinesis/kinesiskit.py", "kinesalite_missing"))
+
+    for install in (peers, install_js_sdk, install_aws_cli):
+        threading.Thread(target=_quietly, args=(install,), daemon=True).start()
 
 
 @pytest.fixture(scope="session")
