@@ -69,7 +69,8 @@ print(json.dumps(out))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return child_ab.main("python -m bench.pipeline_ab", __doc__.split("\n")[0], CHILD, "request", argv)
+    return child_ab.main("python -m bench.pipeline_ab", __doc__.split("\n")[0], CHILD,
+                         "request", argv)
 
 
 if __name__ == "__main__":
