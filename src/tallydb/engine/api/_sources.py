@@ -44,12 +44,13 @@ ALL_ATTRIBUTES_GSI = (
     "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported "
     "for global secondary index {} because its projection type is not ALL"
 )
-#: Asking a GSI for an attribute it does not project (AttributesToGet,
-#: ProjectionExpression): DynamoDB refuses it; its wording is not on record,
-#: so this follows the ALL_ATTRIBUTES refusal's.
+#: Asking a GSI for attributes it does not project (AttributesToGet,
+#: ProjectionExpression): DynamoDB Local's words (its
+#: validateAttributesToGetAndProjExpr), the attributes in brackets; the
+#: order of several is not on record (sorted here).
 NOT_PROJECTED_GSI = (
     "One or more parameter values were invalid: Global secondary index {} does not project "
-    "the requested attribute {}"
+    "[{}]"
 )
 
 #: A Query's filter naming attributes the index does not project, sorted and
@@ -115,7 +116,7 @@ class Source:
             raise ValidationException(ALL_ATTRIBUTES_GSI.format(index.name))
         missing = sorted(exprs.projected_heads - index.projected)
         if missing:
-            raise ValidationException(NOT_PROJECTED_GSI.format(index.name, missing[0]))
+            raise ValidationException(NOT_PROJECTED_GSI.format(index.name, ", ".join(missing)))
 
     def fetcher(self, txn: Transaction, request: dict[str, Any], exprs: ReadExpressions
                 ) -> Callable[[Iterator[Item]], Iterator[Item]] | None:
