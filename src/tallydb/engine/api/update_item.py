@@ -101,7 +101,11 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     if indexes and update is not None:
         written = {str(path[0]) for path in update.updated_paths}
         check_index_keys(indexes, new, names=written, update=True)
-    index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+    if table.items_alone and txn.journal is None:  # (``write_item`` would do just this)
+        txn.put_encoded(table.record, hk, rk, encoded)
+        index_units = None
+    else:
+        index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
     if plain:
         _written[0] = (encoded, new)
 
