@@ -157,10 +157,10 @@ class Table:
 
     @cached_property
     def items_alone(self) -> bool:
-        """Whether an item write needs nothing but the item itself while no
-        feed listens (``_indexes.items_alone``: no index, no stream, no
-        Kinesis destination, no point-in-time recovery, no replica, no
-        contributor insights)."""
+        """Whether an item write needs nothing but the item itself and, while
+        the feed listens, its change (``_indexes.items_alone``: no index, no
+        stream, no Kinesis destination, no point-in-time recovery, no
+        replica, no contributor insights)."""
         return items_alone(self.record, self.indexes)
 
     def index(self, name: str) -> Index | None:
