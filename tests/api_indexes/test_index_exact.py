@@ -89,8 +89,8 @@ def test_gsi_added_over_existing_data_leaves_out_too_long_keys(ddb: Any) -> None
 ])
 def test_gsi_asked_for_an_attribute_it_does_not_project_is_invalid(
         ddb: Any, indexed: str, request_kwargs: dict[str, Any]) -> None:
-    # DynamoDB refuses it rather than answering items without it; its
-    # wording is not on record.
+    # DynamoDB refuses it rather than answering items without it; the
+    # wording is DynamoDB Local's (validateAttributesToGetAndProjExpr).
     if "ProjectionExpression" in request_kwargs:
         key: dict[str, Any] = {"KeyConditionExpression": "g = :g",
                                "ExpressionAttributeValues": {":g": {"S": "v"}}}
@@ -100,7 +100,7 @@ def test_gsi_asked_for_an_attribute_it_does_not_project_is_invalid(
     with pytest.raises(ClientError) as excinfo:
         ddb.query(TableName=indexed, IndexName="by_g", **key, **request_kwargs)
     assert_error(excinfo, VALIDATION, INVALID + "Global secondary index by_g does not project "
-                 "the requested attribute unseen")
+                 "[unseen]")
 
 
 def test_gsi_asked_for_projected_attributes_answers(ddb: Any, indexed: str) -> None:

@@ -606,6 +606,12 @@ def test_time_to_live_is_the_groups(regions: Callable[..., Clients]) -> None:
     for ddb in (east, west):
         described = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
         assert described == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    # The interval before another change is the group's too.
+    with pytest.raises(ClientError) as caught:
+        east.update_time_to_live(TableName=name, TimeToLiveSpecification={
+            "Enabled": False, "AttributeName": "expires"})
+    assert_error(caught, "ValidationException",
+                 "Time to live has been modified multiple times within a fixed interval")
 
 
 def test_an_index_is_the_groups(regions: Callable[..., Clients]) -> None:

@@ -120,3 +120,26 @@ def test_a_resource_arn_that_is_no_arn_or_an_index_is_refused_in_dynamodbs_words
         assert (answer.status, answer.error_code, answer.message) == (
             400, "ValidationException", message), resource
     assert backend.raw("ListTagsOfResource", {"ResourceArn": arn}).json == {"Tags": []}
+
+
+@pytest.mark.parametrize("operation", ["TagResource", "UntagResource", "ListTagsOfResource"])
+def test_a_stream_arn_is_a_resource_not_found(
+        backend: Backend, ddb: Any, make_table: Callable[..., str], operation: str) -> None:
+    # DynamoDB takes a stream's ARN for a resource ("only table or stream is
+    # accepted", above) but keeps no tags on it: ResourceNotFoundException.
+    # Its wording for a stream is not on record; the text is the one
+    # DynamoDB gives a ResourceArn naming no table (recorded against it).
+    name = make_table("streamed", hash=("pk", "S"))
+    table = ddb.update_table(TableName=name, StreamSpecification={
+        "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})["TableDescription"]
+    stream_arn = table["LatestStreamArn"]
+    ddb.tag_resource(ResourceArn=table["TableArn"], Tags=[{"Key": "k", "Value": "v"}])
+    extra: dict[str, Any] = {"TagResource": {"Tags": [{"Key": "k", "Value": "w"}]},
+                             "UntagResource": {"TagKeys": ["k"]}}.get(operation, {})
+    for resource in (stream_arn, stream_arn.replace(name, "no-such-table")):
+        answer = backend.raw(operation, {"ResourceArn": resource, **extra})
+        assert (answer.status, answer.error_code, answer.message) == (
+            400, "ResourceNotFoundException",
+            f"Requested resource not found: ResourceArn: {resource} not found"), resource
+    assert ddb.list_tags_of_resource(ResourceArn=table["TableArn"])["Tags"] == [
+        {"Key": "k", "Value": "v"}]

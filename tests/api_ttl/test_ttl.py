@@ -3,7 +3,7 @@ answers, and the sweeper deleting expired items (with their index entries).
 
 Messages and statuses: architect/dynalite's test/updateTimeToLive.js and
 describeTimeToLive.js, and the ack-api-quirks catalogue (2026, recorded
-against DynamoDB: DDB-TABLE-144, -146, -147). The sweeper is called directly
+against DynamoDB: DDB-TABLE-143, -144, -146, -147). The sweeper is called directly
 with a chosen ``now`` (``Engine.sweep_expired``); the server calls it every
 second.
 """
@@ -11,6 +11,7 @@ second.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,37 +32,89 @@ def _ttl(ddb: Any, table: str, enabled: bool, name: str = "expires") -> dict[str
         TableName=table, TimeToLiveSpecification={"AttributeName": name, "Enabled": enabled})
 
 
+def _refused(ddb: Any, table: str, enabled: bool, name: str = "expires") -> tuple[str, str, int]:
+    with pytest.raises(ClientError) as excinfo:
+        _ttl(ddb, table, enabled, name)
+    return error_of(excinfo)
+
+
+OTHER = ("ValidationException",
+         "TimeToLive is active on a different AttributeName: current AttributeName is expires",
+         400)
+TOO_SOON = ("ValidationException",
+            "Time to live has been modified multiple times within a fixed interval", 400)
+
+
 def test_update_and_describe(ddb: Any, make_table: Any) -> None:
     table = make_table("ttl")
     assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
         "TimeToLiveStatus": "DISABLED"}
+    assert _refused(ddb, table, False) == (
+        "ValidationException", "TimeToLive is already disabled", 400)
     assert _ttl(ddb, table, True)["TimeToLiveSpecification"] == {
         "AttributeName": "expires", "Enabled": True}
     assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
         "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
-
-    def refused(enabled: bool, name: str) -> tuple[str, str, int]:
-        with pytest.raises(ClientError) as excinfo:
-            _ttl(ddb, table, enabled, name)
-        return error_of(excinfo)
-
-    assert refused(True, "expires") == (
+    # What the request asks is judged before how soon it comes (DDB-TABLE-143).
+    assert _refused(ddb, table, True) == (
         "ValidationException", "TimeToLive is already enabled", 400)
-    assert refused(True, "other") == (
-        "ValidationException",
-        "TimeToLive is active on a different AttributeName: current AttributeName is expires",
-        400)
-    assert refused(False, "other") == (
-        "ValidationException",
-        "TimeToLive is active on a different AttributeName: current AttributeName is expires",
-        400)
-    _ttl(ddb, table, False)
-    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
-        "TimeToLiveStatus": "DISABLED"}
-    assert refused(False, "expires") == (
-        "ValidationException", "TimeToLive is already disabled", 400)
+    assert _refused(ddb, table, True, "other") == OTHER
+    assert _refused(ddb, table, False, "other") == OTHER
     # The TTL setting is not part of DescribeTable.
     assert "TimeToLive" not in str(ddb.describe_table(TableName=table)["Table"])
+
+
+def test_a_second_change_within_the_interval_is_refused(ddb: Any, make_table: Any) -> None:
+    # DynamoDB's API reference: "Any additional UpdateTimeToLive calls for
+    # the same table during this one hour duration result in a
+    # ValidationException"; its message: DDB-TABLE-143. The refusal changes
+    # nothing.
+    table = make_table("ttlsoon")
+    _ttl(ddb, table, True)
+    assert _refused(ddb, table, False) == TOO_SOON
+    assert ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    assert _refused(ddb, table, False) == TOO_SOON
+    # Another table is its own.
+    other = make_table("ttlother")
+    _ttl(ddb, other, True)
+
+
+def test_the_interval_starts_at_each_change_and_not_at_a_refusal() -> None:
+    interval = 2.0
+    engine = Engine(Store(None), ttl_change_interval=interval)
+    with contextlib.closing(engine):
+        client = inprocess.client(engine)
+        table = _create(client, "interval")
+        _ttl(client, table, True)
+        assert _refused(client, table, False) == TOO_SOON
+        deadline = time.monotonic() + interval + 60
+        while True:  # refused until the interval has passed, however often asked
+            try:
+                _ttl(client, table, False)
+                break
+            except ClientError as error:
+                assert error.response["Error"]["Message"] == TOO_SOON[1]
+                assert time.monotonic() < deadline, "still refused long after the interval"
+                time.sleep(0.05)
+        assert _refused(client, table, False) == (
+            "ValidationException", "TimeToLive is already disabled", 400)
+        assert _refused(client, table, True) == TOO_SOON  # the disabling started another
+        assert client.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+            "TimeToLiveStatus": "DISABLED"}
+
+
+def test_a_server_given_no_interval_lets_ttl_change_at_once(
+    tallydb_server_factory: Any,
+) -> None:
+    server = tallydb_server_factory(in_memory=True, extra_args=("--ttl-change-interval", "0"))
+    client = server.client()
+    table = _create(client, "toggled")
+    for enabled in (True, False, True, False):
+        _ttl(client, table, enabled)
+    _ttl(client, table, True, "renamed")
+    assert client.describe_time_to_live(TableName=table)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "renamed"}
 
 
 def test_a_missing_table(ddb: Any) -> None:
@@ -92,7 +145,8 @@ def test_a_filter_hides_expired_items(ddb: Any, make_table: Any) -> None:
 
 @pytest.fixture
 def engine(tmp_path: Any) -> Iterator[Engine]:
-    engine = Engine(Store(tmp_path))
+    # (these tests turn TTL on and off at once: no interval between changes)
+    engine = Engine(Store(tmp_path), ttl_change_interval=0)
     yield engine
     engine.close()
 

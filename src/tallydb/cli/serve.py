@@ -124,6 +124,12 @@ def _table_delays(_ctx: click.Context, _param: click.Parameter, value: str | Non
                    "milliseconds, as DynamoDB does (its item operations answer "
                    "ResourceNotFoundException meanwhile; waiters and the console wait), "
                    "e.g. 500,500,500. Off by default: a table is ACTIVE at once.")
+@click.option("--ttl-change-interval", default=3600.0, show_default=True, metavar="SECONDS",
+              type=click.FloatRange(min=0),
+              help="How long after a change of a table's TTL (UpdateTimeToLive) another is "
+                   "refused, as DynamoDB refuses it: ValidationException \"Time to live has "
+                   "been modified multiple times within a fixed interval\". 0 for tests that "
+                   "turn TTL on and off at once.")
 @click.option("--s3-endpoint", metavar="URL",
               help="Write exports to and read imports from this S3-compatible endpoint "
                    "(AWS S3, MinIO, LocalStack...), with boto3's credentials, or "
@@ -169,6 +175,7 @@ def serve(
     separate_regions: bool,
     replication_delay: float,
     table_delays: Any,
+    ttl_change_interval: float,
     s3_endpoint: str | None,
     s3_region: str,
     s3_root: Path | None,
@@ -218,6 +225,7 @@ def serve(
         separate_regions=separate_regions,
         replication_delay=replication_delay,
         table_delays=table_delays,
+        ttl_change_interval=ttl_change_interval,
         s3_endpoint=s3_endpoint,
         s3_region=s3_region,
         s3_root=s3_root,

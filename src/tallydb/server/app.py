@@ -20,6 +20,7 @@ from tallydb.engine.api import (
     OPERATIONS,
     SWEEP_BATCH,
     SWEEP_INTERVAL,
+    TTL_CHANGE_INTERVAL,
     Engine,
     KinesisSender,
     Limits,
@@ -81,6 +82,8 @@ class Config:
     replication_delay: float = 1.0
     # how long tables stay CREATING, DELETING, UPDATING (None: they change at once)
     table_delays: TableDelays | None = None
+    # seconds after a change of a table's TTL during which another is refused
+    ttl_change_interval: float = TTL_CHANGE_INTERVAL
     # exports and imports: an S3-compatible endpoint, else a directory per
     # bucket under s3_root (default: s3/ in the data directory)
     s3_endpoint: str | None = None
@@ -307,7 +310,8 @@ async def serve(config: Config, announce: Callable[[str], None] = print) -> None
                         separate_regions=config.separate_regions, objects=config.objects(),
                         kinesis=config.kinesis(),
                         replication_delay=config.replication_delay,
-                        table_delays=config.table_delays)
+                        table_delays=config.table_delays,
+                        ttl_change_interval=config.ttl_change_interval)
     except BaseException:
         store.close()
         listener.sockets.close()

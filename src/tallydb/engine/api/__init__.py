@@ -50,7 +50,13 @@ from tallydb.engine.api._shapes import (
 )
 from tallydb.engine.api._static_checks import EXPRESSIONS, check_expressions, check_statement
 from tallydb.engine.api._stream_records import now_ns
-from tallydb.engine.api._ttl import SWEEP_BATCH, SWEEP_INTERVAL, sweep_expired
+from tallydb.engine.api._ttl import CHANGE_INTERVAL as TTL_CHANGE_INTERVAL
+from tallydb.engine.api._ttl import (
+    CHANGE_INTERVAL_EXTRA,
+    SWEEP_BATCH,
+    SWEEP_INTERVAL,
+    sweep_expired,
+)
 from tallydb.engine.api._units import UnitsReport, keep_report
 from tallydb.engine.api.describe_table import find_table
 from tallydb.engine.api.update_contributor_insights import indexed
@@ -70,6 +76,7 @@ __all__ = [
     "SWEEP_BATCH",
     "SWEEP_INTERVAL",
     "TARGETS",
+    "TTL_CHANGE_INTERVAL",
     "Access",
     "Engine",
     "KinesisError",
@@ -205,7 +212,9 @@ class Engine:
 
     ``limits`` (off by default) enforces DynamoDB's throughput ceilings
     (``_limits``); without it no request pays anything for them.
-    ``sweep_expired`` deletes items whose TTL has passed (``_ttl``).
+    ``sweep_expired`` deletes items whose TTL has passed (``_ttl``);
+    ``ttl_change_interval`` is how long after a change of a table's TTL
+    another is refused (DynamoDB's hour by default; 0 for tests).
     ``feed`` publishes every committed item change to its listeners
     (``tallydb.engine.feed``); the store records changes only while it has some.
     A request runs in a region (``_regions``): its ARNs name it, and with
@@ -220,6 +229,7 @@ class Engine:
         self, store: Store, limits: Limits | None = None, separate_regions: bool = False,
         objects: ObjectStore | None = None, kinesis: KinesisSender | None = None,
         replication_delay: float = 1.0, table_delays: TableDelays | None = None,
+        ttl_change_interval: float = TTL_CHANGE_INTERVAL,
     ) -> None:
         self.store = store
         #: How long tables stay CREATING, DELETING, UPDATING (``_lifecycle``;
@@ -238,6 +248,7 @@ class Engine:
         self.jobs = Jobs(store, {kind: runner for kind, (runner, _) in JOB_KINDS.items()})
         self.integrations = Integrations(objects, self.jobs, home / "logs", run)
         self.jobs.integrations = self.integrations
+        self.integrations.extras[CHANGE_INTERVAL_EXTRA] = ttl_change_interval
         self.forwarder = self.integrations.extras["kinesis"] = Forwarder(store, kinesis)
         self.insights = self.integrations.extras["insights"] = Insights()
         if limits is not None:

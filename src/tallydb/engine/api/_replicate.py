@@ -48,6 +48,7 @@ _COPIED = (
     "AttributeDefinitions", "KeySchema", "ProvisionedThroughput", "BillingModeSummary",
     "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "SSEDescription", "TableClassSummary",
     "OnDemandThroughput", "WarmThroughput", "_TimeToLive",
+    "_TimeToLiveChanged",
 )
 #: The sources a new replica's rows are copied from, beside the items.
 _COPIED_SOURCES = (TTL_INDEX, VERSIONS_SOURCE)

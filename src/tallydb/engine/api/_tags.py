@@ -4,7 +4,11 @@
 Before any table is looked up (:func:`check_arn`, :func:`check_tags`): a
 string that is not an ARN, an index's ARN and an ARN not of a table's form
 are ValidationExceptions (the first two in DynamoDB's words,
-``_resource_arns``); a table ARN of another
+``_resource_arns``); a stream's ARN, which DynamoDB takes as a resource
+("only table or stream is accepted") but whose tags no operation keeps, is
+the ResourceNotFoundException of a ResourceArn that names nothing (its
+wording for a stream is not on record: the same as for a missing table's
+ARN); a table or stream ARN of another
 account is DynamoDB's AccessDeniedException naming it (a caller may not
 reach another account's table; the nubo-db/dynamodb-conformance suite,
 run against DynamoDB in 2026, gets AccessDeniedException for ARNs of an
@@ -54,7 +58,7 @@ BAD_TAG = (
     "than letters, white space, numbers and + - = . _ : /")
 
 _TABLE_ARN = re.compile(
-    r"arn:aws[a-z-]*:dynamodb:[^:]+:([^:]+):table/([a-zA-Z0-9_.-]{3,255})")
+    r"arn:aws[a-z-]*:dynamodb:[^:]+:([^:]+):table/([a-zA-Z0-9_.-]{3,255})(/stream/.+)?")
 #: What a tag key or value may hold besides letters, numbers and white space.
 _TAG_PUNCTUATION = frozenset("+-=._:/")
 
@@ -75,6 +79,8 @@ def check_arn(arn: str, action: str) -> str:
         raise ValidationException(BAD_ARN.format(arn=arn))
     if match.group(1) != ACCOUNT:
         raise AccessDeniedException(OTHER_ACCOUNT.format(account=ACCOUNT, action=action, arn=arn))
+    if match.group(3) is not None:  # a stream's: of the right form, but it holds no tags
+        raise ResourceNotFoundException(ARN_NOT_FOUND.format(arn=arn))
     return match.group(2)
 
 

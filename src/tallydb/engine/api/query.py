@@ -66,6 +66,7 @@ def query(txn: Transaction, request: dict[str, Any],
     check_key_paths(exprs.projected_nested, table_key_names)
     check_index_key_paths(exprs.projected_nested, table)
     check_filter_keys(exprs, key_names)
+    source.check_filter_projected(exprs)
     source.check_select(request, exprs)
 
     low, below = key_plan.bounds()
