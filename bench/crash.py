@@ -4,6 +4,7 @@ check that nothing acknowledged was lost and nothing half-done was kept.
     .venv/bin/python -m bench.crash                       # 12 kills, --sync normal
     .venv/bin/python -m bench.crash --sync full --kills 20 --seed 7
     .venv/bin/python -m bench.crash --global              # the counters replicated
+    .venv/bin/python -m bench.crash --plain               # the counters a table of items alone
 
 Load, over raw sockets (each request sent once, so every acknowledgement is
 counted): counter clients (UpdateItem ADD on keys of their own), a transfer
@@ -29,6 +30,10 @@ table is a global table with a replica in eu-west-1 (eventual consistency,
 ``--replication-delay`` 0.5 s): the kills land while changes wait to be
 sent, and at the end eu-west-1's counters must equal us-east-1's once
 replication has settled (every acknowledged change reaches every replica).
+
+With ``--plain`` the counters' table has no stream and no Kinesis
+destination (the everyday counter table, whose UpdateItem stores the item
+without write_item's upkeep): the change-record checks are left out.
 """
 
 from __future__ import annotations
@@ -178,7 +183,7 @@ REPLICA = "eu-west-1"
 SETTLE_TIMEOUT = 120.0
 
 
-def setup(port: int, replicated: bool = False) -> None:
+def setup(port: int, replicated: bool = False, plain: bool = False) -> None:
     client = Client(port)
     for name in ("counters", "accounts", "batches"):
         status, body = client.call("CreateTable", _table(name))
@@ -187,7 +192,7 @@ def setup(port: int, replicated: bool = False) -> None:
         status, body = client.call("UpdateTable", {
             "TableName": "counters", "ReplicaUpdates": [{"Create": {"RegionName": REPLICA}}]})
         assert status == 200, body
-    else:  # the counters' change records: a stream and a Kinesis destination's outbox
+    elif not plain:  # the counters' change records: a stream and a Kinesis destination's outbox
         status, body = client.call("UpdateTable", {
             "TableName": "counters", "StreamSpecification": {
                 "StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}})
@@ -382,12 +387,13 @@ def count_problems(data: Path) -> list[str]:
 
 
 def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap: float,
-        max_restart: float, data: Path, replicated: bool = False) -> dict[str, Any]:
+        max_restart: float, data: Path, replicated: bool = False,
+        plain: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     regions = ("--separate-regions", "--replication-delay", "0.5") if replicated else ()
     server = Server("--data", str(data), "--sync", sync, *regions, log=data.parent / "server.log")
     server.start()
-    setup(server.port, replicated)
+    setup(server.port, replicated, plain)
     load = Load(server.port, clients, seed)
     load.start()
     restarts: list[float] = []
@@ -405,14 +411,14 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
     figures = verify(server.port, load.tally)
     if replicated:
         figures["problems"] += replica_problems(server.port)
-    else:
+    elif not plain:
         figures["problems"] += stream_problems(server.port)
     code = server.stop()
     figures["integrity_check"] = integrity(data)
     figures["problems"] += count_problems(data)
-    if not replicated:
+    if not replicated and not plain:
         figures["problems"] += outbox_problems(data)
-    figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated,
+    figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated, plain=plain,
                    restart_max_s=round(max(restarts), 3),
                    restart_median_s=round(sorted(restarts)[len(restarts) // 2], 3),
                    clean_exit=code == 0, unexplained=load.tally.errors[:5])
@@ -439,10 +445,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--global", dest="replicated", action="store_true",
                    help="make the counters a global table with a replica in eu-west-1 and "
                         "check it catches up")
+    p.add_argument("--plain", action="store_true",
+                   help="give the counters no stream and no Kinesis destination: a table of "
+                        "items alone, whose UpdateItem writes the item straight to the store")
     args = p.parse_args(argv)
+    if args.plain and args.replicated:
+        p.error("--plain and --global exclude each other")
     with tempfile.TemporaryDirectory(prefix="tallydb-crash-") as tmp:
         figures = run(args.sync, args.kills, args.clients, args.seed, args.min_gap,
-                      args.max_gap, args.max_restart, Path(tmp) / "data", args.replicated)
+                      args.max_gap, args.max_restart, Path(tmp) / "data", args.replicated,
+                      args.plain)
     for name, value in figures.items():
         print(f"{name}: {value}")
     return 1 if figures["problems"] else 0

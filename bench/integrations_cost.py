@@ -7,6 +7,7 @@ how long a 1,000,000-item export takes.
     .venv/bin/python -m bench.integrations_cost --callgrind --changes 6400 [--batch 4]
     .venv/bin/python -m bench.integrations_cost --server --reps 5 --duration 5
     .venv/bin/python -m bench.integrations_cost --deliver --changes 4000 --batch 40
+    .venv/bin/python -m bench.integrations_cost --callgrind --modes deliver --batch 40
 
 Each condition runs in a process of its own, in turns (A B C D, A B C D,
 ...), so that a busy machine slows them alike: a hot-key ``UpdateItem ADD``
@@ -47,7 +48,10 @@ Two more measures of a Kinesis destination's cost, steadier on a busy machine:
   sink's own CPU is not the server's), medians and the ratios to the first
   (``--worker-cpus`` places the worker);
 * ``--deliver``: the worker's cost a record, ``deliver`` of a counter's
-  outbox rows to ``bench.kinesis_sink``, in one process.
+  outbox rows to ``bench.kinesis_sink``, in one process; in instructions,
+  load-independent: ``--callgrind --modes deliver --batch 40`` (the rows
+  of ``--changes`` changes, made uncounted, then the worker's ``answer`` to
+  them counted).
 """
 
 from __future__ import annotations
@@ -169,7 +173,11 @@ def _engine(mode: str, data: str) -> tuple[Any, bool]:
 def changes(mode: str, batches: int, size: int) -> None:
     """The callgrind run: ``batches`` batches of ``size`` hot-key ADDs, then
     wait until the forwarder sent every record; instrumented from the first
-    batch (the warm-up's records sent) until the last record was sent."""
+    batch (the warm-up's records sent) until the last record was sent. The
+    ``deliver`` mode: the worker's ``answer`` to such outbox rows alone."""
+    if mode == "deliver":
+        _deliver_counted(batches, size)
+        return
     marks = ctypes.CDLL(os.environ["BENCH_CALLGRIND_MARKS"])
     with tempfile.TemporaryDirectory() as data:
         engine, sending = _engine(mode, data)
@@ -333,7 +341,7 @@ def _callgrind(changes: int, size: int, src: Path, modes: list[str]) -> None:
                          / (batches * size)))
     base = rows[0][1]
     print(f"hot-key ADD, {batches} batches of {size} in one process, every record sent "
-          "(callgrind, instructions per change)\n")
+          "(callgrind, instructions per change; deliver: the worker's alone)\n")
     print("| condition | instructions/change | ratio to unused | extra |")
     print("|---|---:|---:|---:|")
     for mode, per in rows:
@@ -436,43 +444,77 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
               f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} |")
 
 
-def _deliver(rows: int, size: int, repeats: int) -> None:
-    """The worker process's cost a record: ``deliver`` (parse the rows, make
-    the records, sign and send them) of a counter's ``rows`` outbox rows of
-    ``size`` changes each, to ``bench.kinesis_sink``, in this process (the
-    least process time of ``repeats``)."""
-    from tallydb.engine.api._kinesis_worker import deliver
-    from tallydb.server.connectors import KinesisStreams
+def _outbox_rows(rows: int, size: int) -> list[tuple[bytes, frozenset[int]]]:
+    """A counter's ``rows`` outbox rows of ``size`` changes each, as stored
+    (a destination enabled with no endpoint: the rows wait), as a job has them."""
+    from tallydb.engine.api._kinesis import OUTBOX
+    from tallydb.engine.api._stream_records import STREAM_SOURCE
 
-    with tempfile.TemporaryDirectory() as data, _sink() as sink:
+    with tempfile.TemporaryDirectory() as data:
         engine, _ = _engine("unused", data)
-        engine.call("EnableKinesisStreamingDestination", {  # no endpoint: the rows wait
+        engine.call("EnableKinesisStreamingDestination", {
             "TableName": "videos", "StreamArn": ARN})
         for _ in range(rows):
             with engine.batch() as call:
                 for _ in range(size):
                     call("UpdateItem", REQUEST)
-        import orjson
-
-        from tallydb.engine.api._kinesis import OUTBOX
-        from tallydb.engine.api._stream_records import STREAM_SOURCE
-
         with engine.store.transaction() as txn:
             record = txn.table("videos")
             stored = [(blob, frozenset[int]()) for _, blob in txn.appended_rows(
                 record, STREAM_SOURCE, OUTBOX.encode())]
         engine.close()
-        records = sum(len(orjson.loads(blob)) for blob, _ in stored)
+    return stored
+
+
+def _answer() -> Any:
+    """What the worker does with a job: ``answer`` (``deliver`` in a tree
+    from before it, given with ``--src``)."""
+    from tallydb.engine.api import _kinesis_worker as worker
+
+    return getattr(worker, "answer", worker.deliver)
+
+
+def _deliver(rows: int, size: int, repeats: int) -> None:
+    """The worker process's cost a record: ``answer`` (parse the rows, make
+    the records, sign and send them) of a counter's ``rows`` outbox rows of
+    ``size`` changes each, to ``bench.kinesis_sink``, in this process (the
+    least process time of ``repeats``)."""
+    import orjson
+
+    from tallydb.server.connectors import KinesisStreams
+
+    answer = _answer()
+    stored = _outbox_rows(rows, size)
+    records = sum(len(orjson.loads(blob)) for blob, _ in stored)
+    with _sink() as sink:
         sender = KinesisStreams(sink)
         job = (ARN, "videos", ("PK",), "us-east-1", "MILLISECOND", stored)
         best = float("inf")
         for _ in range(repeats + 1):  # the first: a connection opened, caches filled
             began = time.process_time()
-            report = deliver(sender, job)
+            report = answer(sender, job)
             best = min(best, time.process_time() - began)
         assert report[1] is None and all(row is None for row in report[0]), report
     print(f"the worker's deliver: {records:,} records in {len(stored)} rows, "
           f"{best / records * 1e6:.2f} µs a record (least of {repeats})")
+
+
+def _deliver_counted(rows: int, size: int) -> None:
+    """The callgrind run of the ``deliver`` mode: the worker's ``answer`` of
+    ``rows`` outbox rows of ``size`` changes to the sink, counted once
+    (after one uncounted: a connection opened, caches filled)."""
+    from tallydb.server.connectors import KinesisStreams
+
+    answer = _answer()
+    marks = ctypes.CDLL(os.environ["BENCH_CALLGRIND_MARKS"])
+    stored = _outbox_rows(rows, size)
+    sender = KinesisStreams(os.environ["BENCH_KINESIS_SINK"])
+    job = (ARN, "videos", ("PK",), "us-east-1", "MILLISECOND", stored)
+    answer(sender, job)
+    marks.start()
+    report = answer(sender, job)
+    marks.stop()
+    assert report[1] is None and all(row is None for row in report[0]), report
 
 
 def _export_only(items: int) -> None:

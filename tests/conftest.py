@@ -309,7 +309,7 @@ def node() -> str:
     node = shutil.which("node")
     reason = install_js_sdk()
     if node is None or reason is not None:
-        if node is not None and shutil.which("npm") is not None and os.environ.get("CI"):
+        if os.environ.get("CI"):  # .ci/run installs Node and npm: a must-run test
             pytest.fail(reason)
         pytest.skip(reason)
     return node

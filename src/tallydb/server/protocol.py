@@ -248,10 +248,19 @@ class Connection(asyncio.Protocol):
             if self.transport is not None:
                 self.transport.pause_reading()
             return
-        if len(data) <= SLICE:
-            self._feed(data)
+        if len(data) > SLICE:
+            self._parse(data)
             return
-        self._parse(data)
+        # (``_feed``, inline: an everyday request comes in one read)
+        if self.head >= 0 and not self._charge_head(len(data)):
+            return
+        try:
+            self.parser.feed_data(data)
+        except (httptools.HttpParserUpgrade, httptools.HttpParserError) as error:
+            self._unparsable(error)
+            return
+        if self.head == 0:  # a head began in this read and is not complete yet
+            self.head = len(data)
 
     def _parse(self, data: bytes) -> None:
         """Feed ``data`` a slice at a time; once the client has too many
@@ -338,25 +347,31 @@ class Connection(asyncio.Protocol):
         while it is in progress, which overcounts it by less than a chunk at
         each end and costs nothing per header; the chunk that would take it
         past MAX_HEAD is refused before it is parsed."""
-        head = self.head
-        if head >= 0:  # a head still in progress from an earlier chunk
-            head += len(data)
-            if head > MAX_HEAD:
-                self._stop(http.BAD_REQUEST)
-                return
-            self.head = head
+        if self.head >= 0 and not self._charge_head(len(data)):
+            return
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:
-            # Upgrade (h2c, websocket) is not offered: answer what was asked
-            # over HTTP/1.1 and hang up.
-            self._stop(None)
-            return
-        except httptools.HttpParserError:
-            self._stop(http.BAD_REQUEST)
+        except (httptools.HttpParserUpgrade, httptools.HttpParserError) as error:
+            self._unparsable(error)
             return
         if self.head == 0:  # a head began in this chunk and is not complete yet
             self.head = len(data)
+
+    def _charge_head(self, size: int) -> bool:
+        """Charge ``size`` more bytes to the head in progress from an earlier
+        chunk (``_feed``); past MAX_HEAD, answer 400 and stop (False)."""
+        head = self.head + size
+        if head > MAX_HEAD:
+            self._stop(http.BAD_REQUEST)
+            return False
+        self.head = head
+        return True
+
+    def _unparsable(self, error: Exception) -> None:
+        """What httptools refused to parse: Upgrade (h2c, websocket) is not
+        offered, so what was asked is answered over HTTP/1.1, then the
+        connection closes; anything else is a 400, then close."""
+        self._stop(None if isinstance(error, httptools.HttpParserUpgrade) else http.BAD_REQUEST)
 
     def pause_writing(self) -> None:
         # The client is not reading its responses: stop reading its requests.
@@ -405,7 +420,7 @@ class Connection(asyncio.Protocol):
         ex = self.ex
         if ex is not None:
             ex.url += url
-            if self.console and ex.url.startswith(b"/console"):
+            if self.console and ex.url != b"/" and ex.url.startswith(b"/console"):
                 self.keep_headers = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
@@ -414,14 +429,14 @@ class Connection(asyncio.Protocol):
         which = _KINDS.get(name)
         if which is None:
             which = _kind(name)
-        if which == _OTHER and not self.keep_headers:
+        if not which and not self.keep_headers:  # (``_OTHER`` is 0)
             return
         ex: Exchange = self.ex  # type: ignore[assignment]  # set from on_message_begin on
         if self.keep_headers:  # every header, in order: a signature to check, or the console
             if ex.headers is None:
                 ex.headers = []
             ex.headers.append((name, value))
-            if which == _OTHER:
+            if not which:
                 return
         if which == _TARGET:
             ex.target = value
@@ -535,7 +550,11 @@ class Connection(asyncio.Protocol):
         except Exception:
             log.exception("routing failed; answering InternalServerError")
             ex.response = error_response(ex, InternalServerError(INTERNAL_ERROR))
-        self.batcher.submit(ex)
+        batcher = self.batcher  # (``Batcher.submit``, inline)
+        batcher.queue.append(ex)
+        if not batcher.scheduled:
+            batcher.scheduled = True
+            batcher.loop.call_soon(batcher.flush)
 
     def _dispatch(self, ex: Exchange, reserved: int) -> None:
         """Route a complete request, or have its large body judged first."""

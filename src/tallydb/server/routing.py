@@ -140,12 +140,15 @@ class Router:
             return
         content_type = ex.content_type
         body = ex.body
-        if content_type not in _ACCEPTED_TYPES:
-            content_type = _content_type(ex)
-            if body and content_type not in _ACCEPTED_TYPES:
-                ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
-                return
-        ex.response_type = _JSON_1_0 if content_type == _JSON_1_0 else _JSON
+        if content_type == _JSON_1_0:  # (every SDK's)
+            ex.response_type = _JSON_1_0
+        else:
+            if content_type != _JSON:
+                content_type = _content_type(ex)
+                if body and content_type not in _ACCEPTED_TYPES:
+                    ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
+                    return
+            ex.response_type = _JSON_1_0 if content_type == _JSON_1_0 else _JSON
         if ex.content_encoding is not None:
             try:
                 body = decode_body(ex.content_encoding, body)
@@ -186,7 +189,7 @@ class Router:
             except DynamoDBError as error:
                 self.fail(ex, error)
                 return
-        if isinstance(verdict, tuple):  # a request no table could make valid
+        if verdict is not None and isinstance(verdict, tuple):  # no table could make it valid
             if access is None or not access.limited:
                 status, wire = verdict
                 ex.response = http.render(status, wire, ex.response_type, ex.extra, ex.coding)

@@ -298,7 +298,14 @@ def writes_only_items(txn: Transaction, record: TableRecord, indexes: tuple[Inde
     """Whether ``write_item`` on ``record`` would only put or delete the item
     itself, for now (no index, no feed listening, none of ``_WRITE_EXTRAS``
     on): a caller writing many items may then store each directly."""
-    return not indexes and txn.journal is None and _WRITE_EXTRAS.isdisjoint(record.description)
+    return txn.journal is None and items_alone(record, indexes)
+
+
+def items_alone(record: TableRecord, indexes: tuple[Index, ...]) -> bool:
+    """``writes_only_items`` but for the feed, which only the transaction
+    knows: what holds for as long as ``record`` is the table's (records are
+    never changed in place), so that a caller may keep it with the record."""
+    return not indexes and _WRITE_EXTRAS.isdisjoint(record.description)
 
 
 def write_item(

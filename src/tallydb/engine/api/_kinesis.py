@@ -98,6 +98,8 @@ _partition_keys: dict[bytes, str] = {}
 #: A record's eventID: a UUID's text made of its sequence number (the same on
 #: a resend), which is below 2**64 (nanoseconds since 1970, until 2554).
 _EVENT_ID = b"00000000-0000-0000-%04x-%012x"
+#: The last digit of a whole number without trailing zeros.
+_NONZERO = "123456789"
 
 
 def _partition_key(encoded_key: bytes) -> str:
@@ -247,7 +249,14 @@ def records_of(changes: Iterable[Change], table: str, names: tuple[str, ...], re
                         was = sized.get(id(before))
                         if was is None:
                             was = attribute_size(before)
-                        now = sized[id(value)] = attribute_size(value)
+                        text = value.get("N")
+                        if text is not None and text[-1] in _NONZERO and text.isdigit():
+                            # a counter's value: a whole number with no trailing
+                            # zero, ``number_size`` without its calls
+                            now = (len(text) + 3) >> 1
+                        else:
+                            now = attribute_size(value)
+                        sized[id(value)] = now
                         new_size += now - was
             else:
                 new_size = size_after(new, old, last_new_size, sized)

@@ -21,6 +21,7 @@ shard refuses the last ones of a call: then no record arrives twice).
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 from collections import Counter
@@ -36,7 +37,7 @@ from tallydb.engine.api._kinesis import (
     records_of,
 )
 
-__all__ = ["BATCH", "BATCH_BYTES", "Job", "Report", "deliver"]
+__all__ = ["BATCH", "BATCH_BYTES", "Job", "Report", "answer", "deliver"]
 
 #: Records in one PutRecords (Kinesis takes 500 at most), and their bytes,
 #: partition keys included (Kinesis takes 5 MiB at most).
@@ -130,6 +131,26 @@ def _taken_of(batch: list[int], answers: list[bool], records: list[tuple[str, by
     return again
 
 
+def answer(sender: KinesisSender, job: Job) -> Report:
+    """The report of one job (``deliver``; a row it cannot make records of
+    is said in it, not fatal).
+
+    The cyclic garbage collector waits until the job is done: the rows a
+    job parses are thousands of small dicts, each freed by its reference
+    count when the job ends, which the collector, left on, walks again and
+    again while they are made (a tenth of the worker's instructions) and
+    never frees. Garbage in cycles, if a job makes any, is collected as
+    usual after it."""
+    gc.disable()
+    try:
+        return deliver(sender, job)
+    except Exception as error:
+        return ([frozenset(before) for _, before in job[5]],
+                f"the records were not made: {error!r}")
+    finally:
+        gc.enable()
+
+
 def main() -> None:
     """Take jobs from the socket ``sys.argv[1]`` names until it closes."""
     # a Ctrl-C in the server's terminal reaches its whole process group: the
@@ -140,12 +161,7 @@ def main() -> None:
         sender: KinesisSender = connection.recv()
         while True:
             job: Job = connection.recv()
-            try:
-                report = deliver(sender, job)
-            except Exception as error:  # a row it cannot make records of: said, not fatal
-                report = ([frozenset(before) for _, before in job[5]],
-                          f"the records were not made: {error!r}")
-            connection.send(report)
+            connection.send(answer(sender, job))
     except (EOFError, OSError):  # the forwarder closed the socket, or its process died
         return
 

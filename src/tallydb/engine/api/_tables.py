@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes
+from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes, items_alone
 from tallydb.engine.api._lifecycle import CREATING, DELETING, PENDING, gone, status_of
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -154,6 +154,14 @@ class Table:
     def indexes(self) -> tuple[Index, ...]:
         """Every index a write must maintain (empty for most tables)."""
         return build_indexes(self.record)
+
+    @cached_property
+    def items_alone(self) -> bool:
+        """Whether an item write needs nothing but the item itself and, while
+        the feed listens, its change (``_indexes.items_alone``: no index, no
+        stream, no Kinesis destination, no point-in-time recovery, no
+        replica, no contributor insights)."""
+        return items_alone(self.record, self.indexes)
 
     def index(self, name: str) -> Index | None:
         """The secondary index (GSI or LSI) a Query or Scan names."""

@@ -25,6 +25,7 @@ from tallydb.engine.api._units import (
 )
 from tallydb.engine.errors import ConditionalCheckFailedException
 from tallydb.engine.expressions import BoundUpdate
+from tallydb.engine.feed import record as record_change
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item
 from tallydb.engine.values.size import MAX_ITEM_SIZE, check_item_fits, item_size
@@ -101,7 +102,14 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     if indexes and update is not None:
         written = {str(path[0]) for path in update.updated_paths}
         check_index_keys(indexes, new, names=written, update=True)
-    index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
+    if table.items_alone:  # all ``write_item`` would do: the feed's change, and the item
+        journal = txn.journal
+        if journal is not None and old != new:
+            record_change(journal, txn.segment, table.record, hk, rk, old, new)
+        txn.put_encoded(table.record, hk, rk, encoded)
+        index_units = None
+    else:
+        index_units = write_item(txn, table.record, indexes, hk, rk, old, new, encoded)
     if plain:
         _written[0] = (encoded, new)
 
