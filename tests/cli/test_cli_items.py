@@ -76,6 +76,15 @@ def test_query_reads_one_partition_in_order(store: Store) -> None:
     assert [json.loads(line)["SK"] for line in out.splitlines()] == ["STATS#TOTAL"]
 
 
+def test_begins_with_on_a_numeric_sort_key_is_a_usage_error(store: Store) -> None:
+    # DynamoDB answers "Condition parameter type does not match schema type",
+    # which names neither the option nor the key.
+    table = store.table(range_key=("n", "N"))
+    result = store.run("query", table, '{"PK": "a"}', "--begins-with", "1")
+    assert result.exit_code == 2
+    assert "--begins-with needs a String or Binary sort key; n is a Number" in result.stderr
+
+
 def test_tables_lists_name_key_count_and_size(store: Store) -> None:
     table = store.table()
     store.ok("put", table, '{"PK": "a", "SK": "b", "v": "hello"}')

@@ -152,6 +152,9 @@ def query(
             schema = target.schema
             if index is not None or schema.range_key is None:
                 raise click.UsageError("--begins-with needs the table's sort key")
+            if schema.range_type == "N":
+                raise click.UsageError(f"--begins-with needs a String or Binary sort key; "
+                                       f"{schema.range_key} is a Number")
             condition = condition & AttributePath(schema.range_key).begins_with(begins_with)
         items = target.query(condition, filter=filter_, index=index, limit=limit,
                              reverse=reverse, **_names_values(names, values))
