@@ -10,6 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 import tallydb
 from tallydb.testing import mock_dynamodb
@@ -204,3 +205,23 @@ def test_answers_are_botocores_own_parse_and_each_request_runs_once() -> None:
         assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
         assert runs == ["CreateTable", "PutItem", "GetItem", "PutItem"]
         assert sent == ["PutItem"]  # the error's way, through botocore's events
+
+
+def _toggle_ttl_twice() -> None:
+    ddb = boto3.client("dynamodb")
+    ddb.create_table(TableName="sessions", BillingMode="PAY_PER_REQUEST", **KEY_SCHEMA)
+    for enabled in (True, False):
+        ddb.update_time_to_live(TableName="sessions", TimeToLiveSpecification={
+            "Enabled": enabled, "AttributeName": "expires_at"})
+
+
+def test_ttl_changes_once_an_hour_unless_the_mock_is_given_another_interval() -> None:
+    with mock_dynamodb(), pytest.raises(ClientError) as refused:
+        _toggle_ttl_twice()
+    assert refused.value.response["Error"] == {
+        "Code": "ValidationException",
+        "Message": "Time to live has been modified multiple times within a fixed interval"}
+    with mock_dynamodb(ttl_change_interval=0):
+        _toggle_ttl_twice()
+        described = boto3.client("dynamodb").describe_time_to_live(TableName="sessions")
+        assert described["TimeToLiveDescription"]["TimeToLiveStatus"] in ("DISABLING", "DISABLED")

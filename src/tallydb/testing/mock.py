@@ -62,7 +62,7 @@ from urllib.parse import urlsplit
 from botocore.endpoint import Endpoint
 from botocore.signers import RequestSigner
 
-from tallydb.engine.api import TARGETS
+from tallydb.engine.api import TARGETS, TTL_CHANGE_INTERVAL
 from tallydb.engine.sweeper import Sweeper
 from tallydb.toolkit.inprocess import InProcessTransport
 
@@ -194,8 +194,9 @@ class MockDynamoDB:
     and what the ``tallydb_mock`` pytest fixture yields. ``engine`` is the
     engine answering while it is active."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, ttl_change_interval: float = TTL_CHANGE_INTERVAL) -> None:
         self._engine: Engine | None = None
+        self._ttl_change_interval = ttl_change_interval
         self.transport: InProcessTransport
         self._saved_environment: dict[str, str | None] = {}
 
@@ -213,7 +214,7 @@ class MockDynamoDB:
 
         if self._engine is not None:
             raise RuntimeError("this mock is already active")
-        self._engine = Engine(Store(None))
+        self._engine = Engine(Store(None), ttl_change_interval=self._ttl_change_interval)
         self.transport = InProcessTransport(self._engine)
         self._sweeper = Sweeper(self._engine).start()
         environment = dict(FAKE_ENVIRONMENT)
@@ -283,7 +284,10 @@ class MockDynamoDB:
         return run  # type: ignore[return-value]
 
 
-def mock_dynamodb() -> MockDynamoDB:
+def mock_dynamodb(*, ttl_change_interval: float = TTL_CHANGE_INTERVAL) -> MockDynamoDB:
     """A mock of DynamoDB for tests: ``with mock_dynamodb():``,
-    ``@mock_dynamodb()``, or the ``tallydb_mock`` fixture. See :mod:`tallydb.testing.mock`."""
-    return MockDynamoDB()
+    ``@mock_dynamodb()``, or the ``tallydb_mock`` fixture. See :mod:`tallydb.testing.mock`.
+
+    ``ttl_change_interval``: seconds before a table's TTL may change again
+    (DynamoDB's hour by default; ``0`` for a test that turns TTL on and off)."""
+    return MockDynamoDB(ttl_change_interval=ttl_change_interval)
