@@ -338,15 +338,13 @@ def write_item(
     at once (or refused, in conflict); ``origin``: the version a replicated
     write carries (empty for a strongly consistent group's copy)."""
     journal = txn.journal
-    description = record.description
+    capturing = _capturing.get(id(record))
+    if capturing is not None and capturing[0] is record and journal is None:
+        if old != new:  # only a stream or a Kinesis outbox: the capture alone
+            capture(txn, record, capturing[1], capturing[2], old, new, by_service, encoded)
     # (the keys' view looks up the five names; the set would look up every key)
-    if journal is not None or not description.keys().isdisjoint(_WRITE_EXTRAS):
-        capturing = _capturing.get(id(record))
-        if capturing is not None and capturing[0] is record and journal is None:
-            if old != new:  # only a stream or a Kinesis outbox: the capture alone
-                capture(txn, record, capturing[1], capturing[2], old, new, by_service, encoded)
-        else:
-            _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
+    elif journal is not None or not record.description.keys().isdisjoint(_WRITE_EXTRAS):
+        _upkeep(txn, record, journal, hk, rk, old, new, encoded, by_service, origin)
     if new is None:
         txn.delete_item(record, hk, rk)
     elif encoded is not None:
@@ -379,7 +377,8 @@ def write_item(
 #: The tables (by the id of their catalog record, which is kept to tell it
 #: is the same) whose only write extras are their stream's and Kinesis
 #: destinations' capture: (record, stream, Kinesis outbox), either may be
-#: None. ``write_item`` calls the capture for them without ``_upkeep``.
+#: None but not both. ``write_item`` looks here first and calls the capture
+#: for them without looking at the description or calling ``_upkeep``.
 _capturing: dict[int, tuple[TableRecord, dict[str, str] | None, dict[str, str] | None]] = {}
 
 
@@ -402,7 +401,8 @@ def _upkeep(txn: Transaction, record: TableRecord, journal: list[Any] | None, hk
     pitr = description.get(PITR)
     kinesis = description.get(KINESIS_CAPTURE)
     insights = description.get(INSIGHTS)
-    if group is None and pitr is None and insights is None:  # the capture alone, from now on
+    if group is None and pitr is None and insights is None and (
+            stream is not None or kinesis is not None):  # the capture alone, from now on
         if len(_capturing) > 1024:
             _capturing.clear()
         _capturing[id(record)] = (record, stream, kinesis)
