@@ -29,6 +29,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api import _warm_throughput as warm
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
@@ -310,6 +311,8 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
     now = time.time()
     gsis = plan_gsi_updates(record, request)
     capacity_changed = _change_billing(description, request, now, gsis)
+    if capacity_changed:
+        warm.follow_capacity(description)
     if request.get("OnDemandThroughput") is not None:
         _change_on_demand(description, request["OnDemandThroughput"])
     if request.get("DeletionProtectionEnabled") is not None:
@@ -319,7 +322,7 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
             "TableClass": request["TableClass"], "LastUpdateDateTime": now,
         }
     if request.get("WarmThroughput") is not None:
-        description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
+        description["WarmThroughput"] = warm.raised(description, request["WarmThroughput"])
     if request.get("StreamSpecification") is not None:
         if GLOBAL in before:
             raise ValidationException(GLOBAL_STREAM)
