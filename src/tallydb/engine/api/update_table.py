@@ -69,8 +69,8 @@ _CHANGING = (
     "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
     "WarmThroughput", "TableClass",
 )
-#: A global table's stream cannot change (DynamoDB's text for disabling it, as users of
-#: terraform-aws-modules quote it; for other changes the text is ours).
+#: A global table's stream cannot be disabled (DynamoDB's text, as users of
+#: terraform-aws-modules quote it); enabling it again is refused as on any table.
 GLOBAL_STREAM = ("One or more parameter values were invalid: Disabling Stream is not allowed for a "
                  "Global Table replica.")
 #: Changes DynamoDB takes only on their own, with its words for each.
@@ -324,7 +324,8 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
     if request.get("WarmThroughput") is not None:
         description["WarmThroughput"] = warm.raised(description, request["WarmThroughput"])
     if request.get("StreamSpecification") is not None:
-        if GLOBAL in before:
+        # a replica's stream stays on; enabling it again is refused as on any table
+        if GLOBAL in before and not request["StreamSpecification"].get("StreamEnabled"):
             raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
