@@ -1,4 +1,4 @@
-"""A table's WarmThroughput: its baseline, raises, and the requests DynamoDB
+"""A table's and a GSI's WarmThroughput: the baseline, raises, and the requests DynamoDB
 refuses, through a real boto3 client (the suite's ``ddb``: the server and
 in-process).
 
@@ -119,3 +119,57 @@ def test_capacity_raises_warm_throughput_and_a_lower_capacity_keeps_it(
     ddb.update_table(TableName=name, BillingMode="PAY_PER_REQUEST")
     assert warm_of(ddb, name) == {
         "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+
+
+# --- a GSI's warm throughput ---------------------------------------------------------------
+
+
+def with_index(name: str, **index: Any) -> dict[str, Any]:
+    return hash_table(
+        name, AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"},
+                                    {"AttributeName": "owner", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_owner", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "owner", "KeyType": "HASH"}],
+                                 **index}])
+
+
+def index_warm_of(ddb: Any, table: str) -> dict[str, Any]:
+    (index,) = ddb.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]
+    return dict(index["WarmThroughput"])
+
+
+def update_index(ddb: Any, table: str, warm: dict[str, Any]) -> Any:
+    return ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
+        {"Update": {"IndexName": "by_owner", "WarmThroughput": warm}}])
+
+
+def test_a_gsi_has_its_own_warm_throughput_raised_but_never_lowered(ddb: Any, name: str) -> None:
+    ddb.create_table(**with_index(name))
+    assert index_warm_of(ddb, name) == {
+        "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+    update_index(ddb, name, {"ReadUnitsPerSecond": 12240})
+    assert index_warm_of(ddb, name) == {
+        "ReadUnitsPerSecond": 12240, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+    with pytest.raises(ClientError) as excinfo:
+        update_index(ddb, name, {"WriteUnitsPerSecond": 3999})
+    assert refusal(excinfo) == ("ValidationException", (
+        f"{INVALID}Requested WriteUnitsPerSecond for WarmThroughput for index by_owner is lower "
+        "than current WarmThroughput, decreasing WarmThroughput is not supported"))
+    assert warm_of(ddb, name)["ReadUnitsPerSecond"] == 12000  # the table's own is apart
+
+
+def test_a_gsi_update_naming_no_unit_is_refused_before_the_table_is_looked_up(
+        ddb: Any, name: str) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        update_index(ddb, name, {})  # no such table either
+    assert refusal(excinfo) == ("ValidationException", (
+        f"{INVALID}WarmThroughput must have at least one of ReadUnitsPerSecond or "
+        "WriteUnitsPerSecond specified for index: by_owner"))
+
+
+def test_a_new_gsi_below_the_baseline_is_refused(ddb: Any, name: str) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        ddb.create_table(**with_index(name, WarmThroughput={"ReadUnitsPerSecond": 100}))
+    assert refusal(excinfo) == ("ValidationException", (
+        f"{INVALID}Requested ReadUnitsPerSecond for WarmThroughput for index by_owner is lower "
+        f"than initial throughput for OnDemand. See: {ON_DEMAND_GUIDE}"))

@@ -419,6 +419,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
             }
             if index.get("OnDemandThroughput"):
                 entry["OnDemandThroughput"] = index["OnDemandThroughput"]
+            entry["WarmThroughput"] = warm.initial(index, mode, index["IndexName"])
             described.append(entry)
         description["GlobalSecondaryIndexes"] = described
     stream = request.get("StreamSpecification")
@@ -462,7 +463,9 @@ def check_table(request: dict[str, Any]) -> str:
     if request.get("Tags"):
         check_tags(request["Tags"])
         check_count(request["Tags"])
-    warm.initial(request, mode)  # its units against the table's baseline
+    warm.initial(request, mode)  # its units against the table's baseline, then each GSI's
+    for index in request.get("GlobalSecondaryIndexes") or ():
+        warm.initial(index, mode, index["IndexName"])
     return mode
 
 

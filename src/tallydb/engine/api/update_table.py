@@ -311,8 +311,6 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
     now = time.time()
     gsis = plan_gsi_updates(record, request)
     capacity_changed = _change_billing(description, request, now, gsis)
-    if capacity_changed:
-        warm.follow_capacity(description)
     if request.get("OnDemandThroughput") is not None:
         _change_on_demand(description, request["OnDemandThroughput"])
     if request.get("DeletionProtectionEnabled") is not None:
@@ -322,13 +320,15 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
             "TableClass": request["TableClass"], "LastUpdateDateTime": now,
         }
     if request.get("WarmThroughput") is not None:
-        description["WarmThroughput"] = warm.raised(description, request["WarmThroughput"])
+        description["WarmThroughput"] = warm.table_units(description, request["WarmThroughput"])
     if request.get("StreamSpecification") is not None:
         # a replica's stream stays on; enabling it again is refused as on any table
         if GLOBAL in before and not request["StreamSpecification"].get("StreamEnabled"):
             raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
+    if capacity_changed or gsis.updates:
+        warm.follow_capacity(description)
     lifecycle.begin(txn, description, lifecycle.UPDATING, now)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
