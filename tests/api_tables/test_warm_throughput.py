@@ -173,3 +173,27 @@ def test_a_new_gsi_below_the_baseline_is_refused(ddb: Any, name: str) -> None:
     assert refusal(excinfo) == ("ValidationException", (
         f"{INVALID}Requested ReadUnitsPerSecond for WarmThroughput for index by_owner is lower "
         f"than initial throughput for OnDemand. See: {ON_DEMAND_GUIDE}"))
+
+
+# --- empty throughput members ----------------------------------------------------------------
+
+
+def test_an_on_demand_gsi_update_must_change_its_on_demand_or_warm_throughput(
+        ddb: Any, name: str) -> None:
+    ddb.create_table(**with_index(name))
+    for update in ({"IndexName": "by_owner"}, {"IndexName": "by_owner", "OnDemandThroughput": {}}):
+        with pytest.raises(ClientError) as excinfo:
+            ddb.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Update": update}])
+        assert refusal(excinfo) == ("ValidationException", (
+            f"{INVALID}The only Updates for index: by_owner when TableThroughputMode is "
+            "PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput"))
+
+
+def test_an_empty_warm_throughput_beside_another_change_is_ignored(ddb: Any, name: str) -> None:
+    ddb.create_table(**hash_table(name))
+    ddb.update_table(TableName=name, WarmThroughput={}, DeletionProtectionEnabled=False)
+    ddb.update_table(TableName=name, OnDemandThroughput={}, BillingMode="PAY_PER_REQUEST")
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["WarmThroughput"] == {
+        "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+    assert "OnDemandThroughput" not in table

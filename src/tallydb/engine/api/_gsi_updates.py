@@ -188,9 +188,13 @@ def plan_gsi_updates(record: TableRecord, request: dict[str, Any]) -> GsiChanges
             body = update["Update"]
             name = body["IndexName"]
             _find(description, record, name, "update")
-            if (body.get("ProvisionedThroughput") is not None
-                    and _billing(description) == "PAY_PER_REQUEST"
-                    and request.get("BillingMode") != "PROVISIONED"):
+            # on demand, an update is to OnDemandThroughput or WarmThroughput, an empty
+            # OnDemandThroughput counting as none (catalogue 2026)
+            if (_billing(description) == "PAY_PER_REQUEST"
+                    and request.get("BillingMode") != "PROVISIONED"
+                    and (body.get("ProvisionedThroughput") is not None
+                         or not (body.get("OnDemandThroughput")
+                                 or body.get("WarmThroughput") is not None))):
                 raise invalid(ON_DEMAND_UPDATES.format(name))
             if body.get("WarmThroughput") is not None:
                 index = next(i for i in description["GlobalSecondaryIndexes"]

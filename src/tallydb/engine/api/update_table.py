@@ -93,9 +93,14 @@ WILL_NOT_CHANGE = (
 
 def _present(request: dict[str, Any], member: str) -> bool:
     value = request.get(member)
-    if member == "GlobalSecondaryIndexUpdates":
+    if member in _EMPTY_IS_ABSENT:
         return bool(value)
     return value is not None
+
+
+#: Members DynamoDB counts as absent when empty: an empty WarmThroughput or
+#: OnDemandThroughput beside another change is ignored (catalogue 2026).
+_EMPTY_IS_ABSENT = ("GlobalSecondaryIndexUpdates", "WarmThroughput", "OnDemandThroughput")
 
 
 def _check_request(request: dict[str, Any]) -> list[str]:
