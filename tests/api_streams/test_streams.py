@@ -105,6 +105,10 @@ def test_describe_table_and_update_table(ddb: Any, streams: Any) -> None:
                                  f"Table already has an enabled stream: TableName: {table}", 400)
     increment(ddb, table, 1)
     ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    # a disabled stream: no StreamSpecification, the closed stream still named
+    described = ddb.describe_table(TableName=table)["Table"]
+    assert "StreamSpecification" not in described
+    assert described["LatestStreamArn"] == arn
     with pytest.raises(ClientError) as excinfo:
         ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
     assert error_of(excinfo) == ("ValidationException",

@@ -390,6 +390,11 @@ def test_replica_update_errors(regions: Callable[..., Clients]) -> None:
     with pytest.raises(ClientError) as caught:
         east.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
     assert_error(caught, "ValidationException", GLOBAL_STREAM)
+    with pytest.raises(ClientError) as caught:  # a replica's stream is on: enabling it is refused
+        east.update_table(TableName=name, StreamSpecification={
+            "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    assert_error(caught, "ValidationException",
+                 f"Table already has an enabled stream: TableName: {name}")
     refused({"ReplicaUpdates": [{"Delete": {"RegionName": EAST}}]}, rules.LOCAL_REGION,
             ddb=east)
 

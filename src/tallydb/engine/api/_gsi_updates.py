@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tallydb.engine.api import _warm_throughput as warm
 from tallydb.engine.api._indexes import backfill, build_indexes
 from tallydb.engine.api.create_table import (
     check_global_key,
@@ -88,6 +89,8 @@ def check_gsi_updates(request: dict[str, Any]) -> None:
         if name in names:
             raise invalid(ONE_PER_INDEX.format(name))
         names.add(name)
+        if present[0] == "Update" and update["Update"].get("WarmThroughput") is not None:
+            warm.check_index_update(name, update["Update"]["WarmThroughput"])
         online += present[0] != "Update"
     if online > 1:
         raise LimitExceededException(ONE_ONLINE)
@@ -102,6 +105,8 @@ class GsiChanges:
     create: dict[str, Any] | None = None
     delete: str | None = None
     updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: each updated GSI's new WarmThroughput description, by index name
+    warm: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _billing(description: dict[str, Any]) -> str:
@@ -156,6 +161,7 @@ def _check_create(description: dict[str, Any], request: dict[str, Any],
         raise ValidationException(NEEDS_THROUGHPUT.format(name))
     if _billing(description) == "PAY_PER_REQUEST" and provisioned is not None:
         raise invalid(NO_THROUGHPUT.format(name))
+    warm.initial(create, _billing(description), name)  # its units against its baseline
 
 
 def _find(description: dict[str, Any], record: TableRecord, name: str, action: str) -> None:
@@ -182,10 +188,19 @@ def plan_gsi_updates(record: TableRecord, request: dict[str, Any]) -> GsiChanges
             body = update["Update"]
             name = body["IndexName"]
             _find(description, record, name, "update")
-            if (body.get("ProvisionedThroughput") is not None
-                    and _billing(description) == "PAY_PER_REQUEST"
-                    and request.get("BillingMode") != "PROVISIONED"):
+            # on demand, an update is to OnDemandThroughput or WarmThroughput, an empty
+            # OnDemandThroughput counting as none (catalogue 2026)
+            if (_billing(description) == "PAY_PER_REQUEST"
+                    and request.get("BillingMode") != "PROVISIONED"
+                    and (body.get("ProvisionedThroughput") is not None
+                         or not (body.get("OnDemandThroughput")
+                                 or body.get("WarmThroughput") is not None))):
                 raise invalid(ON_DEMAND_UPDATES.format(name))
+            if body.get("WarmThroughput") is not None:
+                index = next(i for i in description["GlobalSecondaryIndexes"]
+                             if i["IndexName"] == name)
+                changes.warm[name] = warm.raised(_billing(description), index,
+                                                 body["WarmThroughput"], name)
             changes.updates[name] = body
     return changes
 
@@ -201,6 +216,8 @@ def describe_changes(description: dict[str, Any], request: dict[str, Any],
                 **index["ProvisionedThroughput"], **body["ProvisionedThroughput"]}
         if body is not None and body.get("OnDemandThroughput") is not None:
             index["OnDemandThroughput"] = dict(body["OnDemandThroughput"])
+        if index["IndexName"] in changes.warm:
+            index["WarmThroughput"] = changes.warm[index["IndexName"]]
     if changes.delete is not None:
         indexes = [i for i in indexes if i["IndexName"] != changes.delete]
     create = changes.create
@@ -218,6 +235,7 @@ def describe_changes(description: dict[str, Any], request: dict[str, Any],
         }
         if create.get("OnDemandThroughput"):
             entry["OnDemandThroughput"] = dict(create["OnDemandThroughput"])
+        entry["WarmThroughput"] = warm.initial(create, _billing(description), create["IndexName"])
         indexes.append(entry)
         given = {d["AttributeName"]: d["AttributeType"] for d in request["AttributeDefinitions"]}
         defined = [dict(d) for d in description["AttributeDefinitions"]]

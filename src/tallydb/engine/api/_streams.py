@@ -98,7 +98,9 @@ def disable(description: dict[str, Any]) -> None:
         streams[-1]["end"] = last_sequence()
         streams[-1]["disabled"] = time.time()
     description[STREAMS] = streams
-    description["StreamSpecification"] = {"StreamEnabled": False}
+    # DynamoDB describes the table with no StreamSpecification; LatestStreamArn
+    # and LatestStreamLabel still name the closed stream
+    description.pop("StreamSpecification", None)
 
 
 def retire(txn: Transaction, record: TableRecord) -> None:

@@ -8,7 +8,8 @@ DynamoDB's (sources beside each group):
 2. the table's key schema against its attribute definitions;
 3. the secondary index declarations (LSIs, then GSIs);
 4. streams and server-side encryption;
-5. the resource policy (``_policies``), kept with the table.
+5. tags, then the warm throughput (``_warm_throughput``);
+6. the resource policy (``_policies``), kept with the table.
 
 Each secondary index gets its own index table in storage, kept up to date by
 every write (``_indexes``).
@@ -27,6 +28,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _policies as policies
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api import _warm_throughput as warm
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
@@ -417,6 +419,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
             }
             if index.get("OnDemandThroughput"):
                 entry["OnDemandThroughput"] = index["OnDemandThroughput"]
+            entry["WarmThroughput"] = warm.initial(index, mode, index["IndexName"])
             described.append(entry)
         description["GlobalSecondaryIndexes"] = described
     stream = request.get("StreamSpecification")
@@ -438,8 +441,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
     description["DeletionProtectionEnabled"] = bool(request.get("DeletionProtectionEnabled"))
     if request.get("OnDemandThroughput"):
         description["OnDemandThroughput"] = dict(request["OnDemandThroughput"])
-    if request.get("WarmThroughput"):
-        description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
+    description["WarmThroughput"] = warm.initial(request, mode)
     if request.get("Tags"):
         description["_Tags"] = [dict(tag) for tag in request["Tags"]]
     return description
@@ -461,6 +463,9 @@ def check_table(request: dict[str, Any]) -> str:
     if request.get("Tags"):
         check_tags(request["Tags"])
         check_count(request["Tags"])
+    warm.initial(request, mode)  # its units against the table's baseline, then each GSI's
+    for index in request.get("GlobalSecondaryIndexes") or ():
+        warm.initial(index, mode, index["IndexName"])
     return mode
 
 

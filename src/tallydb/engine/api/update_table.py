@@ -29,6 +29,7 @@ from typing import Any
 from tallydb.engine.api import _lifecycle as lifecycle
 from tallydb.engine.api import _replica_updates as replica_updates
 from tallydb.engine.api import _streams as streams
+from tallydb.engine.api import _warm_throughput as warm
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._global import peers
 from tallydb.engine.api._gsi_updates import (
@@ -68,8 +69,8 @@ _CHANGING = (
     "SSESpecification", "ReplicaUpdates", "DeletionProtectionEnabled", "OnDemandThroughput",
     "WarmThroughput", "TableClass",
 )
-#: A global table's stream cannot change (DynamoDB's text for disabling it, as users of
-#: terraform-aws-modules quote it; for other changes the text is ours).
+#: A global table's stream cannot be disabled (DynamoDB's text, as users of
+#: terraform-aws-modules quote it); enabling it again is refused as on any table.
 GLOBAL_STREAM = ("One or more parameter values were invalid: Disabling Stream is not allowed for a "
                  "Global Table replica.")
 #: Changes DynamoDB takes only on their own, with its words for each.
@@ -92,9 +93,14 @@ WILL_NOT_CHANGE = (
 
 def _present(request: dict[str, Any], member: str) -> bool:
     value = request.get(member)
-    if member == "GlobalSecondaryIndexUpdates":
+    if member in _EMPTY_IS_ABSENT:
         return bool(value)
     return value is not None
+
+
+#: Members DynamoDB counts as absent when empty: an empty WarmThroughput or
+#: OnDemandThroughput beside another change is ignored (catalogue 2026).
+_EMPTY_IS_ABSENT = ("GlobalSecondaryIndexUpdates", "WarmThroughput", "OnDemandThroughput")
 
 
 def _check_request(request: dict[str, Any]) -> list[str]:
@@ -319,12 +325,15 @@ def update_table(txn: Transaction, request: dict[str, Any], changes: list[str]
             "TableClass": request["TableClass"], "LastUpdateDateTime": now,
         }
     if request.get("WarmThroughput") is not None:
-        description["WarmThroughput"] = {**request["WarmThroughput"], "Status": "ACTIVE"}
+        description["WarmThroughput"] = warm.table_units(description, request["WarmThroughput"])
     if request.get("StreamSpecification") is not None:
-        if GLOBAL in before:
+        # a replica's stream stays on; enabling it again is refused as on any table
+        if GLOBAL in before and not request["StreamSpecification"].get("StreamEnabled"):
             raise ValidationException(GLOBAL_STREAM)
         streams.change(description, request["StreamSpecification"], now)
     describe_changes(description, request, gsis)
+    if capacity_changed or gsis.updates:
+        warm.follow_capacity(description)
     lifecycle.begin(txn, description, lifecycle.UPDATING, now)
     # A new record, never the old one changed in place: a rolled-back
     # transaction puts the old record back in the catalog.
