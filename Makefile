@@ -17,17 +17,24 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DATA ?= ./tallydb-data
 SYNC ?= normal
+# The modules setup.py compiles with mypyc (its COMPILED list). The editable
+# install builds their C extensions in place in src/; a stale one would
+# shadow an edited .py, so `make compiled` rebuilds them whenever a source
+# changes (serve, test, pytest and install run it first).
+# TALLYDB_PURE_PYTHON=1 installs pure Python instead.
+COMPILED_SRC := $(shell sed -n 's/^ *"\(src\/tallydb\/.*\.py\)",$$/\1/p' setup.py)
+BUILT  := $(VENV)/.tallydb-compiled
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k seeds -x"`.
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck pytest docs install clean-venv
+.PHONY: serve test lint typecheck pytest docs install compiled clean-venv
 
-serve: $(STAMP)
+serve: $(STAMP) $(BUILT)
 	$(BIN)/tallydb serve --host $(HOST) --port $(PORT) --data $(DATA) --sync $(SYNC)
 
 # All four always run (so the test summary is always printed); any failure fails.
 # lint-imports keeps the layers and finds any import circle (pyproject.toml).
-test: $(TOOLS)
+test: $(TOOLS) $(BUILT)
 	@status=0; \
 	$(BIN)/ruff check src || status=1; \
 	$(BIN)/mypy src/tallydb || status=1; \
@@ -43,13 +50,24 @@ typecheck: $(TOOLS)
 	$(BIN)/mypy src/tallydb
 
 # pytest exits 5 when it collects no test: make treats that as a failure too.
-pytest: $(TOOLS)
+pytest: $(TOOLS) $(BUILT)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 docs: $(TOOLS)
 	$(BIN)/mkdocs build --strict
 
-install: $(STAMP)
+install: $(STAMP) $(BUILT)
+
+compiled: $(BUILT)
+
+# Deletes every extension in src/ first (one of a module no longer compiled
+# would shadow its .py), then builds: compiled when it can, else pure Python
+# (setup.py prints which).
+$(BUILT): setup.py pyproject.toml $(COMPILED_SRC) | $(STAMP)
+	find src -name '*.so' -delete
+	$(PIP) --no-deps --no-compile -e .
+	$(BIN)/tallydb --version
+	touch $@
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { \

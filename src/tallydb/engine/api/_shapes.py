@@ -43,7 +43,6 @@ of DynamoDB's requests lies outside an AttributeValue).
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -771,8 +770,11 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     compiler.fill(top, shape, MEMBER_ORDER.get(operation, ()))
     for name, low in EXTRA_MIN.get(operation, {}).items():
         rank, camel, node = top.members[name]
-        bounded = copy.copy(node)  # compiled nodes are shared between shapes
-        bounded.low = low  # type: ignore[attr-defined]
+        if not isinstance(node, _List):
+            raise TypeError(f"{operation}.{name}: a minimum length is only added to a list")
+        # A new node: the compiler's nodes are shared between shapes.
+        bounded = _List(shape.members[name], node.in_value, node.member)
+        bounded.low = low
         top.members[name] = (rank, camel, bounded)
     required = [*top.required, *EXTRA_REQUIRED.get(operation, ())]
     table_operation = operation in TABLE_OPERATIONS
