@@ -77,13 +77,15 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "Installing tallydb and what serving needs into $(VENV) (first run only)..."
+	find src -name '*.so' -delete
 	$(PIP) --no-compile -e .
-	touch $@
+	touch $@ $(BUILT)
 
 $(TOOLS): pyproject.toml | $(BIN)/python
 	@echo "Installing tallydb with its test, lint and docs tools into $(VENV) (first run only)..."
+	find src -name '*.so' -delete
 	$(PIP) -e '.[test,docs]'
-	touch $(STAMP) $@
+	touch $(STAMP) $@ $(BUILT)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -72,6 +72,8 @@ class BuildExtOrPure(build_ext):
     """Build the C extensions; if the C compiler fails, install pure Python."""
 
     def run(self) -> None:
+        if not self.extensions:  # pure Python: said so already
+            return
         try:
             super().run()
         except Exception as error:  # a compiler or linker failure
