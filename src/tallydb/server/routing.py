@@ -186,8 +186,8 @@ class Router:
                     [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()],
                     ex.body,
                 )
-            except DynamoDBError as refusal:
-                self.fail(ex, refusal)
+            except DynamoDBError as auth_error:
+                self.fail(ex, auth_error)
                 return
         if verdict is not None and isinstance(verdict, tuple):  # no table could make it valid
             if access is None or not access.limited:
@@ -263,8 +263,8 @@ class Router:
             try:
                 self.verifier.check_head(
                     [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()])
-            except DynamoDBError as refusal:
-                return http.render(refusal.status, orjson.dumps(refusal.to_wire()),
+            except DynamoDBError as auth_error:
+                return http.render(auth_error.status, orjson.dumps(auth_error.to_wire()),
                                    response_type, extra)
         return None
 
