@@ -34,7 +34,11 @@ serve: $(STAMP) $(BUILT)
 
 # All four always run (so the test summary is always printed); any failure fails.
 # lint-imports keeps the layers and finds any import circle (pyproject.toml).
+# compileall first: the suite starts many tallydb processes (servers, CLI
+# commands), and each would compile src/ again where bytecode is not written
+# (PYTHONDONTWRITEBYTECODE=1), about 0.4 s of CPU a process.
 test: $(TOOLS) $(BUILT)
+	@$(BIN)/python -m compileall -q src >/dev/null
 	@status=0; \
 	$(BIN)/ruff check src || status=1; \
 	$(BIN)/mypy src/tallydb || status=1; \
@@ -51,6 +55,7 @@ typecheck: $(TOOLS)
 
 # pytest exits 5 when it collects no test: make treats that as a failure too.
 pytest: $(TOOLS) $(BUILT)
+	@$(BIN)/python -m compileall -q src >/dev/null
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 docs: $(TOOLS)

@@ -24,7 +24,9 @@ KEY = {"PK": "VID#9f3a", "SK": "STATS#TOTAL"}
 SIZES = {
     # store: (threads, adds per thread, stock to drain)
     "embedded": (16, 200, 1000),
-    "serve": (16, 200, 1000),
+    # through HTTP each idempotent add is three requests of botocore's client
+    # CPU (about 7 ms): 16 x 60 still races 16 writers on one item
+    "serve": (16, 60, 1000),
     "moto": (4, 25, 100),
     "mock": (8, 100, 500),
     "ddblocal": (8, 50, 300),
@@ -53,8 +55,9 @@ RACES = (
 @pytest.mark.timeout(600)
 @pytest.mark.moto_deviation(RACES, strict=False)
 def test_idempotent_adds_retried_count_once(store: str, videos: tallydb.Table) -> None:
-    """16 threads x 200 ``plays.add(1, idempotency_key=unique)``, each retried
-    once on purpose: exactly 3200, and every retry answers as its first try."""
+    """16 threads x 200 ``plays.add(1, idempotency_key=unique)`` (fewer where
+    a request costs more), each retried once on purpose: exactly one count
+    per key, and every retry answers as its first try."""
     threads, per_thread, _ = SIZES[store]
     plays = tallydb.Counter(videos, KEY, "play_count")
     mismatches: list[tuple[str, object, object]] = []

@@ -38,7 +38,6 @@ from tallydb.engine.errors import (
     UnknownOperationException,
     ValidationException,
 )
-from tallydb.engine.version import __version__
 from tallydb.server import console_http, http
 from tallydb.server.auth import Verifier
 from tallydb.server.encoding import BadCoding, TooLarge, decode_body, known_coding
@@ -51,7 +50,11 @@ from tallydb.server.origin import (
 )
 from tallydb.server.region import region_of
 
-HEALTHY = b"healthy: tallydb " + __version__.encode() + b" "
+#: DynamoDB's health check answers ``GET /`` with ``healthy: `` and the name
+#: it was reached by, then a space ("healthy: dynamodb.us-east-1.amazonaws.com ",
+#: as dynalite records it; ScyllaDB Alternator's test_health.py, run against
+#: DynamoDB, reads the name from the request's Host).
+HEALTHY = b"healthy: "
 _ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
 _JSON, _JSON_1_0 = http.JSON, http.JSON_1_0
 # the two errors routing gives most, rendered once
@@ -302,7 +305,8 @@ class Router:
         elif method == b"OPTIONS" and ex.origin is not None:
             ex.response = http.render(200, b"", None, ex.extra + _preflight_headers(ex))
         elif method in (b"GET", b"HEAD"):
-            body = b"" if method == b"HEAD" else HEALTHY
+            body = b"" if method == b"HEAD" else (
+                HEALTHY + (ex.host or self.address.encode()) + b" ")
             ex.response = http.render(200, body, http.TEXT, ex.extra)
         else:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)

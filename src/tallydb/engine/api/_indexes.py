@@ -308,6 +308,20 @@ def items_alone(record: TableRecord, indexes: tuple[Index, ...]) -> bool:
     return not indexes and _WRITE_EXTRAS.isdisjoint(record.description)
 
 
+def captures_alone(record: TableRecord, indexes: tuple[Index, ...]
+                   ) -> tuple[dict[str, str] | None, dict[str, str] | None] | None:
+    """(stream, Kinesis outbox) of a table whose only write extras are its
+    stream's and Kinesis destinations' capture (either may be None, not
+    both); None for any other table. Holds for as long as ``record`` is the
+    table's, as ``items_alone`` does."""
+    description = record.description
+    if indexes or GLOBAL_TABLE in description or PITR in description or INSIGHTS in description:
+        return None
+    stream = description.get(CAPTURE)
+    kinesis = description.get(KINESIS_CAPTURE)
+    return None if stream is None and kinesis is None else (stream, kinesis)
+
+
 def write_item(
     txn: Transaction,
     record: TableRecord,

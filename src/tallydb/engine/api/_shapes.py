@@ -27,7 +27,9 @@ in the few overrides below, each with its source:
 * CreateTable's model no longer marks AttributeDefinitions and KeySchema as
   required, while DynamoDB still answers "Member must not be null" for them;
 * the table operations answer a missing TableName with their own sentence;
-* TagResource refuses an empty Tags list, which the model leaves unbounded.
+* TagResource refuses an empty Tags list, which the model leaves unbounded;
+* CreateTable and UpdateTable read TableClass themselves, in words of their
+  own (``_table_class``), not as the model's enum.
 
 Sources for the texts: architect/dynalite's ``test/helpers.js`` (assertType,
 recorded against DynamoDB) for the JSON layer; dynalite's tests and the
@@ -110,6 +112,13 @@ EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
 #: shape: CreateTable's Tags share the shape and are not on record.
 EXTRA_MIN: dict[str, dict[str, int]] = {
     "TagResource": {"Tags": 1},
+}
+
+#: Enum members DynamoDB leaves to the operation, by operation: their value is
+#: checked there, with the operation's own words (``_table_class``).
+OPERATION_ENUMS: dict[str, tuple[str, ...]] = {
+    "CreateTable": ("TableClass",),
+    "UpdateTable": ("TableClass",),
 }
 
 #: Operations that answer a missing TableName with a sentence of their own
@@ -776,6 +785,14 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
         bounded = _List(shape.members[name], node.in_value, node.member)
         bounded.low = low
         top.members[name] = (rank, camel, bounded)
+    for name in OPERATION_ENUMS.get(operation, ()):
+        rank, camel, node = top.members[name]
+        assert isinstance(node, _String)
+        unchecked = copy.copy(node)  # a string of any value here
+        unchecked.enum = frozenset()
+        unchecked.plain = unchecked.trivial = (
+            node.low is None and node.high is None and node.pattern is None)
+        top.members[name] = (rank, camel, unchecked)
     required = [*top.required, *EXTRA_REQUIRED.get(operation, ())]
     table_operation = operation in TABLE_OPERATIONS
     tag_operation = operation in TAG_OPERATIONS

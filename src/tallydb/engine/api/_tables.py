@@ -6,7 +6,14 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from tallydb.engine.api._indexes import GLOBAL, LOCAL, Index, build_indexes, items_alone
+from tallydb.engine.api._indexes import (
+    GLOBAL,
+    LOCAL,
+    Index,
+    build_indexes,
+    captures_alone,
+    items_alone,
+)
 from tallydb.engine.api._lifecycle import CREATING, DELETING, PENDING, gone, status_of
 from tallydb.engine.errors import ResourceNotFoundException
 from tallydb.engine.storage import TableRecord, Transaction
@@ -162,6 +169,12 @@ class Table:
         stream, no Kinesis destination, no point-in-time recovery, no
         replica, no contributor insights)."""
         return items_alone(self.record, self.indexes)
+
+    @cached_property
+    def captures_alone(self) -> tuple[dict[str, str] | None, dict[str, str] | None] | None:
+        """(stream, Kinesis outbox) when an item write needs nothing but the
+        item and their capture (``_indexes.captures_alone``), else None."""
+        return captures_alone(self.record, self.indexes)
 
     def index(self, name: str) -> Index | None:
         """The secondary index (GSI or LSI) a Query or Scan names."""

@@ -4,6 +4,7 @@ After ``check_request`` (shapes), DynamoDB checks a CreateTable request in
 this order, each check answering on its own; the texts and the order are
 DynamoDB's (sources beside each group):
 
+0. the table class (``_table_class``; its place in the order is not on record);
 1. billing mode and throughput;
 2. the table's key schema against its attribute definitions;
 3. the secondary index declarations (LSIs, then GSIs);
@@ -32,6 +33,7 @@ from tallydb.engine.api import _warm_throughput as warm
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._shapes import constraint_error as _constraint_error
 from tallydb.engine.api._shapes import render_value, violation
+from tallydb.engine.api._table_class import check_table_class
 from tallydb.engine.api._tags import check_count, check_tags
 from tallydb.engine.api.describe_table import ACCOUNT, REGION, public_description, table_arn
 from tallydb.engine.errors import ResourceInUseException, ValidationException
@@ -450,6 +452,7 @@ def _describe(request: dict[str, Any], mode: str, now: float) -> dict[str, Any]:
 def check_table(request: dict[str, Any]) -> str:
     """CreateTable's checks of a request, before the catalog is looked at;
     the billing mode."""
+    check_table_class(request)
     mode = _check_billing(request)
     indexed = (
         request.get("LocalSecondaryIndexes") is not None

@@ -15,6 +15,7 @@ from tallydb.engine.api._access import on_table
 from tallydb.engine.api._conditions import check_condition
 from tallydb.engine.api._indexes import check_index_keys, write_item
 from tallydb.engine.api._params import HOT, UpdateRequest, decided_quickly, update_request
+from tallydb.engine.api._stream_records import capture
 from tallydb.engine.api._units import (
     REPORTING,
     WRITE_BLOCK,
@@ -106,6 +107,11 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         journal = txn.journal
         if journal is not None and old != new:
             record_change(journal, txn.segment, table.record, hk, rk, old, new)
+        txn.put_encoded(table.record, hk, rk, encoded)
+        index_units = None
+    elif (captures := table.captures_alone) is not None and txn.journal is None:
+        if old != new:  # all ``write_item`` would do: the capture, and the item
+            capture(txn, table.record, captures[0], captures[1], old, new, False, encoded)
         txn.put_encoded(table.record, hk, rk, encoded)
         index_units = None
     else:

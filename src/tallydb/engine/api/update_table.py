@@ -40,6 +40,7 @@ from tallydb.engine.api._gsi_updates import (
     plan_gsi_updates,
     store_changes,
 )
+from tallydb.engine.api._table_class import check_table_class
 from tallydb.engine.api.create_table import invalid, out_of_bounds
 from tallydb.engine.api.describe_table import (
     GLOBAL,
@@ -115,6 +116,7 @@ def _check_request(request: dict[str, Any]) -> list[str]:
         raise ValidationException(
             f"At least one of {', '.join(shown[:-1])} or {shown[-1]} is required"
         )
+    check_table_class(request)
     if "ReplicaUpdates" in changes:
         replica_updates.check(request, changes)
         return changes
