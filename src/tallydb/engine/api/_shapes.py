@@ -788,7 +788,9 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     for name in OPERATION_ENUMS.get(operation, ()):
         rank, camel, node = top.members[name]
         assert isinstance(node, _String)
-        unchecked = copy.copy(node)  # a string of any value here
+        # A new node (the compiler's are shared between shapes): a string of
+        # any value here.
+        unchecked = _String(shape.members[name], node.in_value)
         unchecked.enum = frozenset()
         unchecked.plain = unchecked.trivial = (
             node.low is None and node.high is None and node.pattern is None)
