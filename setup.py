@@ -7,6 +7,16 @@ fails, the same package is installed as pure Python; both forms behave the
 same. A mypyc *type* error fails the build on purpose: it is a bug in the
 source, not a missing tool.
 
+Compiled code checks its annotations at run time, so in a COMPILED module:
+a parameter that receives request JSON is annotated with what really
+arrives (``object``, then checked); an attribute emptied and then filled
+again by a call is not read back in the same function after that call (mypy
+still assumes it empty: use a method that takes it); one function does not
+bind two exception classes to one ``except ... as`` name; and objects are
+made by their constructor (``copy.copy`` and ``object.__new__`` do not work on
+compiled classes). ``mypy --warn-unreachable`` over these modules finds the
+second kind.
+
 Everything else about the package is in pyproject.toml.
 """
 
