@@ -111,6 +111,20 @@ _SESSION = boto3.session.Session()
 _SESSION_LOCK = threading.Lock()
 
 
+def session_client(service: str, **options: Any) -> Any:
+    """``boto3.client(service, **options)`` from the worker's one session;
+    ``options`` must name the credentials (the session's own are read once)."""
+    with _SESSION_LOCK:
+        return _SESSION.client(service, **options)
+
+
+@contextlib.contextmanager
+def shared_session() -> Iterator[boto3.session.Session]:
+    """The worker's one session, for a helper that takes ``session=``."""
+    with _SESSION_LOCK:
+        yield _SESSION
+
+
 # --------------------------------------------------------------------------
 # The real server as a subprocess
 # --------------------------------------------------------------------------
@@ -255,20 +269,19 @@ class TallyServer:
 
     def client(self, config: Config | None = None) -> Any:
         assert self.url is not None, "not started"
-        with _SESSION_LOCK:
-            return _SESSION.client(
-                "dynamodb",
-                endpoint_url=self.url,
-                region_name=REGION,
-                aws_access_key_id=ACCESS_KEY,
-                aws_secret_access_key=SECRET_KEY,
-                config=config or CLIENT_CONFIG,
-            )
+        return session_client(
+            "dynamodb",
+            endpoint_url=self.url,
+            region_name=REGION,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            config=config or CLIENT_CONFIG,
+        )
 
     def resource(self, config: Config | None = None) -> Any:
         assert self.url is not None, "not started"
-        with _SESSION_LOCK:
-            return _SESSION.resource(
+        with shared_session() as session:
+            return session.resource(
                 "dynamodb",
                 endpoint_url=self.url,
                 region_name=REGION,
@@ -538,20 +551,20 @@ class InProcessBackend(Backend):
     def client(self, config: Config | None = None) -> Any:
         from tallydb.toolkit import inprocess
 
-        with _SESSION_LOCK:
+        with shared_session() as session:
             if config is not None:
-                return inprocess.client(self.engine, config=config, session=_SESSION)
+                return inprocess.client(self.engine, config=config, session=session)
             if self._client is None:
                 self._client = inprocess.client(
-                    self.engine, config=CLIENT_CONFIG, session=_SESSION)
+                    self.engine, config=CLIENT_CONFIG, session=session)
             return self._client
 
     def resource(self, config: Config | None = None) -> Any:
         from tallydb.toolkit import inprocess
 
-        with _SESSION_LOCK:
+        with shared_session() as session:
             return inprocess.resource(
-                self.engine, config=config or CLIENT_CONFIG, session=_SESSION)
+                self.engine, config=config or CLIENT_CONFIG, session=session)
 
     def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
         from tallydb.toolkit.inprocess import CONTENT_TYPE, InProcessTransport
