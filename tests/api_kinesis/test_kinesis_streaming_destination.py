@@ -114,7 +114,7 @@ def _delivered(kinesalite: Kinesalite, stream: str, expected: int) -> list[dict[
 
 
 @pytest.mark.timeout(900)
-def test_four_thousand_increments_arrive_in_order_per_item_across_kill_9(
+def test_ten_thousand_increments_arrive_in_order_per_item_across_kill_9(
     tallydb_server_factory: Callable[..., TallyServer], kinesalite: Kinesalite,
 ) -> None:
     server = tallydb_server_factory(extra_args=("--kinesis-endpoint", kinesalite.url))
@@ -126,23 +126,18 @@ def test_four_thousand_increments_arrive_in_order_per_item_across_kill_9(
     assert answer["DestinationStatus"] == "ENABLING"
     assert _wait_status(ddb, table, "ACTIVE")["DestinationStatus"] == "ACTIVE"
 
-    # Four hot items, a writer each, 500 increments before the kill and 500
-    # after. What the kill tests is where the restarted server's sender takes
-    # up the stream: every item's sequence must run on through it unbroken,
-    # none lost, none out of order. (Here kinesalite has usually taken all
-    # 2,000 records by the kill: a larger count adds writes, not a case.)
     keys = ["hot-a", "hot-b", "hot-c", "hot-d"]
-    _increments(server, table, keys, 500)  # 2,000 acknowledged
+    _increments(server, table, keys, 1250)  # 5,000 acknowledged
     server.stop(signal.SIGKILL)
     server.start()
-    _increments(server, table, keys, 500)  # 2,000 more
+    _increments(server, table, keys, 1250)  # 5,000 more
     ddb = server.client()
     for key in keys:
         item = ddb.get_item(TableName=table, Key={"PK": {"S": key}}, ConsistentRead=True)
-        assert item["Item"]["n"] == {"N": "1000"}
+        assert item["Item"]["n"] == {"N": "2500"}
 
-    records = _delivered(kinesalite, stream, 4_000)
-    assert len(records) == 4_000
+    records = _delivered(kinesalite, stream, 10_000)
+    assert len(records) == 10_000
     by_key: dict[str, list[int]] = {key: [] for key in keys}
     partition: dict[str, set[str]] = {key: set() for key in keys}
     for record in records:
@@ -164,7 +159,7 @@ def test_four_thousand_increments_arrive_in_order_per_item_across_kill_9(
         by_key[key].append(count)
         partition[key].add(record["_partitionKey"])
     for key in keys:
-        assert by_key[key] == list(range(1, 1001)), key  # in order, none lost
+        assert by_key[key] == list(range(1, 2501)), key  # in order, none lost
         assert len(partition[key]) == 1  # one partition key per item: one shard
 
 
