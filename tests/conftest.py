@@ -102,6 +102,28 @@ CLIENT_CONFIG = Config(
     read_timeout=60,
 )
 
+# One boto3 session for every test client of a worker: a fresh session loads
+# and parses DynamoDB's service model again (~0.15 s of CPU a client, and
+# most tests make one), a shared one once. Each client still gets its own
+# copy of the session's event hooks (what one test registers stays on its
+# client); the lock because a session is not safe to use from two threads.
+_SESSION = boto3.session.Session()
+_SESSION_LOCK = threading.Lock()
+
+
+def session_client(service: str, **options: Any) -> Any:
+    """``boto3.client(service, **options)`` from the worker's one session;
+    ``options`` must name the credentials (the session's own are read once)."""
+    with _SESSION_LOCK:
+        return _SESSION.client(service, **options)
+
+
+@contextlib.contextmanager
+def shared_session() -> Iterator[boto3.session.Session]:
+    """The worker's one session, for a helper that takes ``session=``."""
+    with _SESSION_LOCK:
+        yield _SESSION
+
 
 # --------------------------------------------------------------------------
 # The real server as a subprocess
@@ -247,7 +269,7 @@ class TallyServer:
 
     def client(self, config: Config | None = None) -> Any:
         assert self.url is not None, "not started"
-        return boto3.session.Session().client(
+        return session_client(
             "dynamodb",
             endpoint_url=self.url,
             region_name=REGION,
@@ -258,14 +280,15 @@ class TallyServer:
 
     def resource(self, config: Config | None = None) -> Any:
         assert self.url is not None, "not started"
-        return boto3.session.Session().resource(
-            "dynamodb",
-            endpoint_url=self.url,
-            region_name=REGION,
-            aws_access_key_id=ACCESS_KEY,
-            aws_secret_access_key=SECRET_KEY,
-            config=config or CLIENT_CONFIG,
-        )
+        with shared_session() as session:
+            return session.resource(
+                "dynamodb",
+                endpoint_url=self.url,
+                region_name=REGION,
+                aws_access_key_id=ACCESS_KEY,
+                aws_secret_access_key=SECRET_KEY,
+                config=config or CLIENT_CONFIG,
+            )
 
 
 #: Where the AWS SDK for JavaScript v3 is installed for the tests (tests/sdk_js/package.json).
@@ -548,16 +571,20 @@ class InProcessBackend(Backend):
     def client(self, config: Config | None = None) -> Any:
         from tallydb.toolkit import inprocess
 
-        if config is not None:
-            return inprocess.client(self.engine, config=config)
-        if self._client is None:
-            self._client = inprocess.client(self.engine, config=CLIENT_CONFIG)
-        return self._client
+        with shared_session() as session:
+            if config is not None:
+                return inprocess.client(self.engine, config=config, session=session)
+            if self._client is None:
+                self._client = inprocess.client(
+                    self.engine, config=CLIENT_CONFIG, session=session)
+            return self._client
 
     def resource(self, config: Config | None = None) -> Any:
         from tallydb.toolkit import inprocess
 
-        return inprocess.resource(self.engine, config=config or CLIENT_CONFIG)
+        with shared_session() as session:
+            return inprocess.resource(
+                self.engine, config=config or CLIENT_CONFIG, session=session)
 
     def raw(self, target: str, body: bytes | dict[str, Any]) -> RawResponse:
         from tallydb.toolkit.inprocess import CONTENT_TYPE, InProcessTransport

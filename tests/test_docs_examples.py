@@ -155,8 +155,12 @@ def _pytest_runs(example: Example, source: str, tests: list[str]) -> None:
     (project / "test_block.py").write_text("\n\n".join(run.test_blocks))
     env = run.environment()
     env.pop("TALLYDB_ENDPOINT")  # the plugin's own throwaway server, as for the reader
+    # Without the plugins this suite installs beside tallydb (xdist; and
+    # hypothesis's, which imports all of hypothesis at the end of every run):
+    # the reader's project has tallydb's plugin, not necessarily theirs.
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "no:hypothesispytest",
          "-rA", *(f"test_block.py::{test}" for test in dict.fromkeys(tests))],
         cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
     passed = set(re.findall(r"^PASSED test_block\.py::(\w+)", done.stdout, re.M))
@@ -301,6 +305,11 @@ def test_the_readme_top_to_bottom_on_a_fresh_clone(
         pytest.skip("not a git checkout, or no git: nothing to clone")
     clone = tmp_path / "tallydb"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=300)
+    # The clone's code compiled once, as the reader's first command writes its
+    # bytecode: where none is written (PYTHONDONTWRITEBYTECODE), each of the
+    # walk-through's dozens of processes would compile what it imports again.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(clone / "src")],
+                   check=True, timeout=300, stdout=subprocess.DEVNULL)
     monkeypatch.chdir(clone)
     monkeypatch.delenv("TALLYDB_DATA", raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import boto3
+from tallytest import session_client
 
 WAIT = 120.0  # seconds a job may take on a busy machine
 
@@ -90,7 +90,7 @@ class MotoS3:
                 time.sleep(0.2)
 
     def client(self) -> Any:
-        return boto3.session.Session().client(
+        return session_client(
             "s3", endpoint_url=self.url, region_name="us-east-1",
             aws_access_key_id="moto", aws_secret_access_key="moto")
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import boto3
+from tallytest import session_client
 
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "bench" / ".peers"
@@ -75,7 +75,7 @@ class Kinesalite:
         return self.log.read().decode(errors="replace")[-2000:]
 
     def client(self) -> Any:
-        return boto3.session.Session().client(
+        return session_client(
             "kinesis", endpoint_url=self.url, region_name="us-east-1",
             aws_access_key_id="x", aws_secret_access_key="y")
 

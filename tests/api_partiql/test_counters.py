@@ -1,7 +1,8 @@
-"""PartiQL increments are as atomic as UpdateItem ADD: 32 threads x 250
+"""PartiQL increments are as atomic as UpdateItem ADD: 32 threads x 100
 ``UPDATE ... SET play_count = play_count + 1`` on one item end at exactly
-8,000, each increment handing back a distinct value (RETURNING MODIFIED NEW),
-through a real server; and the AWS CLI's ``execute-statement`` runs the same
+3,200, each increment handing back a distinct value (RETURNING MODIFIED NEW),
+through a real server (32 writers released together by a barrier race on the
+one item for all of their calls: the size is not the point); and the AWS CLI's ``execute-statement`` runs the same
 statement."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tallytest import ACCESS_KEY, REGION, SECRET_KEY, create_table, unique_name
 if TYPE_CHECKING:
     from tallytest import TallyServer
 
-THREADS, CALLS = 32, 250
+THREADS, CALLS = 32, 100
 INCREMENT = ('UPDATE "{table}" SET play_count = play_count + 1 '
              "WHERE PK = 'VID#9f3a' AND SK = 'STATS#TOTAL'")
 
@@ -38,7 +39,7 @@ def _count(ddb: Any, table: str) -> str:
 
 
 @pytest.mark.timeout(240)
-def test_32_threads_x_250_partiql_increments_end_at_8000(tallydb_server: TallyServer) -> None:
+def test_32_threads_x_100_partiql_increments_end_at_3200(tallydb_server: TallyServer) -> None:
     ddb = tallydb_server.client()
     table = _table_with_counter(ddb)
     statement = INCREMENT.format(table=table) + " RETURNING MODIFIED NEW *"

@@ -10,11 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
-from tallytest import TallyServer, unique_name
+from tallytest import TallyServer, session_client, unique_name
 
 ACCOUNT = "000000000000"
 ALICE = f"arn:aws:iam::{ACCOUNT}:user/alice"
@@ -31,7 +30,7 @@ principal = "{BOB}"
 
 def _client(server: TallyServer, key: str, secret: str) -> Any:
     assert server.url is not None
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodb", endpoint_url=server.url, region_name="us-east-1",
         aws_access_key_id=key, aws_secret_access_key=secret,
         config=Config(retries={"total_max_attempts": 1}))

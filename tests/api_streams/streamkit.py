@@ -9,9 +9,16 @@ import hmac
 from pathlib import Path
 from typing import Any
 
-import boto3
 import orjson
-from tallytest import ACCESS_KEY, CLIENT_CONFIG, REGION, SECRET_KEY, unique_name
+from tallytest import (
+    ACCESS_KEY,
+    CLIENT_CONFIG,
+    REGION,
+    SECRET_KEY,
+    session_client,
+    shared_session,
+    unique_name,
+)
 
 
 def table_with_stream(ddb: Any, view: str = "NEW_AND_OLD_IMAGES", prefix: str = "str") -> tuple[
@@ -77,11 +84,12 @@ def streams_client_of(backend: Any) -> Any:
         return server_streams_client(backend.server.url)
     from tallydb.toolkit import inprocess
 
-    return inprocess.streams_client(backend.engine, config=CLIENT_CONFIG)
+    with shared_session() as session:
+        return inprocess.streams_client(backend.engine, config=CLIENT_CONFIG, session=session)
 
 
 def server_streams_client(url: str) -> Any:
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodbstreams", endpoint_url=url, region_name=REGION,
         aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
 

@@ -18,10 +18,16 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, assert_error, unique_name
+from tallytest import (
+    ACCESS_KEY,
+    CLIENT_CONFIG,
+    SECRET_KEY,
+    assert_error,
+    session_client,
+    unique_name,
+)
 
 import tallydb
 from tallydb.engine.api import Engine
@@ -62,7 +68,7 @@ def regions(request: pytest.FixtureRequest, tallydb_server_factory: Callable[...
             if separate:
                 args.append("--separate-regions")
             server = tallydb_server_factory(in_memory=True, extra_args=tuple(args))
-            return lambda region, service="dynamodb": boto3.session.Session().client(
+            return lambda region, service="dynamodb": session_client(
                 service, endpoint_url=server.url, region_name=region,
                 aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
                 config=CLIENT_CONFIG)
@@ -446,7 +452,7 @@ def test_replication_survives_kill_9(tallydb_server_factory: Callable[..., Any])
                                                 "600"))
 
     def client(region: str) -> Any:
-        return boto3.session.Session().client(
+        return session_client(
             "dynamodb", endpoint_url=server.url, region_name=region,
             aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
 
@@ -580,7 +586,7 @@ def test_the_console_reads_the_replication_lag(tallydb_server_factory: Callable[
     DynamoDB reports to CloudWatch): /console/api/replication."""
     server = tallydb_server_factory(in_memory=True, extra_args=(
         "--separate-regions", "--replication-delay", "600"))
-    east = boto3.session.Session().client(
+    east = session_client(
         "dynamodb", endpoint_url=server.url, region_name=EAST, aws_access_key_id=ACCESS_KEY,
         aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
     name = unique_name("lag")

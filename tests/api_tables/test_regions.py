@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, error_of
+from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, error_of, session_client
 
 from tallydb.engine.api import Engine
 from tallydb.engine.storage import Store
@@ -63,7 +62,7 @@ def regions(
         if request.param == "server":
             args = ("--separate-regions",) if separate else ()
             server = tallydb_server_factory(in_memory=True, extra_args=args)
-            return lambda region, service="dynamodb": boto3.session.Session().client(
+            return lambda region, service="dynamodb": session_client(
                 service, endpoint_url=server.url, region_name=region,
                 aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
                 config=CLIENT_CONFIG)
@@ -195,7 +194,7 @@ def test_tables_kept_with_shared_regions_open_in_us_east_1(
 
 
 def _client(url: str, region: str) -> Any:
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodb", endpoint_url=url, region_name=region, aws_access_key_id=ACCESS_KEY,
         aws_secret_access_key=SECRET_KEY, config=CLIENT_CONFIG)
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, error_of
+from tallytest import ACCESS_KEY, CLIENT_CONFIG, SECRET_KEY, error_of, session_client
 
 from tallydb.engine.api import Engine, TableDelays
 from tallydb.engine.storage import Store
@@ -43,7 +42,7 @@ def delayed(request: pytest.FixtureRequest, tallydb_server_factory: Callable[...
     def make(delays: str) -> Any:
         if request.param == "server":
             server = tallydb_server_factory(in_memory=True, extra_args=("--table-delays", delays))
-            return boto3.session.Session().client(
+            return session_client(
                 "dynamodb", endpoint_url=server.url, region_name="us-east-1",
                 aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
                 config=CLIENT_CONFIG)

@@ -13,10 +13,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 from playwright.sync_api import expect
 from serverkit import Serve
+from tallytest import session_client
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def regions_server() -> Iterator[Serve]:
 
 
 def client(server: Serve, region: str) -> Any:
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodb", endpoint_url=server.url, region_name=region,
         aws_access_key_id="x", aws_secret_access_key="y")
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import boto3
 from botocore.config import Config
+from tallytest import session_client
 
 from tallydb.engine.errors import ValidationException
 from tallydb.server import Server
@@ -335,7 +335,7 @@ class Serve:
             self._reader.join(5)
 
     def client(self, access_key: str = "x", secret: str = "y") -> Any:
-        return boto3.session.Session().client(
+        return session_client(
             "dynamodb",
             endpoint_url=self.url,
             region_name="us-east-1",

@@ -106,9 +106,9 @@ class World:
         client = self.server.client(key, SECRETS[key])
         if service == "dynamodb":
             return client
-        import boto3
         from botocore.config import Config
-        return boto3.session.Session().client(
+        from tallytest import session_client
+        return session_client(
             service, endpoint_url=self.url, region_name="us-east-1",
             aws_access_key_id=key, aws_secret_access_key=SECRETS[key],
             config=Config(retries={"total_max_attempts": 1}))

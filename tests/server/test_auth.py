@@ -7,7 +7,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import boto3
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -15,6 +14,7 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 from serverkit import StubServer, post
+from tallytest import session_client
 
 from tallydb.server.auth import Verifier
 
@@ -31,7 +31,7 @@ MISMATCH = (
 
 
 def client(url: str, key: str, secret: str) -> Any:
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodb",
         endpoint_url=url,
         region_name="eu-west-1",

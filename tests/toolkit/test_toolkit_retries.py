@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ConnectionClosedError
 from dropping_proxy import DroppingProxy
+from tallytest import session_client
 from toolkit_stores import unique
 
 import tallydb
@@ -30,7 +30,7 @@ ENDPOINTS = {"serve": "tallydb_server", "moto": "moto_server", "ddblocal": "dyna
 
 
 def _client(url: str, **config: Any) -> Any:
-    return boto3.session.Session().client(
+    return session_client(
         "dynamodb",
         endpoint_url=url,
         region_name="us-east-1",

@@ -19,6 +19,10 @@ from tallydb.testing import serve
 INNER_RUN = 600
 #: The test around it: the inner run, and a server of its own.
 OUTER_RUN = INNER_RUN + 300
+#: The inner runs leave out hypothesis's plugin, installed here for this
+#: suite, not a user's: it imports all of hypothesis at the end of every run.
+PYTEST = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+          "-p", "no:hypothesispytest")
 
 USER_TESTS = """
 import tallydb
@@ -95,15 +99,7 @@ def test_toolkit(tallydb_db):
 def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_user.py").write_text(textwrap.dedent(USER_TESTS))
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            *args,
-        ],
+        [*PYTEST, *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -178,8 +174,7 @@ def test_allowed_existing_tables_are_left_alone(tmp_path: Path) -> None:
             db.create_table("users", hash_key=("id", "S")).put({"id": "ada"})
         (tmp_path / "test_alongside.py").write_text(textwrap.dedent(ALONGSIDE))
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             "test_alongside.py", "--tallydb-endpoint", str(server.url),
+            [*PYTEST, "test_alongside.py", "--tallydb-endpoint", str(server.url),
              "--tallydb-allow-existing-tables"],
             cwd=tmp_path, capture_output=True, text=True, timeout=INNER_RUN,
         )
@@ -203,8 +198,7 @@ def test_only_tables_this_process_made_are_deleted(tmp_path: Path) -> None:
                 subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
         """))
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             "test_other.py", "--tallydb-endpoint", str(server.url)],
+            [*PYTEST, "test_other.py", "--tallydb-endpoint", str(server.url)],
             cwd=tmp_path, capture_output=True, text=True, timeout=INNER_RUN,
         )
         assert result.returncode == 0, result.stdout + result.stderr
