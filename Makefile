@@ -17,12 +17,19 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DATA ?= ./tallydb-data
 SYNC ?= normal
+# The modules setup.py compiles with mypyc (its COMPILED list). The editable
+# install builds their C extensions in place in src/; a stale one would
+# shadow an edited .py, so `make compiled` rebuilds them whenever a source
+# changes (serve, test, pytest and install run it first).
+# TALLYDB_PURE_PYTHON=1 installs pure Python instead.
+COMPILED_SRC := $(shell sed -n 's/^ *"\(src\/tallydb\/.*\.py\)",$$/\1/p' setup.py)
+BUILT  := $(VENV)/.tallydb-compiled
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k seeds -x"`.
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck pytest docs install clean-venv
+.PHONY: serve test lint typecheck pytest docs install compiled clean-venv
 
-serve: $(STAMP)
+serve: $(STAMP) $(BUILT)
 	$(BIN)/tallydb serve --host $(HOST) --port $(PORT) --data $(DATA) --sync $(SYNC)
 
 # All four always run (so the test summary is always printed); any failure fails.
@@ -30,7 +37,7 @@ serve: $(STAMP)
 # compileall first: the suite starts many tallydb processes (servers, CLI
 # commands), and each would compile src/ again where bytecode is not written
 # (PYTHONDONTWRITEBYTECODE=1), about 0.4 s of CPU a process.
-test: $(TOOLS)
+test: $(TOOLS) $(BUILT)
 	@$(BIN)/python -m compileall -q src >/dev/null
 	@status=0; \
 	$(BIN)/ruff check src || status=1; \
@@ -47,14 +54,25 @@ typecheck: $(TOOLS)
 	$(BIN)/mypy src/tallydb
 
 # pytest exits 5 when it collects no test: make treats that as a failure too.
-pytest: $(TOOLS)
+pytest: $(TOOLS) $(BUILT)
 	@$(BIN)/python -m compileall -q src >/dev/null
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 docs: $(TOOLS)
 	$(BIN)/mkdocs build --strict
 
-install: $(STAMP)
+install: $(STAMP) $(BUILT)
+
+compiled: $(BUILT)
+
+# Deletes every extension in src/ first (one of a module no longer compiled
+# would shadow its .py), then builds: compiled when it can, else pure Python
+# (setup.py prints which).
+$(BUILT): setup.py pyproject.toml $(COMPILED_SRC) | $(STAMP)
+	find src -name '*.so' -delete
+	$(PIP) --no-deps --no-compile -e .
+	$(BIN)/tallydb --version
+	touch $@
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { \
@@ -64,13 +82,15 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "Installing tallydb and what serving needs into $(VENV) (first run only)..."
+	find src -name '*.so' -delete
 	$(PIP) --no-compile -e .
-	touch $@
+	touch $@ $(BUILT)
 
 $(TOOLS): pyproject.toml | $(BIN)/python
 	@echo "Installing tallydb with its test, lint and docs tools into $(VENV) (first run only)..."
+	find src -name '*.so' -delete
 	$(PIP) -e '.[test,docs]'
-	touch $(STAMP) $@
+	touch $(STAMP) $@ $(BUILT)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -47,6 +47,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench import compiled
 from bench.dynamo import COUNTERS, SHARDS, setup_tables, signed_headers
 from bench.loadgen import run_wrk
 from bench.measure import Plan, _one_rep
@@ -102,15 +103,25 @@ def signed_env(scenario: Scenario, url: str, kind: str) -> dict[str, str]:
 
 
 def export_src(rev: str, into: Path) -> Path:
-    """The revision's src/ tree, as a folder to put first on sys.path."""
+    """The revision's src/ tree, as a folder to put first on sys.path, built
+    as the revision installs (``bench.compiled``: its hot path compiled when
+    its setup.py compiles it). ``.`` is the working tree as installed."""
     if rev == ".":
-        return REPO / "src"
-    tar = subprocess.run(
-        ["git", "-C", str(REPO), "archive", rev, "src"], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        archive.extractall(into, filter="data")
-    return into / "src"
+        src = REPO / "src"
+    else:
+        listed = subprocess.run(
+            ["git", "-C", str(REPO), "ls-tree", "--name-only", rev], capture_output=True,
+            check=True, text=True).stdout.split()
+        paths = ["src", *(name for name in compiled.BUILD_FILES if name in listed)]
+        tar = subprocess.run(
+            ["git", "-C", str(REPO), "archive", rev, *paths], capture_output=True, check=True
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            archive.extractall(into, filter="data")
+        compiled.build(into)
+        src = into / "src"
+    print(f"{rev}: {compiled.form(src)}", file=sys.stderr, flush=True)
+    return src
 
 
 def _spec(name: str, label: str, src: Path, data: Path, credentials: Path | None = None,

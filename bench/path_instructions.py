@@ -30,6 +30,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from bench import compiled
 from bench.ab import export_src
 from bench.callgrind import LIBRARIES, by_library, collected
 
@@ -153,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(n) for n in args.conns.split(",")]
     with tempfile.TemporaryDirectory(prefix="tallydb-instr-") as tmp:
         paths = [str(export_src(rev, Path(tmp) / f"rev{i}")) for i, rev in enumerate(args.revs)]
+        forms = {path: compiled.form(Path(path)) for path in paths}
         for path in paths:  # else the first run to import a module pays its compiling
             compileall.compile_dir(path, quiet=1)
         jobs = {(rev, conns): (path, conns, args.turns or max(25, 1600 // conns))
@@ -169,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
                     strict=True))
     print(f"Scenario {args.scenario}, callgrind instructions per request "
           f"(in-process turns; ratios to {args.revs[0]}):\n")
+    for rev, path in zip(args.revs, paths, strict=True):
+        print(f"- {rev}: {forms[path]}")
+    print()
     print("| revision | " + " | ".join(f"{n} a turn" for n in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
     for rev in args.revs:

@@ -389,11 +389,31 @@ def _quietly(install: Callable[[], object]) -> None:
         install()
 
 
+def _stale_extensions() -> list[str]:
+    """Compiled modules (mypyc's C extensions, built in place in src/ by the
+    editable install) older than their .py: Python would import the stale
+    extension instead of the edited source."""
+    package = Path(__file__).resolve().parent.parent / "src" / "tallydb"
+    stale = []
+    for extension in package.rglob("*.so"):
+        source = extension.with_name(extension.name.split(".", 1)[0] + ".py")
+        if source.is_file() and extension.stat().st_mtime < source.stat().st_mtime:
+            stale.append(str(source.relative_to(package.parent.parent)))
+    return sorted(stale)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """In CI, the one-time installs (DynamoDB Local's jar and kinesalite from
+    """Stops at once when a compiled module is older than its source (run
+    `make compiled`). In CI, the one-time installs (DynamoDB Local's jar and kinesalite from
     npm, the AWS SDK for JavaScript, the AWS CLI) start at once in the
     background, while the tests run: each fixture that needs one waits on its
     install lock instead of holding a worker while it downloads."""
+    stale = _stale_extensions()
+    if stale:
+        pytest.exit(
+            "compiled modules older than their source (run `make compiled`, or "
+            "TALLYDB_PURE_PYTHON=1 make compiled for pure Python): " + ", ".join(stale),
+            returncode=4)
     if not os.environ.get("CI") or hasattr(session.config, "workerinput"):
         return
 

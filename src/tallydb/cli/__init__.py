@@ -12,7 +12,7 @@ import importlib
 import click
 
 from tallydb.cli._errors import Group
-from tallydb.engine.version import __version__
+from tallydb.engine.version import __version__, build_form
 
 __all__ = ["main"]
 
@@ -55,7 +55,8 @@ class _Commands(Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="tallydb")
+@click.version_option(
+    __version__, prog_name="tallydb", message=f"%(prog)s, version %(version)s ({build_form()})")
 def main() -> None:
     """tallydb: a local, DynamoDB-compatible store built for atomic counters.
 

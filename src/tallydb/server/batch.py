@@ -187,14 +187,14 @@ class Batcher:
                         ex.response = render(
                             200, b"" if operation in no_output else dumps(result) if result
                             else _EMPTY_OBJECT, ex.response_type, ex.extra, ex.coding)
-                    except DynamoDBError as error:
+                    except DynamoDBError as refused:
                         if metrics is not None:
-                            observe.refused(ex, error)
-                        ex.response = error_response(ex, error)
-                    except Exception as error:
+                            observe.refused(ex, refused)
+                        ex.response = error_response(ex, refused)
+                    except Exception as failure:
                         log_failure(log, f"{ex.operation} failed; answering InternalServerError",
-                                    error)
-                        ex.response = error_response(ex, internal_error(error))
+                                    failure)
+                        ex.response = error_response(ex, internal_error(failure))
         except Exception as error:
             # The batch did not commit (or could not start): nothing it did
             # happened, whatever each request was about to be told.

@@ -293,11 +293,24 @@ class Connection(asyncio.Protocol):
         read enough of its responses."""
         if self.closed or self.stopped or self._backlogged():
             return
-        data, self.unparsed = self.unparsed, None
+        data = self._take_unparsed()
         if data is not None:
-            self._parse(data)
+            self._parse(data)  # may hold part of it back again
         if self.unparsed is None and not self.stopped and self.transport is not None:
             self.transport.resume_reading()
+
+    # (The two ``_take`` methods empty an attribute that the caller's calls
+    # may fill again: read back in the caller, it is not assumed still empty.)
+
+    def _take_unparsed(self) -> bytes | None:
+        """The bytes held back unparsed, no longer held."""
+        data, self.unparsed = self.unparsed, None
+        return data
+
+    def _take_held(self) -> list[tuple[Exchange, int]]:
+        """The requests held behind a large one, no longer held."""
+        held, self.held = self.held or [], None
+        return held
 
     def check_deadlines(self, now: float, began: Callable[[float], float]) -> None:
         """The watchdog's tick: close a connection whose answers have not
@@ -604,7 +617,7 @@ class Connection(asyncio.Protocol):
                 with contextlib.suppress(Exception):  # (then they are, where it runs)
                     await loop.run_in_executor(None, prevalidate, ex.operation, request)
             self.batcher.submit(ex)
-            held, self.held = self.held or [], None
+            held = self._take_held()
             for at, (waiting, share) in enumerate(held):
                 if self.held is not None:  # another large one: the rest wait for it
                     self.held.extend(held[at:])

@@ -155,8 +155,8 @@ class Router:
         if ex.content_encoding is not None:
             try:
                 body = decode_body(ex.content_encoding, body)
-            except BadCoding as error:
-                self.fail(ex, error)
+            except BadCoding as bad_coding:
+                self.fail(ex, bad_coding)
                 return
             except TooLarge:
                 too_large(ex)
@@ -189,8 +189,8 @@ class Router:
                     [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()],
                     ex.body,
                 )
-            except DynamoDBError as error:
-                self.fail(ex, error)
+            except DynamoDBError as auth_error:
+                self.fail(ex, auth_error)
                 return
         if verdict is not None and isinstance(verdict, tuple):  # no table could make it valid
             if access is None or not access.limited:
@@ -257,18 +257,18 @@ class Router:
         if ex.content_encoding is not None:
             coding = ex.content_encoding.decode("latin-1").split(",")[-1].strip().lower()
             if not known_coding(coding):  # undone first
-                error = BadCoding()
-                return http.render(error.status, orjson.dumps(error.to_wire()), response_type,
-                                   extra)
+                bad_coding = BadCoding()
+                return http.render(bad_coding.status, orjson.dumps(bad_coding.to_wire()),
+                                   response_type, extra)
         if ex.target is None or ex.target not in self.targets:
             return http.render(400, _unknown_target(ex.target), response_type, extra)
         if self.verifier is not None:
             try:
                 self.verifier.check_head(
                     [(n.decode("latin-1"), v.decode("latin-1")) for n, v in ex.headers or ()])
-            except DynamoDBError as error:
-                return http.render(error.status, orjson.dumps(error.to_wire()), response_type,
-                                   extra)
+            except DynamoDBError as auth_error:
+                return http.render(auth_error.status, orjson.dumps(auth_error.to_wire()),
+                                   response_type, extra)
         return None
 
     def cross_origin(self, ex: Exchange) -> None:

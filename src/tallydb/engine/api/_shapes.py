@@ -45,7 +45,6 @@ of DynamoDB's requests lies outside an AttributeValue).
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -780,13 +779,18 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
     compiler.fill(top, shape, MEMBER_ORDER.get(operation, ()))
     for name, low in EXTRA_MIN.get(operation, {}).items():
         rank, camel, node = top.members[name]
-        bounded = copy.copy(node)  # compiled nodes are shared between shapes
-        bounded.low = low  # type: ignore[attr-defined]
+        if not isinstance(node, _List):
+            raise TypeError(f"{operation}.{name}: a minimum length is only added to a list")
+        # A new node: the compiler's nodes are shared between shapes.
+        bounded = _List(shape.members[name], node.in_value, node.member)
+        bounded.low = low
         top.members[name] = (rank, camel, bounded)
     for name in OPERATION_ENUMS.get(operation, ()):
         rank, camel, node = top.members[name]
         assert isinstance(node, _String)
-        unchecked = copy.copy(node)  # a string of any value here
+        # A new node (the compiler's are shared between shapes): a string of
+        # any value here.
+        unchecked = _String(shape.members[name], node.in_value)
         unchecked.enum = frozenset()
         unchecked.plain = unchecked.trivial = (
             node.low is None and node.high is None and node.pattern is None)

@@ -31,15 +31,17 @@ _INT64 = 1 << 63
 _NUMBER = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
 
 
-def normalize_number(text: str, *, wording: Wording = "current") -> str:
+def normalize_number(text: object, *, wording: Wording = "current") -> str:
     """Check a Number as a client wrote it and return DynamoDB's canonical text.
 
     Raises ValidationException with DynamoDB's message for text that is not a
     number, has more than 38 significant digits, or is out of range. ``+1``,
     ``.5``, ``1.``, ``1e+5`` and ``0001.23`` are numbers; `` 1``, ``0x10``,
     ``NaN``, ``Infinity`` and ``1e`` are not (captured against DynamoDB).
+    ``text`` is whatever a request's JSON held: anything but a string is
+    not a number.
     """
-    if type(text) is not str:
+    if not isinstance(text, str):
         raise ValidationException(messages.NOT_A_NUMBER)
     if is_canonical(text):
         return text
