@@ -127,8 +127,18 @@ def test_ten_thousand_increments_arrive_in_order_per_item_across_kill_9(
     assert _wait_status(ddb, table, "ACTIVE")["DestinationStatus"] == "ACTIVE"
 
     keys = ["hot-a", "hot-b", "hot-c", "hot-d"]
-    _increments(server, table, keys, 1250)  # 5,000 acknowledged
-    server.stop(signal.SIGKILL)
+    _increments(server, table, keys, 1000)  # 4,000 acknowledged
+    # Kinesis stops answering: the worker's PutRecords in flight holds rows
+    # read before (or within a poll of) the stop, and the next 1,000 are
+    # acknowledged and kept in the outbox when tallydb is killed, so the
+    # restarted server has records of its own to send.
+    kinesalite.process.send_signal(signal.SIGSTOP)
+    try:
+        _increments(server, table, keys, 250)  # 5,000 acknowledged
+        server.stop(signal.SIGKILL)
+    finally:
+        kinesalite.process.send_signal(signal.SIGCONT)
+    assert len(_delivered(kinesalite, stream, 0)) < 5_000
     server.start()
     _increments(server, table, keys, 1250)  # 5,000 more
     ddb = server.client()
