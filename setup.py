@@ -52,6 +52,9 @@ COMPILED = [
     "src/tallydb/engine/values/key.py",
     "src/tallydb/engine/values/size.py",
     "src/tallydb/engine/feed.py",
+    # the Kinesis destinations' worker process: a record's making and sending
+    "src/tallydb/engine/api/_kinesis.py",
+    "src/tallydb/engine/api/_kinesis_worker.py",
 ]
 
 ROOT = Path(__file__).resolve().parent

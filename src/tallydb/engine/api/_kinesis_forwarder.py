@@ -87,6 +87,9 @@ NO_ENDPOINT = ("tallydb has no Kinesis endpoint to send to (tallydb serve --kine
                "URL); the records wait")
 #: The worker process's module.
 WORKER = "tallydb.engine.api._kinesis_worker"
+#: How the worker starts: by importing its ``main`` (``python -m`` cannot run
+#: a module built as a C extension, as setup.py compiles this one).
+WORKER_START = f"from {WORKER} import main; main()"
 _NONE_TAKEN: frozenset[int] = frozenset()
 
 
@@ -137,7 +140,7 @@ class _Worker:
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         with theirs:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", WORKER, str(theirs.fileno())],
+                [sys.executable, "-c", WORKER_START, str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),), env=environment, stdin=subprocess.DEVNULL)
         self._socket = ours
         self._connection = Connection(os.dup(ours.fileno()))

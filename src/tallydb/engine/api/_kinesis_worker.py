@@ -1,5 +1,5 @@
 """The process that makes Kinesis destinations' records and sends them, off
-the serving interpreter (``python -m tallydb.engine.api._kinesis_worker FD``).
+the serving interpreter (``main``, given the socket's descriptor ``FD``).
 
 The forwarder (``_kinesis_forwarder``) starts it once a destination has
 records to send, and speaks to it over a socket (``FD``, a
@@ -164,7 +164,3 @@ def main() -> None:
             connection.send(answer(sender, job))
     except (EOFError, OSError):  # the forwarder closed the socket, or its process died
         return
-
-
-if __name__ == "__main__":
-    main()
