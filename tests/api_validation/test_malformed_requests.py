@@ -348,6 +348,34 @@ def test_a_long_member_past_64_bits_is_refused(backend: Backend, tbl: str, units
     assert listed.json.get("BulkOperationSummaries", []) == []
 
 
+@pytest.mark.parametrize("unknown", [10**40, "nest"])
+def test_a_job_keeps_only_the_members_the_model_has(
+        backend: Backend, tbl: str, unknown: Any) -> None:
+    # A bulk put keeps its request (for its ClientToken) and echoes its S3
+    # configurations: members the model does not have, at any depth, are
+    # ignored as DynamoDB ignores them, not stored (a number past 64 bits
+    # or a deep nest is not even storable as JSON)
+    if unknown == "nest":
+        unknown = 1
+        for _ in range(400):
+            unknown = [unknown]
+    source = {"S3Bucket": "model-bucket", "S3KeyPrefix": "p", "InputFormat": "DYNAMODB_JSON"}
+    body = {"TableName": tbl, "ClientToken": f"model-members-{uuid.uuid4()}",
+            "InputS3Configuration": {**source, "ReturnValues": unknown},
+            "OutputS3Configuration": {"S3Bucket": "model-bucket", "OutputType": ["ERROR"],
+                                      "Unknown": {"deeper": unknown}}}
+    first = backend.raw("StartBulkPutItems", body)
+    assert first.status == 200, first.body
+    described = first.json["BulkOperationDescription"]
+    assert described["InputS3Configuration"] == source
+    assert described["OutputS3Configuration"] == {"S3Bucket": "model-bucket",
+                                                  "OutputType": ["ERROR"]}
+    again = backend.raw("StartBulkPutItems", body)  # the same request: the same operation
+    assert again.status == 200, again.body
+    assert again.json["BulkOperationDescription"]["BulkOperationArn"] == \
+        described["BulkOperationArn"]
+
+
 def test_a_null_kinesis_configuration_is_as_if_absent(backend: Backend, tbl: str) -> None:
     """A member sent as JSON null is no member: UpdateKinesisStreamingDestination
     then names no precision (its ValidationException, not a server error)."""

@@ -61,6 +61,7 @@ __all__ = [
     "constraint_error",
     "model_members",
     "model_operations",
+    "modelled",
     "operations_without_output",
     "render_value",
     "violation",
@@ -227,6 +228,11 @@ class _Node:
     def limits(self) -> list[str]:
         """Texts of this shape's own constraints, for "Map value must satisfy"."""
         return []
+
+    def modelled(self, value: Any) -> Any:
+        """``value`` (already checked) without the members no structure in
+        it has in the model."""
+        return value
 
 
 #: How much of a list or map a violation echoes before it stops with "...".
@@ -519,6 +525,10 @@ class _List(_Node):
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
 
+    def modelled(self, value: Any) -> Any:
+        member = self.member
+        return [member.modelled(item) for item in value] if type(value) is list else value
+
 
 class _Map(_Node):
     __slots__ = ("high", "key", "low", "short_key", "simple", "value")
@@ -607,6 +617,12 @@ class _Map(_Node):
     def limits(self) -> list[str]:
         return _length_texts(self.low, self.high)
 
+    def modelled(self, value: Any) -> Any:
+        inner = self.value
+        if type(value) is not dict:
+            return value
+        return {key: inner.modelled(item) for key, item in value.items()}
+
 
 class _Structure(_Node):
     __slots__ = ("members", "name", "order", "required")
@@ -663,6 +679,13 @@ class _Structure(_Node):
         )
         return f"{self.name}({fields})"
 
+    def modelled(self, value: Any) -> Any:
+        members = self.members
+        if type(value) is not dict:
+            return value
+        return {name: members[name][2].modelled(item) for name, item in value.items()
+                if name in members}
+
 
 class _AttributeValue(_Structure):
     """An AttributeValue: only its being a JSON object is checked here;
@@ -674,6 +697,9 @@ class _AttributeValue(_Structure):
         if type(value) is not dict:
             raise self.type_error(value)
         return None
+
+    def modelled(self, value: Any) -> Any:
+        return value
 
 
 # --- compiling the model ----------------------------------------------------------
@@ -1043,6 +1069,17 @@ def model_members(operation: str) -> tuple[str, ...]:
         _checkers[operation] = _compile(operation)
     node = _nodes.get(operation)
     return tuple(node.members) if node is not None else ()
+
+
+def modelled(operation: str, request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` (its shape already checked) with only the members
+    DynamoDB's model has for ``operation``, at every depth: what an
+    operation that keeps its request (an export, an import, a bulk put)
+    stores and echoes. DynamoDB ignores the others."""
+    if operation not in _checkers:
+        _checkers[operation] = _compile(operation)
+    kept: dict[str, Any] = _nodes[operation].modelled(request)
+    return kept
 
 
 def render_value(operation: str, path: tuple[str, ...], value: Any) -> str:

@@ -24,6 +24,7 @@ from tallydb.engine.api import _history as history
 from tallydb.engine.api._access import Touch, bucket
 from tallydb.engine.api._exports import EXPORT, new_export
 from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._shapes import modelled
 from tallydb.engine.api.describe_table import table_name_of
 from tallydb.engine.errors import (
     ExportConflictException,
@@ -78,6 +79,7 @@ def validate(request: dict[str, Any]) -> None:
 
 def export_table_to_point_in_time(txn: Transaction, request: dict[str, Any], checked: None
                                   ) -> dict[str, Any]:
+    request = modelled("ExportTableToPointInTime", request)  # kept as given: the model's members
     arn = request["TableArn"]
     record = txn.table(table_name_of(arn))
     if record is None or record.description.get("TableArn") != arn:

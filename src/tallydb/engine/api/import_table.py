@@ -15,6 +15,7 @@ from typing import Any
 from tallydb.engine.api._access import Touch, bucket, named
 from tallydb.engine.api._imports import IMPORT, new_import
 from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._shapes import modelled
 from tallydb.engine.api.create_table import create_table
 from tallydb.engine.errors import ImportConflictException, ValidationException
 from tallydb.engine.storage import Transaction
@@ -49,6 +50,7 @@ def validate(request: dict[str, Any]) -> None:
 
 
 def import_table(txn: Transaction, request: dict[str, Any], checked: None) -> dict[str, Any]:
+    request = modelled("ImportTable", request)  # kept as given: the model's members
     token = request.get("ClientToken")
     if token is not None:
         for _, document in txn.documents(IMPORT):

@@ -11,6 +11,7 @@ from typing import Any
 from tallydb.engine.api._access import Touch, bucket
 from tallydb.engine.api._bulk import BULK, new_bulk
 from tallydb.engine.api._jobs import integrations
+from tallydb.engine.api._shapes import modelled
 from tallydb.engine.api.describe_table import find_table, table_named
 from tallydb.engine.errors import IdempotentParameterMismatchException
 from tallydb.engine.storage import Transaction
@@ -35,6 +36,7 @@ ACCESS = access
 
 
 def start_bulk_put_items(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:
+    request = modelled("StartBulkPutItems", request)  # kept as given: the model's members
     token = request.get("ClientToken")
     if token is not None:
         for _, document in txn.documents(BULK):
