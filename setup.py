@@ -52,6 +52,9 @@ COMPILED = [
     "src/tallydb/engine/values/key.py",
     "src/tallydb/engine/values/size.py",
     "src/tallydb/engine/feed.py",
+    # an item's checks and BatchWriteItem's (imports, bulk puts)
+    "src/tallydb/engine/values/attribute_value.py",
+    "src/tallydb/engine/api/batch_write_item.py",
     # the Kinesis destinations' worker process: a record's making and sending
     "src/tallydb/engine/api/_kinesis.py",
     "src/tallydb/engine/api/_kinesis_worker.py",
