@@ -1063,11 +1063,16 @@ def operations_without_output() -> frozenset[str]:
                      if model.operation_model(name).output_shape is None)
 
 
-def model_members(operation: str) -> tuple[str, ...]:
-    """The top-level members of ``operation``'s input in botocore's model."""
+def _input(operation: str) -> _Structure | None:
+    """``operation``'s input shape, compiled on first use (None: it has none)."""
     if operation not in _checkers:
         _checkers[operation] = _compile(operation)
-    node = _nodes.get(operation)
+    return _nodes.get(operation)
+
+
+def model_members(operation: str) -> tuple[str, ...]:
+    """The top-level members of ``operation``'s input in botocore's model."""
+    node = _input(operation)
     return tuple(node.members) if node is not None else ()
 
 
@@ -1076,9 +1081,9 @@ def modelled(operation: str, request: dict[str, Any]) -> dict[str, Any]:
     DynamoDB's model has for ``operation``, at every depth: what an
     operation that keeps its request (an export, an import, a bulk put)
     stores and echoes. DynamoDB ignores the others."""
-    if operation not in _checkers:
-        _checkers[operation] = _compile(operation)
-    kept: dict[str, Any] = _nodes[operation].modelled(request)
+    top = _input(operation)
+    assert top is not None, operation
+    kept: dict[str, Any] = top.modelled(request)
     return kept
 
 
@@ -1086,9 +1091,9 @@ def render_value(operation: str, path: tuple[str, ...], value: Any) -> str:
     """``value`` rendered as DynamoDB echoes it in a violation (Java's
     ``toString``: ``[KeySchemaElement(attributeName=a, keyType=HASH)]``), for
     the member at ``path`` of ``operation``'s input (wire names)."""
-    if operation not in _checkers:
-        _checkers[operation] = _compile(operation)
-    node: _Node = _nodes[operation]
+    top = _input(operation)
+    assert top is not None, operation
+    node: _Node = top
     for name in path:
         if not isinstance(node, _Structure):
             break
