@@ -267,28 +267,19 @@ class TallyServer:
 
     # -- clients -----------------------------------------------------------
 
-    def client(self, config: Config | None = None) -> Any:
+    def _endpoint(self, config: Config | None) -> dict[str, Any]:
+        """A boto3 client's or resource's arguments for this server."""
         assert self.url is not None, "not started"
-        return session_client(
-            "dynamodb",
-            endpoint_url=self.url,
-            region_name=REGION,
-            aws_access_key_id=ACCESS_KEY,
-            aws_secret_access_key=SECRET_KEY,
-            config=config or CLIENT_CONFIG,
-        )
+        return {"endpoint_url": self.url, "region_name": REGION,
+                "aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY,
+                "config": config or CLIENT_CONFIG}
+
+    def client(self, config: Config | None = None) -> Any:
+        return session_client("dynamodb", **self._endpoint(config))
 
     def resource(self, config: Config | None = None) -> Any:
-        assert self.url is not None, "not started"
         with shared_session() as session:
-            return session.resource(
-                "dynamodb",
-                endpoint_url=self.url,
-                region_name=REGION,
-                aws_access_key_id=ACCESS_KEY,
-                aws_secret_access_key=SECRET_KEY,
-                config=config or CLIENT_CONFIG,
-            )
+            return session.resource("dynamodb", **self._endpoint(config))
 
 
 #: Where the AWS SDK for JavaScript v3 is installed for the tests (tests/sdk_js/package.json).
