@@ -376,6 +376,20 @@ def test_a_job_keeps_only_the_members_the_model_has(
         described["BulkOperationArn"]
 
 
+def test_an_import_keeps_only_the_members_the_model_has(backend: Backend) -> None:
+    # ImportTable keeps and echoes its S3BucketSource the same way
+    source = {"S3Bucket": "model-bucket", "S3KeyPrefix": "p"}
+    name = f"imported-{uuid.uuid4().hex[:8]}"
+    answer = backend.raw("ImportTable", {
+        "S3BucketSource": {**source, "Unknown": 10**40}, "InputFormat": "DYNAMODB_JSON",
+        "TableCreationParameters": {
+            "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}})
+    assert answer.status == 200, answer.body
+    assert answer.json["ImportTableDescription"]["S3BucketSource"] == source
+
+
 def test_a_null_kinesis_configuration_is_as_if_absent(backend: Backend, tbl: str) -> None:
     """A member sent as JSON null is no member: UpdateKinesisStreamingDestination
     then names no precision (its ValidationException, not a server error)."""
