@@ -221,7 +221,8 @@ def decompressor(compression: str) -> Callable[[bytes], bytes]:
 
         def unzstd(data: bytes) -> bytes:
             with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
-                return reader.read()
+                opened: bytes = reader.read()
+            return opened
 
         return unzstd
     return lambda data: data
