@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
-from serverkit import Serve, post
+from serverkit import Pipe, Serve, post
 
 pytest_plugins = ["server_fixtures"]
 
@@ -155,3 +155,55 @@ def test_without_credentials_the_servers_own_page_gets_its_origin(
     assert headers["access-control-max-age"] == "172800"
     status, headers, _ = ask(server, "OPTIONS", {"Origin": PAGE})
     assert status == 403 and "access-control-allow-origin" not in headers
+
+
+def _oversized_head(origin_line: bytes) -> bytes:
+    # the Origin header after Content-Length: the 413 waits for the whole head
+    return (b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.PutItem\r\nContent-Length: %d\r\n%s\r\n"
+            % (16 * 1024 * 1024 + 1, origin_line))
+
+
+@pytest.mark.parametrize("origin", [PAGE, None], ids=["page", "sdk"])
+def test_a_body_too_large_is_refused_readably_by_the_page(
+        signed_server: Serve, pipe_factory: Callable[[str], Pipe], origin: str | None) -> None:
+    pipe = pipe_factory(signed_server.url)
+    pipe.send(_oversized_head(b"" if origin is None else b"Origin: %s\r\n" % origin.encode()))
+    answer = pipe.response()
+    assert answer.status == 413
+    assert answer.json["message"] == "Request size exceeds the limit of 16777216 bytes"
+    if origin is None:
+        assert not set(CORS_HEADERS) & set(answer.headers)
+    else:
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert answer.headers["access-control-expose-headers"] == EXPOSED
+    assert pipe.closed_by_server()
+
+
+def test_a_body_past_the_servers_budget_is_refused_readably_by_the_page(
+        serve: Callable[..., Serve], pipe_factory: Callable[[str], Pipe]) -> None:
+    server = serve("--in-memory", "--max-body-memory", str(16 << 20), "--body-timeout", "600")
+
+    host = server.url.split("//", 1)[1].encode()
+
+    def head(length: int, origin: str) -> bytes:
+        return (b"POST / HTTP/1.1\r\nHost: " + host + b"\r\n"
+                b"Content-Type: application/x-amz-json-1.0\r\n"
+                b"X-Amz-Target: DynamoDB_20120810.PutItem\r\nContent-Length: %d\r\n"
+                b"Origin: %s\r\n\r\n" % (length, origin.encode()))
+
+    holder = pipe_factory(server.url)  # holds 10 MB of the 16 while it sends slowly
+    holder.send(head(10 << 20, server.url) + b'{"TableName": "t"')
+    # the server's own page (allowed without credentials) is refused past the budget
+    pipe = pipe_factory(server.url)
+    pipe.send(head(10 << 20, server.url))
+    answer = pipe.response()
+    assert answer.status == 503
+    assert answer.json["__type"] == "com.amazon.coral.availability#ThrottlingException"
+    assert answer.headers["access-control-allow-origin"] == server.url
+    assert answer.headers["access-control-expose-headers"] == EXPOSED
+    # a page the rule refuses learns nothing more than before
+    other = pipe_factory(server.url)
+    other.send(head(10 << 20, PAGE))
+    refused = other.response()
+    assert refused.status == 403 and "access-control-allow-origin" not in refused.headers

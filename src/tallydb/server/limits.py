@@ -58,11 +58,12 @@ def busy_response(limits: ConnectionLimits) -> bytes:
     return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, http.CLOSE)
 
 
-def body_memory_full(limits: ConnectionLimits) -> bytes:
+def body_memory_full(limits: ConnectionLimits, cors: bytes = b"") -> bytes:
     """What a request is told, before its body is read, when the bodies
-    still arriving already hold the server's budget (botocore retries a 503)."""
+    still arriving already hold the server's budget (botocore retries a 503);
+    ``cors``: the CORS headers its answer carries."""
     error = ThrottlingException(BODY_MEMORY_FULL.format(limits.max_body_memory))
-    return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, http.CLOSE)
+    return http.render(503, orjson.dumps(error.to_wire()), http.JSON_1_0, cors + http.CLOSE)
 
 
 def raise_descriptor_limit(connections: int) -> int:

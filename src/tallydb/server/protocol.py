@@ -461,9 +461,7 @@ class Connection(asyncio.Protocol):
             ex.authorization = value
         elif which == _CONTENT_LENGTH:
             if value.isdigit():  # (else llhttp refuses the request)
-                self.length = length = int(value)
-                if length > MAX_BODY:
-                    self._too_large()
+                self.length = int(value)  # (past MAX_BODY: 413 once the head is whole)
         else:
             self._rare_header(ex, which, name, value)
 
@@ -490,13 +488,16 @@ class Connection(asyncio.Protocol):
         """Whether to read a body of ``length`` bytes: not when the head
         already decides the answer, nor past the server's body budget
         (then answer, and close without reading it)."""
+        if length > MAX_BODY:
+            self._too_large()
+            return False
         if length > JUDGED_ON_HEAD and self.ex is not None:
             refusal = self.router.refuse_head(self.ex, self.parser.get_method())
             if refusal is not None:
                 self._stop(refusal)
                 return False
         if not self.bodies.reserve(length):
-            self._stop(body_memory_full(self.limits))
+            self._stop(body_memory_full(self.limits, self._cors()))
             return False
         self.reserved = length
         return True
@@ -510,7 +511,7 @@ class Connection(asyncio.Protocol):
             return
         if self.length < 0:  # chunked: reserved as it comes
             if not self.bodies.reserve(len(body), self.reserved + len(body)):
-                self._stop(body_memory_full(self.limits))
+                self._stop(body_memory_full(self.limits, self._cors()))
                 return
             self.reserved += len(body)
         self.body.append(body)
@@ -661,7 +662,13 @@ class Connection(asyncio.Protocol):
             self.stream_fd = sock.fileno()
 
     def _too_large(self) -> None:
-        self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, http.CLOSE))
+        self._stop(http.render(413, TOO_LARGE_BODY, http.JSON_1_0, self._cors() + http.CLOSE))
+
+    def _cors(self) -> bytes:
+        """The CORS headers of an answer to the request being read, made
+        before its body is whole (so a page can read why it was refused)."""
+        ex = self.ex
+        return b"" if ex is None else self.router.cors_headers(ex)
 
     def _stop(self, final: bytes | None) -> None:
         """Read no more requests; after the responses already due (and

@@ -274,6 +274,28 @@ class Router:
     def cross_origin(self, ex: Exchange) -> None:
         """A browser's request: 403 for a page of another origin (unless
         allowed); else the CORS headers every response to it carries."""
+        refusal, headers = self._cross_origin(ex)
+        if refusal is not None:
+            self.refuse(ex, refusal)
+        else:
+            ex.extra += headers
+
+    def cors_headers(self, ex: Exchange) -> bytes:
+        """The CORS headers of an answer made before ``route`` sees ``ex``
+        (its body too large, or past the server's body budget): those
+        ``route`` would add, so that the page can read why; none where it
+        would refuse the request."""
+        if ex.origin is None:
+            return b""
+        guard = self.host_guard
+        if guard is not None and ex.host not in guard.allowed and guard.refusal(ex.host):
+            return b""
+        refusal, headers = self._cross_origin(ex)
+        return b"" if refusal is not None else headers
+
+    def _cross_origin(self, ex: Exchange) -> tuple[str | None, bytes]:
+        """Why a browser's request is refused (or None), and the CORS
+        headers of the answers to it when it is not."""
         origins = self.origins
         refusal = None
         if not origins.open:
@@ -284,15 +306,13 @@ class Router:
             refusal = cross_site_refusal(
                 origins, _text(ex.origin), _text(ex.fetch_site), _text(ex.host)
             )
-        if refusal is not None:
-            self.refuse(ex, refusal)
-            return
-        if ex.origin is not None:
-            ex.extra += (
-                http.ALLOW_ANY_ORIGIN if origins.open
-                else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
-                + http.EXPOSE_HEADERS
-            )
+        if refusal is not None or ex.origin is None:
+            return refusal, b""
+        return None, (
+            http.ALLOW_ANY_ORIGIN if origins.open
+            else b"Access-Control-Allow-Origin: " + ex.origin + b"\r\nVary: Origin\r\n"
+            + http.EXPOSE_HEADERS
+        )
 
     def route_other(self, ex: Exchange) -> None:
         """Anything but a POST to ``/``: the console's routes, CORS preflight,
