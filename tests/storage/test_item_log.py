@@ -143,8 +143,9 @@ def test_the_overlay_goes_into_sqlite_in_bulk(tmp_path: Path, monkeypatch: pytes
         sizes.append(os.path.getsize(log))
         assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": f"k{i}"}}}
                            )["Item"]["n"] == {"N": str(i)}
-    assert sizes[7] == HEADER_SIZE and sizes[15] == HEADER_SIZE  # reset at 8 and 16 rows
+    assert sizes[7] == 0 and sizes[15] == 0  # a new log at 8 and 16 rows
     assert sizes[6] > sizes[0] > HEADER_SIZE
+    assert not (tmp_path / store_module.FROZEN_LOG).exists()  # (8 rows: one chunk)
     assert engine.call("Scan", {"TableName": "tally"})["Count"] == 20
     engine.close()
     assert values_on_disk(tmp_path) == {f"k{i}": str(i) for i in range(20)}
@@ -198,3 +199,96 @@ def _hot_row(path: Path) -> tuple[str, bytes]:
             return record.items_table, hk
     finally:
         store.close()
+
+
+def _count(engine: Engine) -> int:
+    return int(engine.call("DescribeTable", {"TableName": "tally"})["Table"]["ItemCount"])
+
+
+def test_a_frozen_overlay_goes_in_a_chunk_a_commit_and_reads_stay_right(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past OVERLAY_ROWS the overlay is frozen with its log, and goes into
+    SQLite FLUSH_CHUNK rows after each commit: meanwhile every read sees
+    the newest write, whether it is in the overlay, the frozen one or SQLite."""
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS", 8)
+    monkeypatch.setattr(store_module, "FLUSH_CHUNK", 1)
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    frozen = tmp_path / store_module.FROZEN_LOG
+    seen_frozen = 0
+    values: dict[str, int] = {}
+    for i in range(60):
+        # back and forth over ten keys: rows of a frozen overlay are written
+        # again before and after their chunk went in; deleted now and then
+        pk = f"k{(*range(10), *range(9, -1, -1))[i % 20]}"
+        if i % 11 == 10:
+            engine.call("DeleteItem", {"TableName": "tally", "Key": {"PK": {"S": pk}}})
+            values.pop(pk, None)
+        else:
+            values[pk] = values.get(pk, 0) + i
+            if i % 4:  # (an update that returns nothing reads the item its own way)
+                engine.call("UpdateItem", {**_add(pk, i), "ReturnValues": "NONE"})
+            else:
+                assert engine.call("UpdateItem", _add(pk, i))["Attributes"]["n"] == {
+                    "N": str(values[pk])}
+        seen_frozen += frozen.exists()
+        for key in {f"k{j}" for j in range(10)}:
+            item = engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": key}}}
+                               ).get("Item")
+            assert (None if item is None else int(item["n"]["N"])) == values.get(key), key
+    assert seen_frozen > 10  # (overlays of 8, a row a commit: frozen across commits)
+    assert _count(engine) == len(values)  # (a Scan would write every row into SQLite)
+    assert engine.call("Scan", {"TableName": "tally"})["Count"] == len(values)
+    assert not frozen.exists()  # in SQLite now
+    engine.close()
+    assert values_on_disk(tmp_path) == {pk: str(n) for pk, n in values.items()}
+
+
+def test_a_process_killed_while_an_overlay_is_frozen_loses_nothing(tmp_path: Path) -> None:
+    """Killed with a frozen overlay half in SQLite and newer commits in the
+    new log: the next open replays both logs, the frozen one first."""
+    _killed_after(tmp_path, f"""
+        from tallydb.engine.storage import sqlite as store_module
+        store_module.OVERLAY_ROWS = 8
+        store_module.FLUSH_CHUNK = 1
+        engine.call("CreateTable", {TABLE!r})
+        for i in range(12):
+            engine.call("UpdateItem", {_add("k0")!r} | {{"Key": {{"PK": {{"S": f"k{{i % 9}}"}}}}}})
+        assert os.path.exists({str(tmp_path / store_module.FROZEN_LOG)!r})
+    """)
+    assert (tmp_path / store_module.FROZEN_LOG).exists()
+    expected = {f"k{i}": str(2 if i < 3 else 1) for i in range(9)}
+    assert values_on_disk(tmp_path) == expected
+    assert not (tmp_path / store_module.FROZEN_LOG).exists()
+    engine = Engine(Store(tmp_path))
+    assert _count(engine) == 9
+    engine.close()
+    assert values_on_disk(tmp_path) == expected  # replayed once, not twice
+
+
+def test_a_row_a_frozen_chunk_deleted_and_then_put_again_is_counted_new(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row known to be in SQLite, deleted by a chunk of a frozen overlay,
+    is no longer there: put again and written by a transaction that takes
+    the rest (a table made), it counts as a new item."""
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS", 8)
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS_CACHED", 8)
+    monkeypatch.setattr(store_module, "FLUSH_CHUNK", 1)
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    key = {"PK": {"S": "k"}}
+    engine.call("PutItem", {"TableName": "tally", "Item": key | {"n": {"N": "1"}}})
+    engine.call("CreateTable", dict(TABLE, TableName="other"))  # k into SQLite, cache emptied
+    engine.call("UpdateItem", _add("k"))  # k read from SQLite: known to be there
+    engine.call("DeleteItem", {"TableName": "tally", "Key": key})
+    for i in range(7):
+        engine.call("PutItem", {"TableName": "tally", "Item": {"PK": {"S": f"a{i}"}}})
+    assert (tmp_path / store_module.FROZEN_LOG).exists()  # k's deletion in SQLite, a chunk
+    # a0 (in SQLite after the next chunk) before k in the overlay: k is
+    # written after a row that exists, as a row SQLite may already hold
+    engine.call("UpdateItem", _add("a0"))
+    engine.call("PutItem", {"TableName": "tally", "Item": key | {"n": {"N": "5"}}})
+    engine.call("CreateTable", dict(TABLE, TableName="third"))  # the rest, k with it
+    assert not (tmp_path / store_module.FROZEN_LOG).exists()
+    assert _count(engine) == 8
+    engine.close()
