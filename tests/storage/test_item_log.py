@@ -292,3 +292,27 @@ def test_a_row_a_frozen_chunk_deleted_and_then_put_again_is_counted_new(
     assert not (tmp_path / store_module.FROZEN_LOG).exists()
     assert _count(engine) == 8
     engine.close()
+
+
+def test_an_overlay_whose_log_cannot_move_aside_stays_and_goes_in_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS", 4)
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS_CACHED", 4)
+    monkeypatch.setattr(store_module, "FLUSH_RETRY", 0.0)
+    engine = Engine(Store(tmp_path))
+    engine.call("CreateTable", TABLE)
+    replace = os.replace
+
+    def refused(*args: object) -> None:
+        raise PermissionError("not now")
+
+    monkeypatch.setattr(store_module.os, "replace", refused)
+    for i in range(6):
+        engine.call("UpdateItem", _add(f"k{i}", i))
+    assert not (tmp_path / store_module.FROZEN_LOG).exists()
+    monkeypatch.setattr(store_module.os, "replace", replace)
+    engine.call("UpdateItem", _add("k0", 10))  # moves aside now, all in one chunk
+    assert os.path.getsize(tmp_path / "tallydb.itemlog") == 0
+    assert _count(engine) == 6
+    engine.close()
+    assert values_on_disk(tmp_path) == {f"k{i}": str(i + (10 if i == 0 else 0)) for i in range(6)}

@@ -664,14 +664,14 @@ class Store:
                 ) and time.monotonic() >= self._flush_after:
             if self._frozen is not None:  # (the one before is not in yet: the rest now)
                 self._write_chunk(len(self._frozen_rows))
-            if self._frozen is None:
-                self._freeze()
+            if self._frozen is None and self._freeze():
                 self._write_chunk(FLUSH_CHUNK)
 
-    def _freeze(self) -> None:
+    def _freeze(self) -> bool:
         """Set the overlay aside to go into SQLite a chunk at a time, with
         its item log (renamed ``FROZEN_LOG``; a new log takes the commits
-        after it). A failure to rename leaves everything as it was."""
+        after it); whether it could. A failure to rename leaves everything
+        as it was."""
         log = self._log
         if log is not None:
             assert self.directory is not None
@@ -680,7 +680,7 @@ class Store:
             except OSError:
                 log_errors.exception("moving the item log aside failed; the overlay stays")
                 self._flush_after = time.monotonic() + FLUSH_RETRY
-                return
+                return False
             log.close()
             self._log = ItemLog(log.path, fsync=log.fsync)
             if log.fsync:  # the new log's name is durable before a record in it is
@@ -693,6 +693,7 @@ class Store:
         # On their way into SQLite: a deletion of one must now reach it too.
         self._fresh.clear()
         self._looked_up = 0
+        return True
 
     def _write_chunk(self, rows: int) -> None:
         """Write the frozen overlay's next ``rows`` rows into SQLite, in a
