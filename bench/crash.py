@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import Client, Server
+from tallydb.engine.storage.sqlite import FROZEN_LOG
 
 ACCOUNTS = 10
 START_BALANCE = 100
@@ -397,10 +398,12 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
     load = Load(server.port, clients, seed)
     load.start()
     restarts: list[float] = []
+    frozen = 0  # kills that found an overlay frozen, part of it in SQLite
     try:
         for _ in range(kills):
             time.sleep(rng.uniform(min_gap, max_gap))
             server.kill()
+            frozen += (data / FROZEN_LOG).exists()
             time.sleep(rng.uniform(0.0, 0.2))  # clients find it gone
             restarts.append(server.start())
         time.sleep(rng.uniform(min_gap, max_gap))
@@ -418,7 +421,8 @@ def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap:
     figures["problems"] += count_problems(data)
     if not replicated and not plain:
         figures["problems"] += outbox_problems(data)
-    figures.update(sync=sync, kills=kills, seed=seed, replicated=replicated, plain=plain,
+    figures.update(sync=sync, kills=kills, kills_while_frozen=frozen, seed=seed,
+                   replicated=replicated, plain=plain,
                    restart_max_s=round(max(restarts), 3),
                    restart_median_s=round(sorted(restarts)[len(restarts) // 2], 3),
                    clean_exit=code == 0, unexplained=load.tally.errors[:5])
