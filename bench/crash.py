@@ -5,6 +5,7 @@ check that nothing acknowledged was lost and nothing half-done was kept.
     .venv/bin/python -m bench.crash --sync full --kills 20 --seed 7
     .venv/bin/python -m bench.crash --global              # the counters replicated
     .venv/bin/python -m bench.crash --plain               # the counters a table of items alone
+    .venv/bin/python -m bench.crash --keys 5000 --counters-only   # kills while an overlay is frozen
 
 Load, over raw sockets (each request sent once, so every acknowledgement is
 counted): counter clients (UpdateItem ADD on keys of their own), a transfer
@@ -30,6 +31,13 @@ table is a global table with a replica in eu-west-1 (eventual consistency,
 ``--replication-delay`` 0.5 s): the kills land while changes wait to be
 sent, and at the end eu-west-1's counters must equal us-east-1's once
 replication has settled (every acknowledged change reaches every replica).
+
+With ``--keys`` each counter client spreads its increments over that many
+keys (20 by default: hot counters), so that the overlay fills and is
+frozen (written into SQLite a chunk after each commit); with
+``--counters-only`` the counter clients run alone, as a transfer or a
+table's change writes every overlay into SQLite at once.
+``kills_while_frozen`` counts the kills that found an overlay frozen.
 
 With ``--plain`` the counters' table has no stream and no Kinesis
 destination (the everyday counter table, whose UpdateItem stores the item
@@ -82,9 +90,12 @@ class Tally:
 
 
 class Load:
-    def __init__(self, port: int, clients: int, seed: int) -> None:
+    def __init__(self, port: int, clients: int, seed: int, keys: int = 20,
+                 counters_only: bool = False) -> None:
         self.port = port
         self.clients = clients
+        self.keys = keys
+        self.counters_only = counters_only
         self.rng = random.Random(seed)
         self.tally = Tally()
         self.stop = threading.Event()
@@ -93,9 +104,10 @@ class Load:
     def start(self) -> None:
         for worker in range(self.clients):
             self.threads.append(threading.Thread(target=self._counters, args=(worker,)))
-        self.threads += [threading.Thread(target=self._transfers),
-                         threading.Thread(target=self._batches),
-                         threading.Thread(target=self._tables)]
+        if not self.counters_only:
+            self.threads += [threading.Thread(target=self._transfers),
+                             threading.Thread(target=self._batches),
+                             threading.Thread(target=self._tables)]
         for thread in self.threads:
             thread.daemon = True
             thread.start()
@@ -121,7 +133,7 @@ class Load:
         rng = random.Random(worker)
         tally = self.tally
         while not self.stop.is_set():
-            key = f"c{worker}-{rng.randrange(20)}"
+            key = f"c{worker}-{rng.randrange(self.keys)}"
             tally.sent[key] += 1
             status = self._send(client, "UpdateItem", {
                 "TableName": "counters", "Key": {"id": {"S": key}},
@@ -389,13 +401,13 @@ def count_problems(data: Path) -> list[str]:
 
 def run(sync: str, kills: int, clients: int, seed: int, min_gap: float, max_gap: float,
         max_restart: float, data: Path, replicated: bool = False,
-        plain: bool = False) -> dict[str, Any]:
+        plain: bool = False, keys: int = 20, counters_only: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     regions = ("--separate-regions", "--replication-delay", "0.5") if replicated else ()
     server = Server("--data", str(data), "--sync", sync, *regions, log=data.parent / "server.log")
     server.start()
     setup(server.port, replicated, plain)
-    load = Load(server.port, clients, seed)
+    load = Load(server.port, clients, seed, keys, counters_only)
     load.start()
     restarts: list[float] = []
     frozen = 0  # kills that found an overlay frozen, part of it in SQLite
@@ -452,13 +464,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plain", action="store_true",
                    help="give the counters no stream and no Kinesis destination: a table of "
                         "items alone, whose UpdateItem writes the item straight to the store")
+    p.add_argument("--keys", type=int, default=20,
+                   help="keys each counter client increments (20: hot counters)")
+    p.add_argument("--counters-only", action="store_true",
+                   help="run the counter clients alone (no transfers, batches or tables)")
     args = p.parse_args(argv)
     if args.plain and args.replicated:
         p.error("--plain and --global exclude each other")
     with tempfile.TemporaryDirectory(prefix="tallydb-crash-") as tmp:
         figures = run(args.sync, args.kills, args.clients, args.seed, args.min_gap,
                       args.max_gap, args.max_restart, Path(tmp) / "data", args.replicated,
-                      args.plain)
+                      args.plain, args.keys, args.counters_only)
     for name, value in figures.items():
         print(f"{name}: {value}")
     return 1 if figures["problems"] else 0
