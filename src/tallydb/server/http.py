@@ -22,7 +22,6 @@ from tallydb.server.encoding import COMPRESS_MIN, compress
 
 JSON_1_0 = b"application/x-amz-json-1.0"
 JSON = b"application/json"
-TEXT = b"text/plain"
 
 _REASONS = {
     200: b"OK",

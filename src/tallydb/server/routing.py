@@ -327,7 +327,8 @@ class Router:
         elif method in (b"GET", b"HEAD"):
             body = b"" if method == b"HEAD" else (
                 HEALTHY + (ex.host or self.address.encode()) + b" ")
-            ex.response = http.render(200, body, http.TEXT, ex.extra)
+            # no Content-Type, as DynamoDB's (curl -i of dynamodb.us-west-2)
+            ex.response = http.render(200, body, None, ex.extra)
         else:
             ex.response = http.render(404, http.UNKNOWN_OPERATION_XML, None, ex.extra)
 
