@@ -9,7 +9,7 @@ x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date``,
 test_health.py, run against DynamoDB (which requests carry which headers; the
 health check's body names the host, only ``/`` answers it); dynalite's
 recording of the health check's body, "healthy: dynamodb.us-east-1.amazonaws.com "
-(a trailing space); ScyllaDB's issue 5050 quotes `curl -i` of
+(a trailing space); ScyllaDB's request for an Alternator ping quotes `curl -i` of
 dynamodb.us-west-2's health check: Server, Date, Content-Length, Connection,
 x-amzn-RequestId and x-amz-crc32, no Content-Type.
 
