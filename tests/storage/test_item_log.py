@@ -137,14 +137,14 @@ def test_the_overlay_goes_into_sqlite_in_bulk(tmp_path: Path, monkeypatch: pytes
     engine = Engine(Store(tmp_path))
     engine.call("CreateTable", TABLE)
     log = tmp_path / "tallydb.itemlog"
-    sizes = []
+    records = []
     for i in range(20):
         engine.call("UpdateItem", _add(f"k{i}", i))
-        sizes.append(os.path.getsize(log))
+        records.append(len(_read(log)))
         assert engine.call("GetItem", {"TableName": "tally", "Key": {"PK": {"S": f"k{i}"}}}
                            )["Item"]["n"] == {"N": str(i)}
-    assert sizes[7] == 0 and sizes[15] == 0  # a new log at 8 and 16 rows
-    assert sizes[6] > sizes[0] > HEADER_SIZE
+    assert records[:9] == [1, 2, 3, 4, 5, 6, 7, 0, 1]  # a new log at 8 rows
+    assert records[15] == 0  # and at 16 (the first one, started afresh in place)
     assert not (tmp_path / store_module.FROZEN_LOG).exists()  # (8 rows: one chunk)
     assert engine.call("Scan", {"TableName": "tally"})["Count"] == 20
     engine.close()
@@ -312,7 +312,30 @@ def test_an_overlay_whose_log_cannot_move_aside_stays_and_goes_in_later(
     assert not (tmp_path / store_module.FROZEN_LOG).exists()
     monkeypatch.setattr(store_module.os, "replace", replace)
     engine.call("UpdateItem", _add("k0", 10))  # moves aside now, all in one chunk
-    assert os.path.getsize(tmp_path / "tallydb.itemlog") == 0
+    assert _read(tmp_path / "tallydb.itemlog") == []
     assert _count(engine) == 6
     engine.close()
     assert values_on_disk(tmp_path) == {f"k{i}": str(i + (10 if i == 0 else 0)) for i in range(6)}
+
+
+def test_a_log_started_afresh_in_place_never_reads_its_earlier_life(tmp_path: Path) -> None:
+    """A reset rewrites the header without truncating (no block is freed on
+    the write path): the earlier life's bytes after the new records fail
+    their CRC, and an append after a reopen goes after the last whole
+    record, not after them."""
+    path = tmp_path / "log"
+    row = {("items_1", b"k", b""): b'{"n":{"N":"1"}}' * 20}
+    log = ItemLog(path, fsync=False)
+    for lsn in range(1, 11):
+        log.append(lsn, row)
+    old_size = log.size
+    log.reset()
+    log.append(11, row)
+    log.append(12, row)
+    log.close()
+    assert os.path.getsize(path) == old_size  # (not truncated)
+    assert [lsn for lsn, _ in _read(path)] == [11, 12]
+    log = ItemLog(path, fsync=False)
+    log.append(13, row)
+    log.close()
+    assert [lsn for lsn, _ in _read(path)] == [11, 12, 13]

@@ -54,11 +54,26 @@ class ItemLog:
         header = os.pread(self._fd, HEADER_SIZE, 0)
         if len(header) == HEADER_SIZE and header.startswith(MAGIC):
             self._seed = zlib.crc32(header)
+            # Appends go after the last whole record of this life, not after
+            # a torn one, nor after an earlier life's bytes (``reset``).
+            self.size = self._valid_end()
         else:
             self.size = 0  # no header (new, or torn while being started): nothing in it
 
     def records(self) -> Iterator[tuple[int, dict[tuple[str, bytes, bytes], bytes | None]]]:
         """(lsn, rows) of every whole record in file order, up to the first bad one."""
+        for lsn, rows, _ in self._scan():
+            yield lsn, rows
+
+    def _valid_end(self) -> int:
+        """Where the last whole record of this life ends."""
+        end = HEADER_SIZE
+        for record in self._scan():
+            end = record[2]
+        return end
+
+    def _scan(self) -> Iterator[tuple[int, dict[tuple[str, bytes, bytes], bytes | None], int]]:
+        """(lsn, rows, where it ends) of every whole record, up to the first bad one."""
         if self.size < HEADER_SIZE:
             return
         data = os.pread(self._fd, self.size, 0)
@@ -74,7 +89,7 @@ class ItemLog:
             rows = _decode_rows(data, at + 8 + _LSN.size, body_end)
             if rows is None:
                 return
-            yield lsn, rows
+            yield lsn, rows, body_end
             at = body_end
 
     def append(self, lsn: int, rows: Rows) -> None:
@@ -100,9 +115,13 @@ class ItemLog:
         self.size += len(record)
 
     def reset(self) -> None:
-        """Start a new life of the file: everything in it is in SQLite now."""
+        """Start a new life of the file: everything in it is in SQLite now.
+
+        The file is not truncated: freeing its blocks can wait for the
+        filesystem's journal (a WAL checkpoint's fsyncs) for tens of ms.
+        The earlier life's bytes after this life's records are never read
+        as records: the new header seeds every CRC."""
         header = MAGIC + os.urandom(HEADER_SIZE - len(MAGIC))
-        os.ftruncate(self._fd, 0)
         self.size = 0  # should the header fail to be written, the next append starts over
         os.pwrite(self._fd, header, 0)
         self._seed = zlib.crc32(header)
