@@ -339,3 +339,20 @@ def test_a_log_started_afresh_in_place_never_reads_its_earlier_life(tmp_path: Pa
     log.append(13, row)
     log.close()
     assert [lsn for lsn, _ in _read(path)] == [11, 12, 13]
+
+
+def test_a_log_opened_fresh_starts_a_new_life_over_an_earlier_one(tmp_path: Path) -> None:
+    """A freeze reuses the spent log's file opened ``fresh``: its records
+    are in SQLite already, so none is read back, and the next appends are
+    the only records in it."""
+    path = tmp_path / "log"
+    row = {("items_1", b"k", b""): b'{"n":{"N":"1"}}'}
+    log = ItemLog(path, fsync=False)
+    for lsn in range(1, 6):
+        log.append(lsn, row)
+    log.close()
+    log = ItemLog(path, fsync=False, fresh=True)
+    assert list(log.records()) == []
+    log.append(6, row)
+    log.close()
+    assert [lsn for lsn, _ in _read(path)] == [6]

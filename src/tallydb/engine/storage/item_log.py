@@ -45,12 +45,17 @@ _LSN = struct.Struct("<Q")
 class ItemLog:
     """The log file of one data directory (the store owns the directory)."""
 
-    def __init__(self, path: Path, fsync: bool) -> None:
+    def __init__(self, path: Path, fsync: bool, *, fresh: bool = False) -> None:
+        """Open the log at ``path``; ``fresh``: start a new life in it
+        at once, without reading what an earlier life left there."""
         self.path = path
         self.fsync = fsync
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        self.size = os.fstat(self._fd).st_size
         self._seed = 0
+        if fresh:
+            self.reset()
+            return
+        self.size = os.fstat(self._fd).st_size
         header = os.pread(self._fd, HEADER_SIZE, 0)
         if len(header) == HEADER_SIZE and header.startswith(MAGIC):
             self._seed = zlib.crc32(header)

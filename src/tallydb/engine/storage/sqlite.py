@@ -695,8 +695,7 @@ class Store:
                 pass
             except OSError:  # a new file instead
                 log_errors.exception("reusing the spent item log failed")
-            self._log = ItemLog(log.path, fsync=log.fsync)
-            self._log.reset()
+            self._log = ItemLog(log.path, fsync=log.fsync, fresh=True)
             if log.fsync:  # the new log's name is durable before a record in it is
                 _fsync_directory(self.directory)
         self._frozen = self._overlay
