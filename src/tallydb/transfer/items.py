@@ -125,9 +125,13 @@ def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
 def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
     """Write every item (each a PutRequest's JSON, ``{"Item":{...}}``) to
     ``table``; how many were written. To a server directly, the batches go
-    pipelined on one connection (``WireClient.pipeline``); otherwise
-    ``WRITERS`` at a time."""
-    direct = None if speaks_wire(db) else wire_client(db.transport)
+    pipelined on one connection (``WireClient.pipeline``); into the embedded
+    engine one after another in this thread (it has nothing to wait on that
+    threads could overlap: 4 writers cost twice the CPU an item, their
+    interpreter shared); otherwise ``WRITERS`` at a time."""
+    if speaks_wire(db):
+        return _put_in_turn(db, table, puts, progress)
+    direct = wire_client(db.transport)
     if direct is not None:
         return _put_pipelined(table, puts, progress, direct)
     written = 0
@@ -144,6 +148,17 @@ def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress)
                 progress(written)
         for future in pending:
             future.result()
+    progress(written)
+    return written
+
+
+def _put_in_turn(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
+    written = 0
+    for batch in _batches(puts):
+        write_batch(db, table, batch)
+        written += len(batch)
+        if written % (BATCH * 40) == 0:
+            progress(written)
     progress(written)
     return written
 
