@@ -168,12 +168,15 @@ CREATE TABLE IF NOT EXISTS snapshots (
 OVERLAY_ROWS = 512
 #: While fewer than half of the rows the overlay holds had to be looked up
 #: in SQLite (``Store._looked_up``), it waits for this many instead: the
-#: rows come from a working set the clean cache holds, and a larger bulk
-#: write shares its pages among more rows (10,000 items: 0.89 of the CPU
-#: per write at 512, in-process, interleaved). Over a table larger than the
-#: cache every row is a page of its own whatever the bulk, and 2,048 there
-#: cost more (1,000,000 items: 1.05-1.11), so such writes stay at 512.
-OVERLAY_ROWS_CACHED = 2048
+#: rows come from a working set the clean cache holds, so a row is written
+#: into SQLite once for more of its changes, and a larger bulk write shares
+#: its pages among more rows (random keys over 10,000 items, a row written
+#: for 0.89 of the changes at 2,048, 0.48 at 8,192: CPU a request 0.89 of
+#: 512's at 2,048, in-process, interleaved; 0.75-0.84 of 2,048's at 8,192).
+#: Over a table larger than the cache every row is a page of its own
+#: whatever the bulk, and 2,048 there cost more (1,000,000 items:
+#: 1.05-1.11), so such writes stay at 512.
+OVERLAY_ROWS_CACHED = 8192
 LOG_BYTES = 4 * 1024 * 1024
 #: At most this many rows read from SQLite are remembered as held there
 #: between two bulk writes of the overlay (``Store._held``).
