@@ -233,3 +233,21 @@ def test_export_lines_written_by_other_tools_import_as_their_item(
     assert sorted(i["id"] for i in db.table(copy).scan()) == [
         "after", "before", "plain", "spaced"]
     assert db.table(copy).get({"id": "plain"}) == {"id": "plain", "n": 1}
+
+
+def test_an_import_reports_its_progress_every_thousand_items_and_at_the_end(
+    db: tallydb.Database, tmp_path: Path
+) -> None:
+    table = _name()
+    db.create_table(table, hash_key=("id", "S"))
+    db.table(table).put({"id": "seed"})
+    folder = transfer.export_table(db, table, tmp_path / "out")
+    data = next((folder / "data").glob("*.json.gz"))
+    data.write_bytes(gzip.compress(b"".join(
+        b'{"Item":{"id":{"S":"i%d"},"n":{"N":"%d"}}}\n' % (n, n) for n in range(2_010))))
+    told: list[int] = []
+    copy = _name()
+    assert transfer.import_table(db, folder, copy, progress=told.append) == 2_010
+    assert told == [1_000, 2_000, 2_010]
+    assert db.table(copy).get({"id": "i2009"}) == {"id": "i2009", "n": 2009}
+    assert db.client.describe_table(TableName=copy)["Table"]["ItemCount"] == 2_010

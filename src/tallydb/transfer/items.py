@@ -111,15 +111,35 @@ def write_unprocessed(table: str, answer: dict[str, Any], direct: WireClient) ->
         requests = answer.get("UnprocessedItems", {}).get(table)
 
 
-def _batches(puts: Iterable[bytes]) -> Iterator[list[bytes]]:
-    batch: list[bytes] = []
-    for put in puts:
-        batch.append(put)
-        if len(batch) == BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+class _Batches:
+    """The puts in batches of ``BATCH``, counted as each is handed out to be
+    written; ``progress`` told the count every 40 batches, and by ``done``."""
+
+    def __init__(self, puts: Iterable[bytes], progress: Progress) -> None:
+        self._puts = puts
+        self._progress = progress
+        self.written = 0
+
+    def __iter__(self) -> Iterator[list[bytes]]:
+        batch: list[bytes] = []
+        for put in self._puts:
+            batch.append(put)
+            if len(batch) == BATCH:
+                yield self._counted(batch)
+                batch = []
+        if batch:
+            yield self._counted(batch)
+
+    def _counted(self, batch: list[bytes]) -> list[bytes]:
+        self.written += len(batch)
+        if self.written % (BATCH * 40) == 0:
+            self._progress(self.written)
+        return batch
+
+    def done(self) -> int:
+        """How many were handed out (all of them written by now), told to ``progress``."""
+        self._progress(self.written)
+        return self.written
 
 
 def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
@@ -129,54 +149,26 @@ def put_all(db: Database, table: str, puts: Iterable[bytes], progress: Progress)
     engine one after another in this thread (it has nothing to wait on that
     threads could overlap: 4 writers cost twice the CPU an item, their
     interpreter shared); otherwise ``WRITERS`` at a time."""
+    batches = _Batches(puts, progress)
     if speaks_wire(db):
-        return _put_in_turn(db, table, puts, progress)
+        for batch in batches:
+            write_batch(db, table, batch)
+        return batches.done()
     direct = wire_client(db.transport)
     if direct is not None:
-        return _put_pipelined(table, puts, progress, direct)
-    written = 0
+        bodies = (batch_body(table, batch) for batch in batches)
+        for answer in direct.pipeline("BatchWriteItem", bodies):
+            if answer.get("UnprocessedItems"):
+                write_unprocessed(table, answer, direct)
+        return batches.done()
     with ThreadPoolExecutor(WRITERS) as pool:
         pending: set[Future[None]] = set()
-        for batch in _batches(puts):
+        for batch in batches:
             if len(pending) >= WRITERS * 2:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
             pending.add(pool.submit(write_batch, db, table, batch))
-            written += len(batch)
-            if written % (BATCH * 40) == 0:
-                progress(written)
         for future in pending:
             future.result()
-    progress(written)
-    return written
-
-
-def _put_in_turn(db: Database, table: str, puts: Iterable[bytes], progress: Progress) -> int:
-    written = 0
-    for batch in _batches(puts):
-        write_batch(db, table, batch)
-        written += len(batch)
-        if written % (BATCH * 40) == 0:
-            progress(written)
-    progress(written)
-    return written
-
-
-def _put_pipelined(table: str, puts: Iterable[bytes], progress: Progress, direct: WireClient
-                   ) -> int:
-    written = 0
-
-    def bodies() -> Iterator[bytes]:
-        nonlocal written
-        for batch in _batches(puts):
-            written += len(batch)
-            if written % (BATCH * 40) == 0:
-                progress(written)
-            yield batch_body(table, batch)
-
-    for answer in direct.pipeline("BatchWriteItem", bodies()):
-        if answer.get("UnprocessedItems"):
-            write_unprocessed(table, answer, direct)
-    progress(written)
-    return written
+    return batches.done()
