@@ -373,6 +373,12 @@ class Store:
         self._frozen_rows: list[tuple[RowKey, bytes | None]] = []
         self._frozen_at = 0
         self._frozen_lsn = 0
+        #: The keys of the overlay's and the frozen overlay's rows by
+        #: partition, (SQLite table, hk): rk, for a read of many rows that
+        #: merges them with SQLite's (``_partition_rows``). Built by the first
+        #: such read, kept up by each commit after it, dropped when the
+        #: overlays are replaced; it may list keys they no longer hold.
+        self._partitions: dict[tuple[str, bytes], set[bytes]] | None = None
         #: Rows as SQLite holds them, committed (the JSON, or None: no such
         #: row), kept after a read or a flush so that the next read of the
         #: row needs no B-tree lookup (``_remember``). The overlay, newer, is
@@ -581,6 +587,34 @@ class Store:
         row = self._reads.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
         return None if row is None else bytes(row[0])
 
+    def _partition_rows(self, source: str, hk: bytes | None
+                        ) -> dict[tuple[bytes, bytes], bytes | None]:
+        """The rows of ``source`` (one partition, ``hk``, or all) that the
+        overlays hold committed, by (hk, rk): the JSON, or None (deleted)."""
+        partitions = self._partitions
+        frozen = self._frozen
+        overlay = self._overlay
+        if partitions is None:
+            partitions = {}
+            for rows in (overlay,) if frozen is None else (frozen, overlay):
+                for row_source, row_hk, rk in rows:
+                    partitions.setdefault((row_source, row_hk), set()).add(rk)
+            self._partitions = partitions
+        if hk is None:
+            keys = [(row_hk, rk) for (row_source, row_hk), rks in partitions.items()
+                    if row_source == source for rk in rks]
+        else:
+            keys = [(hk, rk) for rk in partitions.get((source, hk), ())]
+        found: dict[tuple[bytes, bytes], bytes | None] = {}
+        for key in keys:
+            row_key = (source, *key)
+            blob = overlay.get(row_key, _UNWRITTEN)
+            if blob is _UNWRITTEN and frozen is not None:
+                blob = frozen.get(row_key, _UNWRITTEN)
+            if blob is not _UNWRITTEN:  # (else a fresh row since deleted)
+                found[key] = blob  # type: ignore[assignment]
+        return found
+
     def _run_deferred(self) -> None:
         """Let the deferred writers write their rows (``Transaction.defer``)."""
         deferred = self._deferred
@@ -665,6 +699,10 @@ class Store:
         # into, whatever its length, and so would every row kept.
         self._overlay.update({row_key: None if blob is None else memoryview(blob).tobytes()
                               for row_key, blob in pending.items()})
+        partitions = self._partitions
+        if partitions is not None:
+            for source, hk, rk in pending:
+                partitions.setdefault((source, hk), set()).add(rk)
         if self._fresh_puts or self._fresh_drops:
             self._settle_fresh(pending)
         if self._frozen is not None and time.monotonic() >= self._flush_after:
@@ -757,6 +795,7 @@ class Store:
         self._frozen = None
         self._frozen_rows = []
         self._frozen_at = 0
+        self._partitions = None  # (its keys are listed there)
         self._held.clear()  # (a row it deleted is no longer held)
         if self.directory is not None:
             try:
@@ -811,6 +850,7 @@ class Store:
         self._in_sqlite = self._own_sqlite = False
         self._overlay_written = False
         self._overlay = {}
+        self._partitions = None
         self._fresh.clear()
         self._looked_up = 0
         self._held.clear()
@@ -948,6 +988,41 @@ def _records(frozen: Path, log: ItemLog
         finally:
             older.close()
     yield from log.records()
+
+
+def _in_range(rows: Mapping[tuple[bytes, bytes], bytes | None], low: bytes | None,
+              below: bytes | None, after: tuple[bytes, bytes] | None,
+              forward: bool) -> list[tuple[tuple[bytes, bytes], bytes | None]]:
+    """The rows a read of ``Transaction.items`` asks for (``low <= rk <
+    below``, strictly after ``after``), in its order."""
+    kept = [(key, blob) for key, blob in rows.items()
+            if (low is None or key[1] >= low) and (below is None or key[1] < below)
+            and (after is None or (key > after if forward else key < after))]
+    kept.sort(key=lambda row: row[0], reverse=not forward)
+    return kept
+
+
+def _merged(older: Iterator[tuple[bytes, bytes, bytes]],
+            newer: Mapping[tuple[bytes, bytes], bytes | None],
+            kept: list[tuple[tuple[bytes, bytes], bytes | None]], forward: bool,
+            ) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """SQLite's rows (``older``, in key order) with the overlays' (``kept``,
+    the same order; ``newer`` all of them by key) in their place: a row
+    they hold replaces SQLite's, and None (deleted) removes it."""
+    at = 0
+    end = len(kept)
+    for row in older:
+        key = (row[0], row[1])
+        while at < end and (kept[at][0] <= key if forward else kept[at][0] >= key):
+            (row_hk, row_rk), blob = kept[at]
+            if blob is not None:
+                yield row_hk, row_rk, blob
+            at += 1
+        if key not in newer:
+            yield row
+    for (row_hk, row_rk), blob in kept[at:]:
+        if blob is not None:
+            yield row_hk, row_rk, blob
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -1476,10 +1551,17 @@ class Transaction:
     ) -> Iterator[tuple[bytes, bytes, Any]]:
         """Rows of the table (or of ``index``) in key order: one partition
         (``hk``) with ``low <= rk < below``, or all of them; resuming strictly
-        after ``after``. Each row's item, or with ``decode`` false its JSON."""
+        after ``after``. Each row's item, or with ``decode`` false its JSON.
+
+        The committed rows still in the overlays are merged with SQLite's
+        rather than written into SQLite first: a read of many rows costs
+        no write, however large the overlay. Inside a transaction that
+        wrote, SQLite is made to hold its writes and is read alone."""
         where: list[str] = []
         args: list[Any] = []
-        if hk is not None:
+        if hk is None:
+            low = below = None  # (a range of rk is within one partition)
+        else:
             where.append("hk = ?")
             args.append(hk)
             if low is not None:
@@ -1491,51 +1573,35 @@ class Transaction:
         if after is not None:
             where.append("(hk, rk) > (?, ?)" if forward else "(hk, rk) < (?, ?)")
             args.extend(after)
-        self._store._sync_items()
-        order = "ASC" if forward else "DESC"
         source = record.items_table if index is None else record.index_table(index)
+        order = "ASC" if forward else "DESC"
         sql = f"SELECT hk, rk, item FROM {source}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY hk {order}, rk {order}"
+        store = self._store
+        if store._in_sqlite or store._pending or store._deferred or not (
+                store._overlay or store._frozen is not None):
+            store._sync_items()
+            rows: Iterator[tuple[bytes, bytes, bytes]] = self._conn.execute(sql, args)
+        else:
+            newer = store._partition_rows(source, hk)
+            store._begin_reading()
+            rows = _merged(self._conn.execute(sql, args), newer,
+                           _in_range(newer, low, below, after, forward), forward)
         if not decode:
-            yield from self._conn.execute(sql, args)
+            yield from rows
             return
-        for row_hk, row_rk, blob in self._conn.execute(sql, args):
+        for row_hk, row_rk, blob in rows:
             yield row_hk, row_rk, orjson.loads(blob)
 
     def appended_rows(self, record: TableRecord, index: str, hk: bytes
                       ) -> Iterator[tuple[bytes, bytes]]:
         """(rk, stored JSON) of one partition (``hk``) of ``index``, in rk
-        order, as committed, for a reader that comes back often for rows
-        appended since (a change feed's outbox): the rows still in the
-        overlay are merged with SQLite's rather than written into SQLite
-        first, as ``items`` does, which would make each of those reads a
-        SQLite commit. Inside a transaction that wrote, as ``items``."""
-        store = self._store
-        if store._in_sqlite or store._pending or store._deferred:
-            for _, rk, blob in self.items(record, hk, index=index, decode=False):
-                yield rk, blob
-            return
-        source = record.index_table(index)
-        newer: dict[bytes, bytes | None] = {}
-        for overlay in (store._frozen or {}, store._overlay):  # (the overlay is the newer)
-            newer.update((key[2], blob) for key, blob in overlay.items()
-                         if key[1] == hk and key[0] == source)
-        kept = sorted(newer.items())
-        store._begin_reading()
-        at = 0
-        for rk, blob in self._conn.execute(
-                f"SELECT rk, item FROM {source} WHERE hk = ? ORDER BY rk", (hk,)):
-            while at < len(kept) and kept[at][0] <= rk:
-                if kept[at][1] is not None:
-                    yield kept[at]  # type: ignore[misc]
-                at += 1
-            if rk not in newer:
-                yield rk, blob
-        for rk, blob in kept[at:]:
-            if blob is not None:
-                yield rk, blob
+        order, as committed: what a reader that comes back often for rows
+        appended since (a change feed's outbox) reads."""
+        for _, rk, blob in self.items(record, hk, index=index, decode=False):
+            yield rk, blob
 
     # -- documents: small records of the engine's own (jobs, settings) -------
 

@@ -1,0 +1,102 @@
+"""A read of many rows (a Query, a Scan, a stream's records) merges the
+committed rows still in memory (the overlay, and a frozen overlay on its
+way into SQLite) with SQLite's, in the read's order and range, without
+writing them into SQLite first. Checked against a model of the table
+through many random commits, with overlays small enough to freeze, go
+into SQLite a chunk a commit, and start again many times over."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tallydb.engine.storage import Store, TableRecord
+from tallydb.engine.storage import sqlite as store_module
+from tallydb.engine.storage.sqlite import Transaction
+
+TABLE = {"TableName": "t", "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                                         {"AttributeName": "SK", "KeyType": "RANGE"}]}
+PARTITIONS = [b"a", b"b", b"c", b"c\x00", b"d"]
+RANGE_KEYS = [bytes([n]) for n in range(0, 40, 3)] + [b"", b"\x05\x00", b"\xff"]
+
+Model = dict[tuple[bytes, bytes], bytes]
+
+
+def _expected(model: Model, hk: bytes | None, low: bytes | None, below: bytes | None,
+              after: tuple[bytes, bytes] | None, forward: bool) -> list[tuple[bytes, bytes, bytes]]:
+    rows = sorted(model.items(), reverse=not forward)
+    return [(key[0], key[1], blob) for key, blob in rows
+            if (hk is None or (key[0] == hk and (low is None or key[1] >= low)
+                               and (below is None or key[1] < below)))
+            and (after is None or (key > after if forward else key < after))]
+
+
+def _read(txn: Transaction, record: TableRecord, rng: random.Random, model: Model) -> None:
+    hk = rng.choice([None, *PARTITIONS])
+    low = rng.choice([None, *RANGE_KEYS]) if hk is not None else None
+    below = rng.choice([None, *RANGE_KEYS]) if hk is not None else None
+    after = (None if rng.random() < 0.5 else
+             (rng.choice(PARTITIONS) if hk is None else hk, rng.choice(RANGE_KEYS)))
+    forward = rng.random() < 0.5
+    got = list(txn.items(record, hk, low=low, below=below, after=after, forward=forward,
+                         decode=False))
+    assert got == _expected(model, hk, low, below, after, forward), (hk, low, below, after,
+                                                                      forward)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reads_of_many_rows_merge_the_overlays_in_order_through_many_freezes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS", 6)
+    monkeypatch.setattr(store_module, "OVERLAY_ROWS_CACHED", 6)
+    monkeypatch.setattr(store_module, "FLUSH_CHUNK", 2)
+    rng = random.Random(seed)
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        record = txn.create_table("t", TABLE)
+    model: Model = {}
+    freezes = merged = 0
+    for step in range(400):
+        with store.transaction() as txn:
+            for _ in range(rng.randint(1, 3)):
+                key = (rng.choice(PARTITIONS), rng.choice(RANGE_KEYS))
+                if rng.random() < 0.3:
+                    txn.delete_item(record, *key)
+                    model.pop(key, None)
+                else:
+                    blob = b'{"n":%d}' % step
+                    txn.put_encoded(record, *key, blob)
+                    model[key] = blob
+        freezes += store._frozen is not None
+        merged += bool(store._overlay)
+        changes = store._conn.total_changes
+        with store.transaction() as txn:
+            for _ in range(2):
+                _read(txn, record, rng, model)
+        assert store._conn.total_changes == changes  # (the read wrote nothing into SQLite)
+    assert freezes > 20 and merged > 200  # (the reads met both overlays many times)
+    store.close()
+    store = Store(tmp_path)  # what was read is what a restart finds
+    with store.transaction() as txn:
+        reopened = txn.table("t")
+        assert reopened is not None
+        assert list(txn.items(reopened, decode=False)) == _expected(
+            model, None, None, None, None, True)
+    store.close()
+
+
+def test_a_read_inside_a_transaction_that_wrote_sees_its_writes(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.transaction() as txn:
+        record = txn.create_table("t", TABLE)
+    with store.transaction() as txn:
+        txn.put_encoded(record, b"a", b"\x01", b"[1]")
+    with store.transaction() as txn:
+        txn.put_encoded(record, b"a", b"\x02", b"[2]")
+        txn.delete_item(record, b"a", b"\x01")
+        assert list(txn.items(record, b"a", decode=False)) == [(b"a", b"\x02", b"[2]")]
+    with store.transaction() as txn:
+        assert list(txn.items(record, b"a", decode=False)) == [(b"a", b"\x02", b"[2]")]
+    store.close()
