@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.path_instructions c740eb9 main . --conns 1,4,64 --turns 100
     .venv/bin/python -m bench.path_instructions . --scenario C      # GetItem
     .venv/bin/python -m bench.path_instructions . --scenario B --by-library
+    .venv/bin/python -m bench.path_instructions 8c2ac92 . --scenario E --conns 64
 
 Each revision's ``src/`` is exported (as ``bench.ab`` does) and runs
 ``bench.server_path``'s turn in a ``valgrind --tool=callgrind`` process of
@@ -81,6 +82,23 @@ with tempfile.TemporaryDirectory() as data:
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
     if scenario == "A":
         requests = [request("hot")]
+    elif scenario == "E":  # bench.server_path's: nine shards' ADDs to a Query of the ten
+        engine.call("CreateTable", {
+            "TableName": "shards", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                     {"AttributeName": "sk", "AttributeType": "N"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                          {"AttributeName": "sk", "KeyType": "RANGE"}]})
+        for shard in range(10):
+            engine.call("PutItem", {"TableName": "shards", "Item": {
+                "pk": {"S": "total"}, "sk": {"N": str(shard)}, "hits": {"N": "0"}}})
+        requests = [request("", body=b'{"TableName":"shards","Key":{"pk":{"S":"total"},'
+                            b'"sk":{"N":"%d"}},"UpdateExpression":"ADD hits :one",'
+                            b'"ExpressionAttributeValues":{":one":{"N":"1"}}}' % shard)
+                    for shard in range(10)] * 9 + [request("", b"Query", (
+                        b'{"TableName":"shards","KeyConditionExpression":"pk = :p",'
+                        b'"ExpressionAttributeValues":{":p":{"S":"total"}},'
+                        b'"ConsistentRead":true}'))] * 10
     else:
         _seed(engine, 1000)
         keys = [f"k{i}" for i in range(1000)]
@@ -140,9 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.path_instructions",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("revs", nargs="+", help="git revisions; '.' is the working tree")
-    parser.add_argument("--scenario", default="A", choices=list("ABC"),
+    parser.add_argument("--scenario", default="A", choices=list("ABCE"),
                         help="A: the hot key's ADD (default); B: ADD on one of 1,000 keys at "
-                             "random; C: GetItem of one of them")
+                             "random; C: GetItem of one of them; E: a sharded counter's ADDs, "
+                             "every tenth request a Query of its ten shards")
     parser.add_argument("--conns", default="1,4,64",
                         help="requests a turn (one group commit's size), comma-separated")
     parser.add_argument("--turns", type=int, default=0,

@@ -9,6 +9,7 @@ without ``gc.freeze()`` of what start-up loaded (``--freeze``).
     .venv/bin/python -m bench.server_path [--freeze] [--turns N]
     .venv/bin/python -m bench.server_path --scenario B [--keys 1000000]  # random keys
     .venv/bin/python -m bench.server_path --scenario I   # an import's BatchWriteItems
+    .venv/bin/python -m bench.server_path --scenario E   # sharded counter: 1 in 10 a Query
     .venv/bin/python -m bench.server_path --conns 1 --freeze  # a group commit of one
 
 ``--conns`` sets how many connections are fed a request a turn (64): with
@@ -42,6 +43,13 @@ from tallydb.server.protocol import Connection
 
 BODY = (b'{"TableName":"counters","Key":{"pk":{"S":"%s"}},"UpdateExpression":'
         b'"ADD play_count :one","ExpressionAttributeValues":{":one":{"N":"1"}}}')
+#: Scenario E: ``ADD hits :one`` on one of ten shards (items of one
+#: partition), every tenth request a consistent Query summing them.
+SHARD_ADD = (b'{"TableName":"shards","Key":{"pk":{"S":"total"},"sk":{"N":"%d"}},'
+             b'"UpdateExpression":"ADD hits :one","ExpressionAttributeValues":'
+             b'{":one":{"N":"1"}}}')
+SHARD_SUM = (b'{"TableName":"shards","KeyConditionExpression":"pk = :p",'
+             b'"ExpressionAttributeValues":{":p":{"S":"total"}},"ConsistentRead":true}')
 #: PartiQL's increment of the hot key (scenario P).
 STATEMENT = (b'{"Statement":"UPDATE \\"counters\\" SET play_count = play_count + 1 '
              b'WHERE pk = \'hot\'"}')
@@ -75,14 +83,31 @@ class _Sink:
         return default
 
 
+def _sharded_counter(engine: Engine) -> list[bytes]:
+    """Scenario E's table, its ten shards, and its requests: nine ADDs to a
+    Query (one shard's ADD, at random, in each place)."""
+    engine.call("CreateTable", {
+        "TableName": "shards", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                      {"AttributeName": "sk", "KeyType": "RANGE"}]})
+    for shard in range(10):
+        engine.call("PutItem", {"TableName": "shards", "Item": {
+            "pk": {"S": "total"}, "sk": {"N": str(shard)}, "hits": {"N": "0"}}})
+    adds = [request("", body=SHARD_ADD % shard) for shard in range(10)]
+    return [*(adds * 9), *([request("", b"Query", SHARD_SUM)] * 10)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.server_path")
     parser.add_argument("--freeze", action="store_true", help="gc.freeze() before measuring")
     parser.add_argument("--turns", type=int, default=200, help="turns per timed run")
-    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S", "I"],
+    parser.add_argument("--scenario", default="A", choices=["A", "B", "P", "S", "I", "E"],
                         help="A: the hot key (default); B: a key at random over --keys items; "
                              "P: A as PartiQL's UPDATE; S: A with a NEW_AND_OLD_IMAGES stream; "
-                             "I: an import's BatchWriteItems of 25 new items (per item)")
+                             "I: an import's BatchWriteItems of 25 new items (per item); "
+                             "E: a sharded counter, every tenth request a Query of its shards")
     parser.add_argument("--keys", type=int, default=10_000, help="items for B (10,000)")
     parser.add_argument("--conns", type=int, default=CONNECTIONS,
                         help="connections fed a request each turn: one group commit's size (64)")
@@ -108,6 +133,8 @@ def main() -> None:
             requests = [request("", b"ExecuteStatement", STATEMENT)]
         if args.scenario == "I":
             _import_table(engine)
+        if args.scenario == "E":
+            requests = _sharded_counter(engine)
         server = Server(engine, uvloop.new_event_loop())
         connections = []
         per_turn = WRITERS if args.scenario == "I" else args.conns

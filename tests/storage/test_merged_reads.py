@@ -1,7 +1,7 @@
 """A read of many rows (a Query, a Scan, a stream's records) merges the
-committed rows still in memory (the overlay, and a frozen overlay on its
-way into SQLite) with SQLite's, in the read's order and range, without
-writing them into SQLite first. Checked against a model of the table
+rows still in memory (the overlay, a frozen overlay on its way into
+SQLite, and the reading transaction's own writes) with SQLite's, in the
+read's order and range, without writing them into SQLite first. Checked against a model of the table
 through many random commits, with overlays small enough to freeze, go
 into SQLite a chunk a commit, and start again many times over."""
 
@@ -69,13 +69,15 @@ def test_reads_of_many_rows_merge_the_overlays_in_order_through_many_freezes(
                     blob = b'{"n":%d}' % step
                     txn.put_encoded(record, *key, blob)
                     model[key] = blob
+                if rng.random() < 0.3:  # (its own writes, not yet committed)
+                    _read(txn, record, rng, model)
+            assert not store._in_sqlite  # (no read wrote anything into SQLite)
         freezes += store._frozen is not None
         merged += bool(store._overlay)
-        changes = store._conn.total_changes
         with store.transaction() as txn:
             for _ in range(2):
                 _read(txn, record, rng, model)
-        assert store._conn.total_changes == changes  # (the read wrote nothing into SQLite)
+            assert not store._in_sqlite
     assert freezes > 20 and merged > 200  # (the reads met both overlays many times)
     store.close()
     store = Store(tmp_path)  # what was read is what a restart finds

@@ -22,7 +22,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -373,12 +373,14 @@ class Store:
         self._frozen_rows: list[tuple[RowKey, bytes | None]] = []
         self._frozen_at = 0
         self._frozen_lsn = 0
-        #: The keys of the overlay's and the frozen overlay's rows by
-        #: partition, (SQLite table, hk): rk, for a read of many rows that
-        #: merges them with SQLite's (``_partition_rows``). Built by the first
-        #: such read, kept up by each commit after it, dropped when the
-        #: overlays are replaced; it may list keys they no longer hold.
-        self._partitions: dict[tuple[str, bytes], set[bytes]] | None = None
+        #: The range keys of the overlay's rows that have one (a table with
+        #: a sort key, an index, a change feed), by partition: (SQLite
+        #: table, hk): rk, for a read of one partition that merges them with
+        #: SQLite's (``_partition_rows``); the same of the frozen overlay's.
+        #: Kept up by each commit; they may list keys the overlays no
+        #: longer hold (a fresh row deleted).
+        self._partitions: dict[tuple[str, bytes], set[bytes]] = {}
+        self._frozen_partitions: dict[tuple[str, bytes], set[bytes]] = {}
         #: Rows as SQLite holds them, committed (the JSON, or None: no such
         #: row), kept after a read or a flush so that the next read of the
         #: row needs no B-tree lookup (``_remember``). The overlay, newer, is
@@ -541,8 +543,10 @@ class Store:
             if (self.directory / FROZEN_LOG).exists():  # some are durable only there
                 self._frozen, self._frozen_rows, self._frozen_lsn = (
                     latest, list(latest.items()), lsn)
+                _list_partitions(self._frozen_partitions, latest)
             else:
                 self._overlay = latest
+                _list_partitions(self._partitions, latest)
             self._flush_after = time.monotonic() + FLUSH_RETRY
             return applied, lsn
         try:
@@ -590,29 +594,32 @@ class Store:
     def _partition_rows(self, source: str, hk: bytes | None
                         ) -> dict[tuple[bytes, bytes], bytes | None]:
         """The rows of ``source`` (one partition, ``hk``, or all) that the
-        overlays hold committed, by (hk, rk): the JSON, or None (deleted)."""
-        partitions = self._partitions
+        overlays hold committed and the open transaction wrote, by (hk,
+        rk): the JSON, or None (deleted)."""
         frozen = self._frozen
         overlay = self._overlay
-        if partitions is None:
-            partitions = {}
-            for rows in (overlay,) if frozen is None else (frozen, overlay):
-                for row_source, row_hk, rk in rows:
-                    partitions.setdefault((row_source, row_hk), set()).add(rk)
-            self._partitions = partitions
+        keys: Iterable[RowKey]
         if hk is None:
-            keys = [(row_hk, rk) for (row_source, row_hk), rks in partitions.items()
-                    if row_source == source for rk in rks]
+            keys = [key for key in overlay if key[0] == source]
+            if frozen is not None:
+                keys.extend(key for key in frozen if key[0] == source)
         else:
-            keys = [(hk, rk) for rk in partitions.get((source, hk), ())]
+            partition = (source, hk)
+            rks = {b"", *self._partitions.get(partition, ()),
+                   *self._frozen_partitions.get(partition, ())}
+            keys = [(source, hk, rk) for rk in rks]
         found: dict[tuple[bytes, bytes], bytes | None] = {}
-        for key in keys:
-            row_key = (source, *key)
+        for row_key in keys:
             blob = overlay.get(row_key, _UNWRITTEN)
             if blob is _UNWRITTEN and frozen is not None:
                 blob = frozen.get(row_key, _UNWRITTEN)
-            if blob is not _UNWRITTEN:  # (else a fresh row since deleted)
-                found[key] = blob  # type: ignore[assignment]
+            if blob is not _UNWRITTEN:  # (else not there: a key without rk, a fresh row deleted)
+                found[row_key[1:]] = blob  # type: ignore[assignment]
+        pending = self._pending
+        if pending:  # (newest: the transaction's own, a few rows)
+            for row_key in ([key for key in pending if key[0] == source] if hk is None else
+                            [key for key in pending if key[1] == hk and key[0] == source]):
+                found[row_key[1:]] = pending[row_key]
         return found
 
     def _run_deferred(self) -> None:
@@ -699,10 +706,7 @@ class Store:
         # into, whatever its length, and so would every row kept.
         self._overlay.update({row_key: None if blob is None else memoryview(blob).tobytes()
                               for row_key, blob in pending.items()})
-        partitions = self._partitions
-        if partitions is not None:
-            for source, hk, rk in pending:
-                partitions.setdefault((source, hk), set()).add(rk)
+        _list_partitions(self._partitions, pending)
         if self._fresh_puts or self._fresh_drops:
             self._settle_fresh(pending)
         if self._frozen is not None and time.monotonic() >= self._flush_after:
@@ -747,6 +751,7 @@ class Store:
         self._frozen_at = 0
         self._frozen_lsn = self._lsn
         self._overlay = {}
+        self._frozen_partitions, self._partitions = self._partitions, {}
         # On their way into SQLite: a deletion of one must now reach it too.
         self._fresh.clear()
         self._looked_up = 0
@@ -795,7 +800,7 @@ class Store:
         self._frozen = None
         self._frozen_rows = []
         self._frozen_at = 0
-        self._partitions = None  # (its keys are listed there)
+        self._frozen_partitions = {}
         self._held.clear()  # (a row it deleted is no longer held)
         if self.directory is not None:
             try:
@@ -850,7 +855,7 @@ class Store:
         self._in_sqlite = self._own_sqlite = False
         self._overlay_written = False
         self._overlay = {}
-        self._partitions = None
+        self._partitions = {}
         self._fresh.clear()
         self._looked_up = 0
         self._held.clear()
@@ -988,6 +993,19 @@ def _records(frozen: Path, log: ItemLog
         finally:
             older.close()
     yield from log.records()
+
+
+def _list_partitions(partitions: dict[tuple[str, bytes], set[bytes]],
+                     rows: Iterable[RowKey]) -> None:
+    """List the range keys of ``rows`` by partition (a key without one,
+    b"": a table's without a sort key, needs no list)."""
+    for source, hk, rk in rows:
+        if rk:
+            found = partitions.get((source, hk))
+            if found is None:
+                partitions[(source, hk)] = {rk}
+            else:
+                found.add(rk)
 
 
 def _in_range(rows: Mapping[tuple[bytes, bytes], bytes | None], low: bytes | None,
@@ -1553,10 +1571,10 @@ class Transaction:
         (``hk``) with ``low <= rk < below``, or all of them; resuming strictly
         after ``after``. Each row's item, or with ``decode`` false its JSON.
 
-        The committed rows still in the overlays are merged with SQLite's
-        rather than written into SQLite first: a read of many rows costs
-        no write, however large the overlay. Inside a transaction that
-        wrote, SQLite is made to hold its writes and is read alone."""
+        The rows still in memory (the overlays', and the open transaction's
+        own writes) are merged with SQLite's rather than written into
+        SQLite first: a read of many rows costs no write, however large
+        the overlay."""
         where: list[str] = []
         args: list[Any] = []
         if hk is None:
@@ -1580,9 +1598,12 @@ class Transaction:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY hk {order}, rk {order}"
         store = self._store
-        if store._in_sqlite or store._pending or store._deferred or not (
-                store._overlay or store._frozen is not None):
-            store._sync_items()
+        if store._deferred:
+            store._run_deferred()
+        pending = store._pending
+        if store._in_sqlite or pending is None or not (
+                store._overlay or pending or store._frozen is not None):
+            store._sync_items()  # (SQLite holds them all: it is read alone)
             rows: Iterator[tuple[bytes, bytes, bytes]] = self._conn.execute(sql, args)
         else:
             newer = store._partition_rows(source, hk)
