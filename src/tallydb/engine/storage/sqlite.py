@@ -377,10 +377,13 @@ class Store:
         #: a sort key, an index, a change feed), by partition: (SQLite
         #: table, hk): rk, for a read of one partition that merges them with
         #: SQLite's (``_partition_rows``); the same of the frozen overlay's.
-        #: Kept up by each commit; they may list keys the overlays no
-        #: longer hold (a fresh row deleted).
+        #: Only of the SQLite tables in ``_listed``: those read so since the
+        #: store opened (the first such read lists what the overlays hold;
+        #: each commit after it, its own rows). They may list keys the
+        #: overlays no longer hold (a fresh row deleted).
         self._partitions: dict[tuple[str, bytes], set[bytes]] = {}
         self._frozen_partitions: dict[tuple[str, bytes], set[bytes]] = {}
+        self._listed: set[str] = set()
         #: Rows as SQLite holds them, committed (the JSON, or None: no such
         #: row), kept after a read or a flush so that the next read of the
         #: row needs no B-tree lookup (``_remember``). The overlay, newer, is
@@ -543,10 +546,8 @@ class Store:
             if (self.directory / FROZEN_LOG).exists():  # some are durable only there
                 self._frozen, self._frozen_rows, self._frozen_lsn = (
                     latest, list(latest.items()), lsn)
-                _list_partitions(self._frozen_partitions, latest)
             else:
                 self._overlay = latest
-                _list_partitions(self._partitions, latest)
             self._flush_after = time.monotonic() + FLUSH_RETRY
             return applied, lsn
         try:
@@ -604,6 +605,11 @@ class Store:
             if frozen is not None:
                 keys.extend(key for key in frozen if key[0] == source)
         else:
+            if source not in self._listed:
+                self._listed.add(source)
+                _list_partitions(self._partitions, overlay, self._listed)
+                if frozen is not None:
+                    _list_partitions(self._frozen_partitions, frozen, self._listed)
             partition = (source, hk)
             rks = {b"", *self._partitions.get(partition, ()),
                    *self._frozen_partitions.get(partition, ())}
@@ -706,7 +712,8 @@ class Store:
         # into, whatever its length, and so would every row kept.
         self._overlay.update({row_key: None if blob is None else memoryview(blob).tobytes()
                               for row_key, blob in pending.items()})
-        _list_partitions(self._partitions, pending)
+        if self._listed:
+            _list_partitions(self._partitions, pending, self._listed)
         if self._fresh_puts or self._fresh_drops:
             self._settle_fresh(pending)
         if self._frozen is not None and time.monotonic() >= self._flush_after:
@@ -996,11 +1003,11 @@ def _records(frozen: Path, log: ItemLog
 
 
 def _list_partitions(partitions: dict[tuple[str, bytes], set[bytes]],
-                     rows: Iterable[RowKey]) -> None:
-    """List the range keys of ``rows`` by partition (a key without one,
-    b"": a table's without a sort key, needs no list)."""
+                     rows: Iterable[RowKey], sources: set[str]) -> None:
+    """List the range keys of ``rows`` of ``sources`` by partition (a key
+    without one, b"": a table's without a sort key, needs no list)."""
     for source, hk, rk in rows:
-        if rk:
+        if rk and source in sources:
             found = partitions.get((source, hk))
             if found is None:
                 partitions[(source, hk)] = {rk}
