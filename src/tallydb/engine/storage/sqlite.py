@@ -172,17 +172,20 @@ OVERLAY_ROWS = 512
 #: into SQLite once for more of its changes, and a larger bulk write shares
 #: its pages among more rows (random keys over 10,000 items, a row written
 #: for 0.89 of the changes at 2,048, 0.48 at 8,192: CPU a request 0.89 of
-#: 512's at 2,048, in-process, interleaved; 0.67-0.79 of 2,048's at 8,192).
-#: Over a table larger than the cache every row is a page of its own
-#: whatever the bulk, and 2,048 there cost more (1,000,000 items:
-#: 1.05-1.11), so such writes stay at 512.
-OVERLAY_ROWS_CACHED = 8192
+#: 512's at 2,048, in-process, interleaved; 0.67-0.79 of 2,048's at 8,192;
+#: 0.75-0.83 of 8,192's at 32,768, where the overlay holds all 10,000 rows
+#: and goes into SQLite when the item log reaches ``LOG_BYTES``). A read
+#: of many rows merges the overlay with SQLite's rows, so its size costs
+#: reads nothing. Over a table larger than the cache every row is a page
+#: of its own whatever the bulk, and 2,048 there cost more (1,000,000
+#: items: 1.05-1.11), so such writes stay at 512.
+OVERLAY_ROWS_CACHED = 32768
 LOG_BYTES = 4 * 1024 * 1024
 #: At most this many rows read from SQLite are remembered as held there
-#: between two bulk writes of the overlay (``Store._held``): more than a
-#: cached working set's overlay holds rows looked up (under half of
-#: ``OVERLAY_ROWS_CACHED``), and a table larger than the cache writes its
-#: overlay at ``OVERLAY_ROWS``.
+#: between two bulk writes of the overlay (``Store._held``): a table larger
+#: than the cache writes its overlay at ``OVERLAY_ROWS``, and a cached
+#: working set looks few rows up (past the bound, forgetting them costs a
+#: lookup each at the bulk write).
 HELD_ROWS = 8192
 #: The page size of a new database (an existing one keeps its own): a
 #: commit appends every page it changed to the WAL, and a counter's change
