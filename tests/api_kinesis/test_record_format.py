@@ -232,3 +232,25 @@ def test_a_job_that_kinesis_takes_none_of_stops_short_with_what_it_took(kinesis:
     assert problem == "Kinesis took none of 10 records"
     first = [START + i * 1_234_567 for i in range(2)]
     assert taken == [frozenset(first), frozenset()]
+
+
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 23\r\n\r\n{\"FailedRecordCount\":0}",
+    b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 23\r\n\r\n"
+    b"{\"FailedRecordCount\":0}",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\n{\"Fai\r\n"
+    b"12\r\nledRecordCount\":0}\r\n0\r\nTrailer: t\r\n\r\n",
+])
+def test_an_answer_is_read_whole_as_its_header_frames_it(answer: bytes) -> None:
+    import socket
+
+    from tallydb.server.connectors import _answer
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        for i in range(0, len(answer), 7):  # in pieces, as a network delivers it
+            theirs.sendall(answer[i:i + 7])
+        assert _answer(ours) == (200, b'{"FailedRecordCount":0}', True)
+        theirs.sendall(b"HTTP/1.0 500 Oops\r\n\r\nbody to the end")
+        theirs.close()
+        assert _answer(ours) == (500, b"body to the end", False)

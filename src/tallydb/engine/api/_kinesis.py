@@ -34,8 +34,8 @@ format, which differs from the Streams API's)::
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol
 
 import orjson
 from pybase64 import b64encode
@@ -173,13 +173,15 @@ def changes_of(entries: list[list[Any]]) -> list[Change]:
 
 
 #: The pieces of a record between its parts (``RecordMaker``).
-_OLD_IMAGE = b',"OldImage":'
-_SIZE_BYTES = b',"SizeBytes":'
+_OLD_IMAGE: Final = b',"OldImage":'
+_SIZE_BYTES: Final = b',"SizeBytes":'
 #: A record's event by (old image, new image) present: INSERT, MODIFY, REMOVE.
-_INSERT, _MODIFY, _REMOVE = 0, 2, 4
-#: Three hex digits of each number below 4096 (an eventID's last twelve
+_INSERT: Final = 0
+_MODIFY: Final = 2
+_REMOVE: Final = 4
+#: Three hex digits of each number below 4096 (an eventID's last six
 #: digits: its sequence number's low bits, the only ones that change often).
-_HEX = [b"%03x" % n for n in range(4096)]
+_HEX: Final = [b"%03x" % n for n in range(4096)]
 
 
 class RecordMaker:
@@ -205,6 +207,8 @@ class RecordMaker:
                  encoded: bool) -> None:
         self.names = names
         self.encoded = encoded
+        self.dumps: Callable[[Any], bytes] = _dumps  # an attribute: no global's lookup
+        self.b64encode: Callable[[bytes], bytes] = b64encode
         self.divisor = 1000 if precision == "MICROSECOND" else 1_000_000
         self.head = b'{"awsRegion":' + _dumps(region) + b',"eventID":"00000000-0000-0000-'
         shared = (b',"recordFormat":"application/json","tableName":' + _dumps(table)
@@ -231,11 +235,11 @@ class RecordMaker:
         self.keys_size = 0
         self.partition = ""
         self.id_high = -1  # the sequence number's bits above the low 24 ...
-        self.id_text = b""  # ... as the eventID's digits before the last six
+        self.id_text = b""  # ... the record's start: to the eventID's last six digits
         self.time = -1
         self.time_text = b""
         self.size = -1
-        self.size_text = b""
+        self.size_tail = b""  # ',"SizeBytes":', the size and what follows it
         #: The last value sized in a new image (``_resized``), and its size.
         self.value: dict[str, Any] | None = None
         self.value_size = 0
@@ -263,7 +267,7 @@ class RecordMaker:
             old_json = self.last_new_json
             old_size = self.last_new_size
             if new is not None:
-                new_json = _dumps(new)
+                new_json = self.dumps(new)
                 if by_service or len(new) != len(old):
                     new_size = size_after(new, old, old_size)
                 else:  # only values changed (a counter's run): size those
@@ -272,26 +276,26 @@ class RecordMaker:
             old_json = b""
             old_size = 0
             if new is not None:
-                new_json = _dumps(new)
+                new_json = self.dumps(new)
                 new_size = item_size(new)
             if old is not None:
-                old_json = _dumps(old)
+                old_json = self.dumps(old)
                 old_size = item_size(old)
             image = new if new is not None else old
             assert image is not None
             keys = {name: image[name] for name in self.names}
             if keys != self.last_keys:
-                keys_json = b',"Keys":' + _dumps(keys)
+                keys_json = b',"Keys":' + self.dumps(keys)
                 self.keys_new = keys_json + b',"NewImage":'
                 self.keys_old = keys_json + _OLD_IMAGE
-                self.partition = _partition_key(_dumps([keys[name] for name in self.names]))
+                self.partition = _partition_key(self.dumps([keys[name] for name in self.names]))
                 self.longest_key = max(self.longest_key, len(self.partition))
                 self.keys_size = item_size(keys)
                 self.last_keys = keys
         high = seq >> 24
         if high != self.id_high:
             self.id_high = high
-            self.id_text = b"%04x-%06x" % (seq >> 48, high & 0xFF_FFFF)
+            self.id_text = self.head + b"%04x-%06x" % (seq >> 48, high & 0xFF_FFFF)
         when = seq // self.divisor
         if when != self.time:
             self.time = when
@@ -299,25 +303,25 @@ class RecordMaker:
         size = self.keys_size + new_size + old_size
         if size != self.size:
             self.size = size
-            self.size_text = b"%d" % size
+            self.size_tail = _SIZE_BYTES + b"%d" % size + self.tail
         low = seq & 0xFF_FFFF
         if new is None:
             data = b"".join([
-                self.head, self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
                 self.events[_REMOVE + by_service], self.time_text, self.keys_old, old_json,
-                _SIZE_BYTES, self.size_text, self.tail])
+                self.size_tail])
         elif old is None:
             data = b"".join([
-                self.head, self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
                 self.events[_INSERT + by_service], self.time_text, self.keys_new, new_json,
-                _SIZE_BYTES, self.size_text, self.tail])
+                self.size_tail])
         else:
             data = b"".join([
-                self.head, self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
                 self.events[_MODIFY + by_service], self.time_text, self.keys_new, new_json,
-                _OLD_IMAGE, old_json, _SIZE_BYTES, self.size_text, self.tail])
+                _OLD_IMAGE, old_json, self.size_tail])
         if self.encoded:
-            data = b64encode(data)
+            data = self.b64encode(data)
         if len(data) > self.longest:
             self.longest = len(data)
         self.partitions.append(self.partition)
@@ -336,9 +340,10 @@ class RecordMaker:
         calls, and the last value sized kept with its size: it is the next
         record's old one)."""
         new_size = old_size
+        names = self.names
         for name, value in new.items():
             before = old.get(name)
-            if before is value:
+            if before is value or name in names:  # the same item: its key's the same
                 continue
             if before is None:  # a name changed
                 return size_after(new, old, old_size)
