@@ -161,7 +161,8 @@ class _Unloadable:
     def check_stream(self, stream_arn: str) -> None:
         pass
 
-    def put_records(self, stream_arn: str, records: list[tuple[str, bytes]]) -> list[bool]:
+    def put_records(self, stream_arn: str, partitions: list[str], data: list[bytes]
+                    ) -> list[bool]:
         raise AssertionError("never called in the serving process")
 
 

@@ -34,10 +34,11 @@ format, which differs from the Streams API's)::
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol
 
 import orjson
+from pybase64 import b64encode
 
 from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE
 from tallydb.engine.storage import TableRecord, Transaction
@@ -45,8 +46,8 @@ from tallydb.engine.values import Item, item_size
 from tallydb.engine.values.size import attribute_size
 
 __all__ = [
-    "CAPTURE", "KINESIS", "OUTBOX", "Change", "KinesisError", "KinesisSender", "changes_of",
-    "drop_outbox", "key_names", "records_of",
+    "CAPTURE", "KINESIS", "OUTBOX", "Change", "KinesisError", "KinesisSender", "RecordMaker",
+    "changes_of", "drop_outbox", "key_names", "put_records_body", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -56,6 +57,10 @@ CAPTURE = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
 OUTBOX = "kinesis-outbox"
 _SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+_dumps = orjson.dumps
+_SERVICE_JSON = _dumps(_SERVICE)
+#: What follows a PutRecords entry (after its closing brace): the next one's start.
+_NEXT = b',{"Data":"'
 
 
 def drop_outbox(txn: Transaction, record: TableRecord) -> None:
@@ -86,8 +91,11 @@ class KinesisSender(Protocol):
         """Raise KinesisError unless the stream exists and takes records."""
         ...
 
-    def put_records(self, stream_arn: str, records: list[tuple[str, bytes]]) -> list[bool]:
-        """Send (partition key, data) records in order; whether each was taken."""
+    def put_records(self, stream_arn: str, partitions: list[str], data: list[bytes]
+                    ) -> list[bool]:
+        """Send records in order, each its partition key (``partitions``)
+        and its data as base64 (``data``: as PutRecords carries it);
+        whether each was taken."""
         ...
 
     def describe(self) -> str: ...
@@ -143,49 +151,9 @@ def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None
     return size
 
 
-#: What every record of a table shares, by (table name, key names, region,
-#: precision): what ``_shared`` gives.
-_templates: dict[tuple[str, tuple[str, ...], str, str], tuple[bytes, bytes, int]] = {}
-_SERVICE_JSON = orjson.dumps(_SERVICE)
-
-
 def key_names(record: TableRecord) -> tuple[str, ...]:
     """The names of a table's key attributes (partition key first)."""
     return tuple(k["AttributeName"] for k in record.description["KeySchema"])
-
-
-def _shared(table: str, names: tuple[str, ...], region: str, precision: str
-            ) -> tuple[bytes, bytes, int]:
-    """The records' % template, that of a MODIFY not made by TTL (a
-    counter's run: eventID, ApproximateCreationDateTime, Keys, the new and
-    the old image, SizeBytes) and the clock's divisor (made once, not once
-    per row: a small group commit's row holds one record)."""
-    key = (table, names, region, precision)
-    cached = _templates.get(key)
-    if cached is not None:
-        return cached
-    dumps = orjson.dumps
-
-    def literal(value: str) -> bytes:  # JSON, as a piece of the % template
-        return dumps(value).replace(b"%", b"%%")
-
-    def made(event: bytes, identity: bytes, images: bytes) -> bytes:
-        return (b'{"awsRegion":' + literal(region) + b',"eventID":"' + _EVENT_ID
-                + b'","eventName":"' + event + b'","userIdentity":' + identity
-                + b',"recordFormat":"application/json","tableName":' + literal(table)
-                + b',"dynamodb":{"ApproximateCreationDateTime":%d,"Keys":%s' + images
-                + b',"SizeBytes":%d,"ApproximateCreationDateTimePrecision":'
-                + literal(precision) + b'},"eventSource":"aws:dynamodb"}')
-
-    # eventID (two parts), eventName, userIdentity, ApproximateCreationDateTime,
-    # Keys, images, SizeBytes
-    template = made(b"%s", b"%s", b"%s")
-    modify = made(b"MODIFY", b"null", b',"NewImage":%s,"OldImage":%s')
-    if len(_templates) > 256:
-        _templates.clear()
-    found = _templates[key] = (template, modify,
-                               1000 if precision == "MICROSECOND" else 1_000_000)
-    return found
 
 
 #: A change as a stored row gives it: (sequence number, old image, new
@@ -204,104 +172,226 @@ def changes_of(entries: list[list[Any]]) -> list[Change]:
     return changes
 
 
+#: The pieces of a record between its parts (``RecordMaker``).
+_OLD_IMAGE: Final = b',"OldImage":'
+_SIZE_BYTES: Final = b',"SizeBytes":'
+#: A record's event by (old image, new image) present: INSERT, MODIFY, REMOVE.
+_INSERT: Final = 0
+_MODIFY: Final = 2
+_REMOVE: Final = 4
+#: Three hex digits of each number below 4096 (an eventID's last six
+#: digits: its sequence number's low bits, the only ones that change often).
+_HEX: Final = [b"%03x" % n for n in range(4096)]
+
+
+class RecordMaker:
+    """The Kinesis records of a table's run of changes, made a change at a
+    time (``add``, or a stored row's at once: ``add_row``), in order: each
+    record's partition key in ``partitions``, its data in ``data`` (as
+    base64 when ``encoded``: as PutRecords carries it) and its change's
+    sequence number in ``numbers``.
+
+    A record is DynamoDB's JSON object (the module docstring), its members in
+    that order, joined from pieces made once per table (the members every
+    record shares, up to its eventID, between its eventID and its time, and
+    after its size), once per item (its key's JSON, partition key and
+    size) or kept from the record before (the eventID's first digits, the
+    time and size as text, when they are the same). Each image is encoded
+    and sized once: an old image that is the record before's new one (the
+    same object, or equal: a hot counter's run, across rows too) takes that
+    one's JSON and size, and a new image that follows it is sized from it,
+    from the values that differ (a counter's value sized as the new one
+    is the next record's old value: its size is kept with it)."""
+
+    def __init__(self, table: str, names: tuple[str, ...], region: str, precision: str,
+                 encoded: bool) -> None:
+        self.names = names
+        self.encoded = encoded
+        self.dumps: Callable[[Any], bytes] = _dumps  # an attribute: no global's lookup
+        self.b64encode: Callable[[bytes], bytes] = b64encode
+        self.divisor = 1000 if precision == "MICROSECOND" else 1_000_000
+        self.head = b'{"awsRegion":' + _dumps(region) + b',"eventID":"00000000-0000-0000-'
+        shared = (b',"recordFormat":"application/json","tableName":' + _dumps(table)
+                  + b',"dynamodb":{"ApproximateCreationDateTime":')
+        #: Between the eventID and the time, by event (``_INSERT`` ...) plus 1 when by TTL.
+        self.events = [b'","eventName":"' + event + b'","userIdentity":' + identity + shared
+                       for event in (b"INSERT", b"MODIFY", b"REMOVE")
+                       for identity in (b"null", _SERVICE_JSON)]
+        self.tail = (b',"ApproximateCreationDateTimePrecision":' + _dumps(precision)
+                     + b'},"eventSource":"aws:dynamodb"}')
+        self.partitions: list[str] = []
+        self.data: list[bytes] = []
+        self.numbers: list[int] = []
+        #: The most bytes of a record's data (as kept: base64 when ``encoded``)
+        #: and of a partition key.
+        self.longest = 0
+        self.longest_key = 0
+        self.last_new: Item | None = None
+        self.last_new_json = b""
+        self.last_new_size = 0
+        self.last_keys: dict[str, Any] | None = None
+        self.keys_new = b""  # ',"Keys":' and the key's JSON, then ',"NewImage":'
+        self.keys_old = b""  # the same, then ',"OldImage":'
+        self.keys_size = 0
+        self.partition = ""
+        self.id_high = -1  # the sequence number's bits above the low 24 ...
+        self.id_text = b""  # ... the record's start: to the eventID's last six digits
+        self.time = -1
+        self.time_text = b""
+        self.size = -1
+        self.size_tail = b""  # ',"SizeBytes":', the size and what follows it
+        #: The last value sized in a new image (``_resized``), and its size.
+        self.value: dict[str, Any] | None = None
+        self.value_size = 0
+
+    def add_row(self, entries: list[list[Any]], before: frozenset[int]) -> None:
+        """The records of a stored row's changes (``changes_of``), but those
+        of the sequence numbers in ``before`` (made, not kept: the records
+        after them take their images)."""
+        last = None
+        for seq, _, _, new, old, by_service in entries:
+            self.add(seq, last if old == SAME_AS_LAST else old, new, by_service)
+            last = new
+            if before and seq in before:
+                self.partitions.pop()
+                self.data.pop()
+                self.numbers.pop()
+
+    def add(self, seq: int, old: Item | None, new: Item | None, by_service: bool) -> None:
+        """The record of one change (``Change``), after those made before."""
+        last_new = self.last_new
+        new_json = b""
+        new_size = 0
+        if old is not None and (old is last_new or old == last_new):
+            # the record before's new image: the same item, its keys, JSON and size
+            old_json = self.last_new_json
+            old_size = self.last_new_size
+            if new is not None:
+                new_json = self.dumps(new)
+                if by_service or len(new) != len(old):
+                    new_size = size_after(new, old, old_size)
+                else:  # only values changed (a counter's run): size those
+                    new_size = self._resized(new, old, old_size)
+        else:
+            old_json = b""
+            old_size = 0
+            if new is not None:
+                new_json = self.dumps(new)
+                new_size = item_size(new)
+            if old is not None:
+                old_json = self.dumps(old)
+                old_size = item_size(old)
+            image = new if new is not None else old
+            assert image is not None
+            keys = {name: image[name] for name in self.names}
+            if keys != self.last_keys:
+                keys_json = b',"Keys":' + self.dumps(keys)
+                self.keys_new = keys_json + b',"NewImage":'
+                self.keys_old = keys_json + _OLD_IMAGE
+                self.partition = _partition_key(self.dumps([keys[name] for name in self.names]))
+                self.longest_key = max(self.longest_key, len(self.partition))
+                self.keys_size = item_size(keys)
+                self.last_keys = keys
+        high = seq >> 24
+        if high != self.id_high:
+            self.id_high = high
+            self.id_text = self.head + b"%04x-%06x" % (seq >> 48, high & 0xFF_FFFF)
+        when = seq // self.divisor
+        if when != self.time:
+            self.time = when
+            self.time_text = b"%d" % when
+        size = self.keys_size + new_size + old_size
+        if size != self.size:
+            self.size = size
+            self.size_tail = _SIZE_BYTES + b"%d" % size + self.tail
+        low = seq & 0xFF_FFFF
+        if new is None:
+            data = b"".join([
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.events[_REMOVE + by_service], self.time_text, self.keys_old, old_json,
+                self.size_tail])
+        elif old is None:
+            data = b"".join([
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.events[_INSERT + by_service], self.time_text, self.keys_new, new_json,
+                self.size_tail])
+        else:
+            data = b"".join([
+                self.id_text, _HEX[low >> 12], _HEX[low & 0xFFF],
+                self.events[_MODIFY + by_service], self.time_text, self.keys_new, new_json,
+                _OLD_IMAGE, old_json, self.size_tail])
+        if self.encoded:
+            data = self.b64encode(data)
+        if len(data) > self.longest:
+            self.longest = len(data)
+        self.partitions.append(self.partition)
+        self.data.append(data)
+        self.numbers.append(seq)
+        if new is None:
+            self.last_new = None
+        else:
+            self.last_new = new
+            self.last_new_json = new_json
+            self.last_new_size = new_size
+
+    def _resized(self, new: Item, old: Item, old_size: int) -> int:
+        """``new``'s size from ``old``'s, their names the same in number
+        (``size_after``; a counter's value sized without ``number_size``'s
+        calls, and the last value sized kept with its size: it is the next
+        record's old one)."""
+        new_size = old_size
+        names = self.names
+        for name, value in new.items():
+            before = old.get(name)
+            if before is value or name in names:  # the same item: its key's the same
+                continue
+            if before is None:  # a name changed
+                return size_after(new, old, old_size)
+            if before != value:
+                was = self.value_size if before is self.value else attribute_size(before)
+                text: str | None = value.get("N")
+                if text is not None and text[-1] in _NONZERO and text.isdigit():
+                    # a counter's value: a whole number with no trailing
+                    # zero, ``number_size`` without its calls
+                    now = (len(text) + 3) >> 1
+                else:
+                    now = attribute_size(value)
+                self.value = value
+                self.value_size = now
+                new_size += now - was
+        return new_size
+
+
 def records_of(changes: Iterable[Change], table: str, names: tuple[str, ...], region: str,
                precision: str) -> list[tuple[str, bytes]]:
     """(partition key, data) of each Kinesis record of a run of changes
     (``changes_of`` stored rows) of the table named ``table``, whose key
-    attributes are ``names``, in order.
-
-    A record is DynamoDB's JSON object (the module docstring), its members in
-    that order, put together from pieces made once per table (the members
-    every record shares) or once per item (its key's JSON, partition key and
-    size). Each image is encoded and sized once: an old image that is the
-    record before's new one (the same object, or equal: a hot counter's run,
-    across rows too) takes that one's JSON and size, and a new image that
-    follows it is sized from it (``size_after``)."""
-    template, modify, divisor = _shared(table, names, region, precision)
-    dumps = orjson.dumps
-    service = _SERVICE_JSON
-    made: list[tuple[str, bytes]] = []
-    append = made.append
-    last_new: Any = None
-    last_new_json = b""
-    last_new_size = 0
-    last_keys: dict[str, Any] | None = None
-    keys_json = b""
-    keys_size = 0
-    partition = ""
-    sized: dict[int, int] = {}  # the changes' values, alive while they are read
+    attributes are ``names``, in order (``RecordMaker``)."""
+    maker = RecordMaker(table, names, region, precision, False)
     for seq, old, new, by_service in changes:
-        if (old is not None and new is not None and not by_service
-                and (old is last_new or old == last_new)):
-            # an update of the item of the record before (a counter's run):
-            # its old image is that one's new image, JSON and size
-            new_json = dumps(new)
-            new_size = last_new_size
-            if len(new) == len(old):  # only values changed: size those (``size_after``)
-                for name, value in new.items():
-                    before = old.get(name)
-                    if before is value:
-                        continue
-                    if before is None:  # a name changed
-                        new_size = size_after(new, old, last_new_size, sized)
-                        break
-                    if before != value:
-                        was = sized.get(id(before))
-                        if was is None:
-                            was = attribute_size(before)
-                        text = value.get("N")
-                        if text is not None and text[-1] in _NONZERO and text.isdigit():
-                            # a counter's value: a whole number with no trailing
-                            # zero, ``number_size`` without its calls
-                            now = (len(text) + 3) >> 1
-                        else:
-                            now = attribute_size(value)
-                        sized[id(value)] = now
-                        new_size += now - was
-            else:
-                new_size = size_after(new, old, last_new_size, sized)
-            append((partition, modify % (
-                seq >> 48, seq & 0xFFFF_FFFF_FFFF, seq // divisor, keys_json, new_json,
-                last_new_json, keys_size + new_size + last_new_size)))
-            last_new, last_new_json, last_new_size = new, new_json, new_size
-            continue
-        if old is not None and (old is last_new or old == last_new):
-            # the record before's new image: the same item, its keys
-            old_json, old_size = last_new_json, last_new_size
-            if new is not None:
-                new_json = dumps(new)
-                new_size = size_after(new, old, old_size, sized)
-        else:
-            if new is not None:
-                new_json = dumps(new)
-                new_size = item_size(new)
-            if old is not None:
-                old_json = dumps(old)
-                old_size = item_size(old)
-            image = new if new is not None else old
-            assert image is not None
-            keys = {name: image[name] for name in names}
-            if keys != last_keys:
-                keys_json = dumps(keys)
-                partition = _partition_key(dumps([keys[name] for name in names]))
-                keys_size = item_size(keys)
-                last_keys = keys
-        size = keys_size
-        if new is None:
-            images = b""
-            event = b"REMOVE"
-        else:
-            images = b',"NewImage":' + new_json
-            size += new_size
-            event = b"INSERT" if old is None else b"MODIFY"
-        if old is not None:
-            images += b',"OldImage":' + old_json
-            size += old_size
-        append((partition, template % (
-            seq >> 48, seq & 0xFFFF_FFFF_FFFF, event,
-            service if by_service else b"null", seq // divisor, keys_json, images, size)))
-        if new is None:
-            last_new = None
-        else:
-            last_new, last_new_json, last_new_size = new, new_json, new_size
-    return made
+        maker.add(seq, old, new, by_service)
+    return list(zip(maker.partitions, maker.data, strict=True))
+
+
+def put_records_body(stream_name: str, partitions: list[str], data: list[bytes]) -> bytes:
+    """A PutRecords request's JSON: the records of ``partitions`` and
+    ``data`` (already base64), in order; a run of records of one partition
+    key (an item's) joined by the key's member and the next record's
+    opening: one join a run."""
+    parts: list[bytes] = [b'{"StreamName":', orjson.dumps(stream_name),
+                          b',"Records":[{"Data":"']
+    count = len(partitions)
+    start = 0
+    tail = b""
+    while start < count:
+        key = partitions[start]
+        end = start + 1
+        while end < count and partitions[end] == key:
+            end += 1
+        tail = b'","PartitionKey":' + orjson.dumps(key) + b"}"
+        between = tail + _NEXT
+        parts.append(between.join(data[start:end]))
+        parts.append(between)
+        start = end
+    parts[-1] = tail + b"]}"
+    return b"".join(parts)

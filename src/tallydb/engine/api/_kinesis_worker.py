@@ -25,17 +25,11 @@ import gc
 import signal
 import sys
 from collections import Counter
-from itertools import chain, islice
 from multiprocessing.connection import Connection
 
 import orjson
 
-from tallydb.engine.api._kinesis import (
-    KinesisError,
-    KinesisSender,
-    changes_of,
-    records_of,
-)
+from tallydb.engine.api._kinesis import KinesisError, KinesisSender, RecordMaker
 
 __all__ = ["BATCH", "BATCH_BYTES", "Job", "Report", "answer", "deliver"]
 
@@ -57,71 +51,91 @@ def deliver(sender: KinesisSender, job: Job) -> Report:
     """Send the records of a job's rows in as few PutRecords as Kinesis
     takes (``BATCH`` records and ``BATCH_BYTES`` each), in order."""
     arn, table, names, region, precision, rows = job
-    changes = [changes_of(orjson.loads(blob)) for blob, _ in rows]
-    made = iter(records_of(chain.from_iterable(changes), table, names, region, precision))
-    # Each record still to send, its sequence number, and its row.
-    records: list[tuple[str, bytes]] = []
-    numbers: list[int] = []
+    # Each record still to send: its partition key, data (base64), sequence
+    # number (``maker``'s) and row (``owners``; each row's first: ``starts``).
+    maker = RecordMaker(table, names, region, precision, True)
     owners: list[int] = []
+    starts: list[int] = []
     waiting = [0] * len(rows)  # records of each row not taken yet
     taken = [set(before) for _, before in rows]
-    for row, ((_, before), entries) in enumerate(zip(rows, changes, strict=True)):
-        if not before:  # the usual: none of the row taken yet
-            records.extend(islice(made, len(entries)))
-            numbers.extend([entry[0] for entry in entries])
-            owners.extend([row] * len(entries))
-            waiting[row] = len(entries)
-            continue
-        for entry, one in zip(entries, islice(made, len(entries)), strict=True):
-            if entry[0] not in before:
-                records.append(one)
-                numbers.append(entry[0])
-                owners.append(row)
-                waiting[row] += 1
+    data = maker.data
+    for row, (blob, before) in enumerate(rows):
+        start = len(data)
+        starts.append(start)
+        maker.add_row(orjson.loads(blob), before)
+        count = len(data) - start
+        owners.extend([row] * count)
+        waiting[row] = count
+    starts.append(len(data))
+    partitions = maker.partitions
+    numbers = maker.numbers
+    # the most bytes a record counts against BATCH_BYTES (its data: 3 bytes
+    # for each 4 of base64, or fewer; and its partition key)
+    most = maker.longest // 4 * 3 + maker.longest_key
     problem = None
-    queue = list(range(len(records)))
+    queue = list(range(len(data)))
     try:
         while queue:
-            end = min(BATCH, len(queue))
-            chunk = [records[i] for i in queue[:end]]
-            if sum(map(len, chain.from_iterable(chunk))) > BATCH_BYTES:  # keys and data
+            batch = queue[:BATCH]
+            first = batch[0]
+            if batch[-1] - first == len(batch) - 1:  # the usual: records in a row
+                chunk = data[first:first + len(batch)]
+                keys = partitions[first:first + len(batch)]
+            else:
+                chunk = [data[i] for i in batch]
+                keys = [partitions[i] for i in batch]
+            if len(batch) * most > BATCH_BYTES:
                 end, size = 0, 0
                 while end < len(chunk):
-                    length = len(chunk[end][0]) + len(chunk[end][1])
+                    length = len(keys[end]) + _decoded_length(chunk[end])
                     if end and size + length > BATCH_BYTES:
                         break
                     size += length
                     end += 1
-                chunk = chunk[:end]
-            batch = queue[:end]
-            again = _taken_of(batch, sender.put_records(arn, chunk), records, numbers, owners,
-                              waiting, taken)
+                batch, chunk, keys = batch[:end], chunk[:end], keys[:end]
+            again = _taken_of(batch, sender.put_records(arn, keys, chunk), partitions, numbers,
+                              owners, starts, waiting, taken)
             if len(again) == len(batch):
                 raise KinesisError(f"Kinesis took none of {len(batch)} records")
-            queue = again + queue[end:]
+            queue = again + queue[len(batch):]
     except KinesisError as error:
         problem = str(error)
     return [None if not left else frozenset(done)
             for left, done in zip(waiting, taken, strict=True)], problem
 
 
-def _taken_of(batch: list[int], answers: list[bool], records: list[tuple[str, bytes]],
-              numbers: list[int], owners: list[int], waiting: list[int],
+def _decoded_length(encoded: bytes) -> int:
+    """The length of the data of base64 text."""
+    return len(encoded) // 4 * 3 - encoded.endswith(b"=") - encoded.endswith(b"==")
+
+
+def _taken_of(batch: list[int], answers: list[bool], partitions: list[str],
+              numbers: list[int], owners: list[int], starts: list[int], waiting: list[int],
               taken: list[set[int]]) -> list[int]:
     """Count the records of one PutRecords Kinesis took; the ones to send
     again, in order: each it refused, and after one refused every later
     one of the same item (partition key), taken or not, so that the item's
     records arrive again in their order after the refused one."""
     if all(answers):  # the usual answer: every record taken
+        first = batch[0]
+        last = batch[-1]
+        if last - first == len(batch) - 1:  # records in a row: rows' runs of them
+            for row in range(owners[first], owners[last] + 1):
+                low = max(starts[row], first)
+                high = min(starts[row + 1], last + 1)
+                waiting[row] -= high - low
+                if waiting[row]:  # said should the job stop short (a row done needs none)
+                    taken[row].update(numbers[low:high])
+            return []
         for row, count in Counter(map(owners.__getitem__, batch)).items():
             waiting[row] -= count
-            if waiting[row]:  # said should the job stop short (a row done needs none)
+            if waiting[row]:
                 taken[row].update(numbers[i] for i in batch if owners[i] == row)
         return []
     again: list[int] = []
     refused: set[str] = set()
     for i, took in zip(batch, answers, strict=True):
-        partition = records[i][0]
+        partition = partitions[i]
         if took and partition not in refused:
             waiting[owners[i]] -= 1
             taken[owners[i]].add(numbers[i])
