@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httptools
 import orjson
 
 from tallydb.engine.api import KinesisError
@@ -50,59 +51,59 @@ def _keys(service: str) -> dict[str, Any]:
     return {}
 
 
-def _received(connection: socket.socket, buffer: bytes) -> bytes:
-    more = connection.recv(1 << 16)
-    if not more:
-        raise ConnectionError("the endpoint closed the connection before it answered")
-    return buffer + more
+class _Answer:
+    """An HTTP answer as httptools' parser hands it over: its status, body,
+    and whether it is whole (an interim answer, 100 Continue, is passed
+    over; one without Content-Length or chunks ends with the connection)."""
+
+    def __init__(self) -> None:
+        self.parser = httptools.HttpResponseParser(self)
+        self.parts: list[bytes] = []
+        self.framed = False  # (its header says where its body ends)
+        self.headed = False
+        self.whole = False
+        self.status = 0
+        self.keep = False  # (the connection stays open after it)
+
+    def on_message_begin(self) -> None:
+        self.parts = []
+        self.framed = self.headed = False
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() in (b"content-length", b"transfer-encoding"):
+            self.framed = True
+
+    def on_headers_complete(self) -> None:
+        self.headed = True
+
+    def on_body(self, body: bytes) -> None:
+        self.parts.append(body)
+
+    def on_message_complete(self) -> None:
+        parser = self.parser
+        self.status = parser.get_status_code()
+        if not 100 <= self.status < 200:
+            self.keep = parser.should_keep_alive()  # (known while the parser is at its end)
+            self.whole = True
 
 
 def _answer(connection: socket.socket) -> tuple[int, bytes, bool]:
     """An HTTP/1.1 answer read from ``connection``: its status, body, and
-    whether the connection stays open (read directly: http.client parses
-    the header with the email package, some 0.2 ms an answer)."""
-    buffer = b""
-    while True:
-        while (end := buffer.find(b"\r\n\r\n")) < 0:
-            buffer = _received(connection, buffer)
-        lines = buffer[:end].decode("latin-1").split("\r\n")
-        buffer = buffer[end + 4:]
-        version, _, rest = lines[0].partition(" ")
-        code = rest[:3]
-        if not version.startswith("HTTP/") or not code.isdigit():
-            raise ConnectionError(f"not an HTTP answer: {lines[0][:100]!r}")
-        if not 100 <= int(code) < 200:  # an interim answer (100 Continue): the next one
-            break
-    fields = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        fields[name.strip().lower()] = value.strip()
-    keep = version != "HTTP/1.0" and fields.get("connection", "").lower() != "close"
-    if "chunked" in fields.get("transfer-encoding", "").lower():
-        parts: list[bytes] = []
-        while True:
-            while (end := buffer.find(b"\r\n")) < 0:
-                buffer = _received(connection, buffer)
-            size = int(buffer[:end].split(b";")[0], 16)
-            buffer = buffer[end + 2:]
-            if not size:  # the last chunk: then trailers, if any, and a blank line
-                while not buffer.startswith(b"\r\n") and b"\r\n\r\n" not in buffer:
-                    buffer = _received(connection, buffer)
-                return int(code), b"".join(parts), keep
-            while len(buffer) < size + 2:
-                buffer = _received(connection, buffer)
-            parts.append(buffer[:size])
-            buffer = buffer[size + 2:]
-    length = fields.get("content-length")
-    if length is None:  # the body ends with the connection
-        parts = [buffer]
-        while more := connection.recv(1 << 16):
-            parts.append(more)
-        return int(code), b"".join(parts), False
-    wanted = int(length)
-    while len(buffer) < wanted:
-        buffer = _received(connection, buffer)
-    return int(code), buffer[:wanted], keep
+    whether the connection stays open (httptools' parser: http.client
+    parses the header with the email package, some 0.2 ms an answer)."""
+    answer = _Answer()
+    parser = answer.parser
+    while not answer.whole:
+        more = connection.recv(1 << 16)
+        if not more:
+            if answer.headed and not answer.framed:  # its body ends here
+                return parser.get_status_code(), b"".join(answer.parts), False
+            raise ConnectionError("the endpoint closed the connection before it answered")
+        try:
+            parser.feed_data(more)
+        except httptools.HttpParserError as error:
+            raise ConnectionError(f"not an HTTP answer: {error}") from error
+    return answer.status, b"".join(answer.parts), answer.keep
 
 
 class S3Objects:
