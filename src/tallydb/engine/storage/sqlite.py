@@ -382,8 +382,9 @@ class Store:
         #: SQLite's (``_partition_rows``); the same of the frozen overlay's.
         #: Only of the SQLite tables in ``_listed``: those read so since the
         #: store opened (the first such read lists what the overlays hold;
-        #: each commit after it, its own rows). They may list keys the
-        #: overlays no longer hold (a fresh row deleted).
+        #: each commit after it, its own rows; a fresh row deleted leaves its
+        #: list as it leaves the overlay: a change feed's outbox, read every
+        #: few milliseconds, lists only the rows not yet sent).
         self._partitions: dict[tuple[str, bytes], set[bytes]] = {}
         self._frozen_partitions: dict[tuple[str, bytes], set[bytes]] = {}
         self._listed: set[str] = set()
@@ -828,10 +829,16 @@ class Store:
         fresh.update(self._fresh_puts)
         self._fresh_puts.clear()
         overlay = self._overlay
+        partitions = self._partitions
         for key in self._fresh_drops:
             if key in fresh and pending.get(key, b"") is None:
                 del overlay[key]
                 fresh.discard(key)
+                listed = partitions.get(key[:2])
+                if listed is not None:  # (a change feed's outbox: its list stays short)
+                    listed.discard(key[2])
+                    if not listed:
+                        del partitions[key[:2]]
         self._fresh_drops.clear()
 
     def _commit_overlay(self) -> None:
