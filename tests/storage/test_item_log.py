@@ -356,3 +356,31 @@ def test_a_log_opened_fresh_starts_a_new_life_over_an_earlier_one(tmp_path: Path
     log.append(6, row)
     log.close()
     assert [lsn for lsn, _ in _read(path)] == [6]
+
+
+def test_a_record_whose_rows_do_not_fit_it_ends_the_replay_and_the_appends_go_there(
+        tmp_path: Path) -> None:
+    """A record whose CRC holds but whose rows overrun it (written so by a
+    bug, never by a torn write) is read as the end of the log: the replay
+    stops before it, and the next append takes its place, so that no
+    acknowledged record hides behind it."""
+    import struct
+    import zlib
+
+    path = tmp_path / "log"
+    row = {("items_1", b"k", b""): b'{"n":{"N":"1"}}'}
+    log = ItemLog(path, fsync=False)
+    log.append(1, row)
+    log.close()
+    with open(path, "rb") as file:
+        seed = zlib.crc32(file.read(HEADER_SIZE))
+    lsn = struct.pack("<Q", 2)
+    overrun = struct.pack("<HIII", 7, 1, 0, 100) + b"items_1" + b"k" + b"short"
+    body = lsn + overrun
+    with open(path, "ab") as file:
+        file.write(struct.pack("<II", len(body), zlib.crc32(body, seed)) + body)
+    log = ItemLog(path, fsync=False)
+    assert [lsn for lsn, _ in log.records()] == [1]
+    log.append(2, row)
+    log.close()
+    assert [lsn for lsn, _ in _read(path)] == [1, 2]

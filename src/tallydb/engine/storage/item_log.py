@@ -66,36 +66,24 @@ class ItemLog:
             self.size = 0  # no header (new, or torn while being started): nothing in it
 
     def records(self) -> Iterator[tuple[int, dict[tuple[str, bytes, bytes], bytes | None]]]:
-        """(lsn, rows) of every whole record in file order, up to the first bad one."""
-        for lsn, rows, _ in self._scan():
-            yield lsn, rows
-
-    def _valid_end(self) -> int:
-        """Where the last whole record of this life ends."""
-        end = HEADER_SIZE
-        for record in self._scan():
-            end = record[2]
-        return end
-
-    def _scan(self) -> Iterator[tuple[int, dict[tuple[str, bytes, bytes], bytes | None], int]]:
-        """(lsn, rows, where it ends) of every whole record, up to the first bad one."""
+        """(lsn, rows) of every whole record in file order, up to the first
+        bad one (read before any append: a record whose CRC holds but whose
+        rows do not fit it also ends the appends' place there)."""
         if self.size < HEADER_SIZE:
             return
         data = os.pread(self._fd, self.size, 0)
-        at = HEADER_SIZE
-        end = len(data)
-        while at + _RECORD.size <= end:
-            length, crc, lsn = _RECORD.unpack_from(data, at)
-            body_end = at + 8 + length
-            if length < _LSN.size or body_end > end:
-                return
-            if zlib.crc32(data[at + 8 : body_end], self._seed) != crc:
-                return
-            rows = _decode_rows(data, at + 8 + _LSN.size, body_end)
+        for at, body_end in _whole_records(data, self._seed):
+            rows = _decode_rows(data, at + _RECORD.size, body_end)
             if rows is None:
+                self.size = at
                 return
-            yield lsn, rows, body_end
-            at = body_end
+            yield _RECORD.unpack_from(data, at)[2], rows
+
+    def _valid_end(self) -> int:
+        """Where the last whole record of this life ends (its CRC checked;
+        its rows are decoded once, by the replay's ``records``)."""
+        ends = [end for _, end in _whole_records(os.pread(self._fd, self.size, 0), self._seed)]
+        return ends[-1] if ends else HEADER_SIZE
 
     def append(self, lsn: int, rows: Rows) -> None:
         """Write one record (and, with ``fsync``, make it durable); a
@@ -134,6 +122,22 @@ class ItemLog:
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _whole_records(data: bytes, seed: int) -> Iterator[tuple[int, int]]:
+    """Where each whole record of a life (its CRC seeded with ``seed``)
+    starts and ends, in file order, up to the first torn or corrupt one."""
+    at = HEADER_SIZE
+    end = len(data)
+    while at + _RECORD.size <= end:
+        length, crc, _ = _RECORD.unpack_from(data, at)
+        body_end = at + 8 + length
+        if length < _LSN.size or body_end > end:
+            return
+        if zlib.crc32(memoryview(data)[at + 8 : body_end], seed) != crc:
+            return
+        yield at, body_end
+        at = body_end
 
 
 def _encode_rows(rows: Rows) -> bytes:
