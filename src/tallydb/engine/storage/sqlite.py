@@ -198,6 +198,12 @@ PAGE_SIZE = 1024
 #: measured while each row still held orjson's 4 KB buffer (``_commit``).
 CLEAN_BYTES = 4 * 1024 * 1024
 ROW_OVERHEAD = 200
+#: A read of all of a table's rows (a Scan's page) merges the overlays'
+#: rows with SQLite's while they hold at most this many, else writes them
+#: into SQLite first: it goes over all of them (a partition's are listed),
+#: and a Scan's pages, Limit 25 each, over an overlay of 10,000 rows cost
+#: 6.5 ms each merged, 0.9 written first (the first page writes them).
+MERGED_SCAN_ROWS = 512
 FLUSH_RETRY = 1.0  # seconds between attempts to write the overlay into a full disk
 #: Rows of a frozen overlay written into SQLite after each commit, in a
 #: SQLite transaction of their own: bounds the pause a bulk write adds to a
@@ -1590,8 +1596,9 @@ class Transaction:
 
         The rows still in memory (the overlays', and the open transaction's
         own writes) are merged with SQLite's rather than written into
-        SQLite first: a read of many rows costs no write, however large
-        the overlay."""
+        SQLite first: a read of one partition costs no write, however large
+        the overlay; a read of all of them, while the overlays hold at most
+        ``MERGED_SCAN_ROWS``."""
         where: list[str] = []
         args: list[Any] = []
         if hk is None:
@@ -1618,8 +1625,11 @@ class Transaction:
         if store._deferred:
             store._run_deferred()
         pending = store._pending
+        overlay = store._overlay
+        frozen = store._frozen
         if store._in_sqlite or pending is None or not (
-                store._overlay or pending or store._frozen is not None):
+                overlay or pending or frozen is not None) or (
+                hk is None and len(overlay) + len(frozen or ()) > MERGED_SCAN_ROWS):
             store._sync_items()  # (SQLite holds them all: it is read alone)
             rows: Iterator[tuple[bytes, bytes, bytes]] = self._conn.execute(sql, args)
         else:
