@@ -111,6 +111,25 @@ def test_no_key_attribute_and_one_per_key() -> None:
             "KeyConditionExpressions must only contain one condition per key")
 
 
+def test_one_text_takes_its_shape_from_the_names_of_each_request() -> None:
+    """The same KeyConditionExpression, names and values differing from
+    request to request: each binds (or fails) by its own."""
+    text = "#a = :h AND #b > :v"
+    for names, values, parts in [
+        ({"#a": "pk", "#b": "sk"}, {":h": S("x"), ":v": N(1)},
+         (KeyPart("pk", "=", (S("x"),)), KeyPart("sk", ">", (N(1),)))),
+        ({"#a": "sk", "#b": "pk"}, {":h": N(2), ":v": S("y")},
+         (KeyPart("sk", "=", (N(2),)), KeyPart("pk", ">", (S("y"),)))),
+    ]:
+        assert Placeholders(names, values).key_condition(text).parts == parts
+    values = {":h": S("x"), ":v": N(1)}
+    for _ in range(2):
+        assert key_error(text, values, {"#a": "pk", "#b": "pk"}) == (
+            "KeyConditionExpressions must only contain one condition per key")
+        assert Placeholders({"#a": "pk", "#b": "sk"}, values).key_condition(text).names == (
+            "pk", "sk")
+
+
 def test_key_between_bounds() -> None:
     assert key_error("a between :b and :a", {":a": S("a"), ":b": N(1)}) == (
         "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for "

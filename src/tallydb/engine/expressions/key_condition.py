@@ -77,15 +77,29 @@ class BoundKeyCondition:
         return self._condition.holds(item)
 
 
+#: Each key condition's shapes, or why it has none, by its compiled form and
+#: the names its placeholders stand for: ``_shape`` depends on nothing else,
+#: and a Query's key condition is the same text and names request after
+#: request (emptied when full, as ``CompiledCondition.plan``'s cache).
+_SHAPES: dict[tuple[CompiledCondition, tuple[str, ...]], tuple[KeyShape, ...] | str] = {}
+_SHAPES_KEPT = 1024
+
+
 def bind_key_condition(compiled: CompiledCondition, names: Mapping[str, str],
                        values: Mapping[str, AttributeValue]) -> BoundKeyCondition:
     """Raises ExpressionError: condition errors prefixed, shape errors not."""
     compiled.check(names, values)
-    shapes: list[KeyShape] = []
-    problem = _shape(compiled.tree, names, shapes)
-    if problem is not None:
-        raise ExpressionError(problem, prefixed=False)
-    parts = tuple(KeyPart(s.name, s.op, tuple(values[r] for r in s.refs)) for s in shapes)
+    key = (compiled, tuple([names[ref] for ref in compiled.name_refs]))
+    shaped = _SHAPES.get(key)
+    if shaped is None:
+        shapes: list[KeyShape] = []
+        shaped = _shape(compiled.tree, names, shapes) or tuple(shapes)
+        if len(_SHAPES) >= _SHAPES_KEPT:
+            _SHAPES.clear()
+        _SHAPES[key] = shaped
+    if isinstance(shaped, str):
+        raise ExpressionError(shaped, prefixed=False)
+    parts = tuple(KeyPart(s.name, s.op, tuple(values[r] for r in s.refs)) for s in shaped)
     return BoundKeyCondition(parts, BoundCondition(compiled.plan(names), values))
 
 
