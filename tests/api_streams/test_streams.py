@@ -46,6 +46,21 @@ def test_100_increments_are_1_insert_and_99_modify(ddb: Any, streams: Any) -> No
     assert read_all(streams, arn, limit=7) == records  # paged by Limit, same records
 
 
+def test_a_records_images_hold_the_items_strings_as_written(ddb: Any, streams: Any) -> None:
+    """An item's string that looks like an ARN of tallydb's stored form
+    (DynamoDB Local's region) is the user's: GetRecords shows it as
+    written, as GetItem does (it is not rewritten to the request's region)."""
+    table, arn = table_with_stream(ddb)
+    ref = "arn:aws:dynamodb:ddblocal:000000000000:table/elsewhere"
+    ddb.put_item(TableName=table, Item={**KEY, "ref": {"S": ref}})
+    assert ddb.get_item(TableName=table, Key=KEY)["Item"]["ref"] == {"S": ref}
+    shard = shard_of(streams, arn)
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                          ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    page = streams.get_records(ShardIterator=iterator)
+    assert page["Records"][0]["dynamodb"]["NewImage"]["ref"] == {"S": ref}
+
+
 def test_a_write_that_changes_nothing_has_no_record(ddb: Any, streams: Any) -> None:
     table, arn = table_with_stream(ddb)
     item = {**KEY, "n": {"N": "1"}}

@@ -40,7 +40,13 @@ from tallydb.engine.api._lifecycle import TableDelays
 from tallydb.engine.api._limits import Limits
 from tallydb.engine.api._params import update_checks
 from tallydb.engine.api._pipeline import Steps, direct, steps_of
-from tallydb.engine.api._regions import DEFAULT_REGION, NAMES_NO_ARN, Regions, shown, shown_error
+from tallydb.engine.api._regions import (
+    DEFAULT_REGION,
+    NAMES_NO_ARN,
+    Regions,
+    shown_error,
+    shown_response,
+)
 from tallydb.engine.api._replicate import replicate, status
 from tallydb.engine.api._shapes import (
     check_request,
@@ -310,7 +316,7 @@ class Engine:
             if operation in NAMES_NO_ARN:
                 return self._run(txn, operation, request, access)
             response = self._run(txn, operation, self.regions.request(request, region), access)
-            return shown(response, region)  # type: ignore[no-any-return]
+            return shown_response(operation, response, region)
         except DynamoDBError as error:
             shown_error(error, region)
             raise

@@ -21,7 +21,7 @@ from typing import Any
 from tallydb.engine.errors import DynamoDBError
 
 __all__ = ["DEFAULT_REGION", "NAMES_NO_ARN", "STORED_REGION", "Regions", "is_stored",
-           "shown", "shown_error"]
+           "shown", "shown_error", "shown_response"]
 
 DEFAULT_REGION = "us-east-1"
 STORED_REGION = "ddblocal"
@@ -99,6 +99,24 @@ def shown(value: Any, region: str) -> Any:
     if isinstance(value, list):
         return [shown(v, region) for v in value]
     return value
+
+
+#: The response member of an operation that holds items (images of them),
+#: shown as stored: a string in an item is the user's, whatever it looks
+#: like, and walking 1,000 records' images cost GetRecords four times its
+#: own work.
+_ITEM_MEMBERS = {"GetRecords": "Records"}
+
+
+def shown_response(operation: str, response: dict[str, Any], region: str) -> dict[str, Any]:
+    """``operation``'s response with every stored ARN in it naming
+    ``region`` (``shown``), but for the items it holds."""
+    member = _ITEM_MEMBERS.get(operation)
+    if member is None or member not in response:
+        return shown(response, region)  # type: ignore[no-any-return]
+    found = shown({name: value for name, value in response.items() if name != member}, region)
+    found[member] = response[member]
+    return found  # type: ignore[no-any-return]
 
 
 def shown_error(error: DynamoDBError, region: str) -> None:
