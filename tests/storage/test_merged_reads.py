@@ -53,8 +53,7 @@ def test_reads_of_many_rows_merge_the_overlays_in_order_through_many_freezes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, overlay: int,
         merged_rows: int) -> None:
     """(With ``merged_rows`` below what the overlays hold, a read of all
-    partitions, and of a partition with more rows in them, writes them into
-    SQLite first, and is checked the same.)"""
+    partitions writes them into SQLite first, and is checked the same.)"""
     monkeypatch.setattr(store_module, "OVERLAY_ROWS", overlay)
     monkeypatch.setattr(store_module, "OVERLAY_ROWS_CACHED", overlay)
     monkeypatch.setattr(store_module, "MERGED_ROWS", merged_rows)

@@ -198,14 +198,14 @@ PAGE_SIZE = 1024
 #: measured while each row still held orjson's 4 KB buffer (``_commit``).
 CLEAN_BYTES = 4 * 1024 * 1024
 ROW_OVERHEAD = 200
-#: A read of many rows merges the overlays' rows with SQLite's while it
-#: would go over at most this many of them (all of them for a read of all
-#: of a table's partitions, a Scan's page; the partition's for a read of
-#: one), else writes them into SQLite first: each read goes over all of
-#: them again, and a Scan's pages, Limit 25 each, over an overlay of 10,000
-#: rows cost 6.5 ms each merged, 0.9 written first (the first page writes
-#: them); GetRecords of 1,000 records, its shard's 32,768 rows in the
-#: overlays, 30.6 ms of CPU merged, 4.6 written first.
+#: A read of all of a table's rows (a Scan's page) merges the overlays'
+#: rows with SQLite's while they hold at most this many, else writes them
+#: into SQLite first: each page goes over all of them again, and a Scan's
+#: pages, Limit 25 each, over an overlay of 10,000 rows cost 6.5 ms each
+#: merged, 0.9 written first (the first page writes them). A read of one
+#: partition goes over its own rows only (listed), and always merges: a
+#: change feed's outbox, read every few milliseconds, would otherwise write
+#: the overlay at each read while its worker is behind.
 MERGED_ROWS = 512
 FLUSH_RETRY = 1.0  # seconds between attempts to write the overlay into a full disk
 #: Rows of a frozen overlay written into SQLite after each commit, in a
@@ -609,8 +609,8 @@ class Store:
                         ) -> dict[tuple[bytes, bytes], bytes | None] | None:
         """The rows of ``source`` (one partition, ``hk``, or all) that the
         overlays hold committed and the open transaction wrote, by (hk,
-        rk): the JSON, or None (deleted); None when a merge would go over
-        more than ``MERGED_ROWS`` of the overlays' rows."""
+        rk): the JSON, or None (deleted); None for a read of all of them
+        while the overlays hold more than ``MERGED_ROWS``."""
         frozen = self._frozen
         overlay = self._overlay
         keys: Iterable[RowKey]
@@ -627,11 +627,8 @@ class Store:
                 if frozen is not None:
                     _list_partitions(self._frozen_partitions, frozen, self._listed)
             partition = (source, hk)
-            listed = self._partitions.get(partition, ())
-            frozen_listed = self._frozen_partitions.get(partition, ())
-            if len(listed) + len(frozen_listed) > MERGED_ROWS:
-                return None
-            rks = {b"", *listed, *frozen_listed}
+            rks = {b"", *self._partitions.get(partition, ()),
+                   *self._frozen_partitions.get(partition, ())}
             keys = [(source, hk, rk) for rk in rks]
         found: dict[tuple[bytes, bytes], bytes | None] = {}
         for row_key in keys:
@@ -1605,9 +1602,9 @@ class Transaction:
 
         The rows still in memory (the overlays', and the open transaction's
         own writes) are merged with SQLite's rather than written into
-        SQLite first while it would go over at most ``MERGED_ROWS`` of
-        them: a Query of a partition the overlay holds a few rows of costs
-        no write, however large the overlay."""
+        SQLite first: a read of one partition costs no write, however
+        large the overlay; a read of all of them, while the overlays hold
+        at most ``MERGED_ROWS``."""
         where: list[str] = []
         args: list[Any] = []
         if hk is None:
