@@ -351,7 +351,17 @@ def test_a_log_opened_fresh_starts_a_new_life_over_an_earlier_one(tmp_path: Path
     for lsn in range(1, 6):
         log.append(lsn, row)
     log.close()
-    log = ItemLog(path, fsync=False, fresh=True)
+    reads: list[int] = []
+    pread = os.pread
+
+    def counted(fd: int, length: int, offset: int) -> bytes:
+        reads.append(length)
+        return pread(fd, length, offset)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "pread", counted)
+        log = ItemLog(path, fsync=False, fresh=True)
+    assert reads == []  # (opened without reading its earlier life)
     assert list(log.records()) == []
     log.append(6, row)
     log.close()
