@@ -123,15 +123,11 @@ def _name_size(name: str) -> int:
     return len(name) if name.isascii() else len(name.encode("utf-8"))
 
 
-def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None = None) -> int:
+def size_after(new: Item, old: Item, old_size: int) -> int:
     """``new``'s size (``item_size``), from ``old``'s: only the attributes
-    that differ between them are sized (a counter's update: one number).
-    ``sized``: sizes of values by their ``id``, which the caller keeps alive
-    (a run of records: a value sized as a new image's is the next old one's)."""
+    that differ between them are sized (a counter's update: one number)."""
     size = old_size
     kept = 0
-    if sized is None:
-        sized = {}
     for name, value in new.items():
         before = old.get(name)
         if before is None:
@@ -139,11 +135,7 @@ def size_after(new: Item, old: Item, old_size: int, sized: dict[int, int] | None
         else:
             kept += 1
             if before is not value and before != value:
-                was = sized.get(id(before))
-                if was is None:
-                    was = attribute_size(before)
-                now = sized[id(value)] = attribute_size(value)
-                size += now - was
+                size += attribute_size(value) - attribute_size(before)
     if kept != len(old):  # attributes removed
         for name, value in old.items():
             if name not in new:
