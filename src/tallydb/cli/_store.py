@@ -62,7 +62,7 @@ def database(
     or the toolkit's exits 1, an endpoint that cannot be reached or a data
     directory in use 3."""
     from tallydb.engine.errors import DynamoDBError
-    from tallydb.engine.storage.sqlite import StoreInUseError
+    from tallydb.engine.storage.ownership import StoreInUseError
     from tallydb.toolkit.database import connect
     from tallydb.toolkit.exceptions import ConditionRefused, TallyError, TransportError
 

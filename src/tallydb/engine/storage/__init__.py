@@ -9,6 +9,7 @@ here knows DynamoDB's rules: keys arrive already encoded as order-preserving
 bytes, items as wire-form dicts.
 """
 
-from tallydb.engine.storage.sqlite import Store, StoreInUseError, Sync, TableRecord, Transaction
+from tallydb.engine.storage.ownership import StoreInUseError
+from tallydb.engine.storage.sqlite import Store, Sync, TableRecord, Transaction
 
 __all__ = ["Store", "StoreInUseError", "Sync", "TableRecord", "Transaction"]

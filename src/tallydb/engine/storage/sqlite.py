@@ -14,7 +14,6 @@ write. Reads look in the overlay, then the frozen one, then SQLite.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import itertools
 import logging
@@ -27,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any, NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -35,6 +34,7 @@ from tallydb.engine.storage.checkpoint import Checkpointer
 from tallydb.engine.storage.full import SQLITE_IOERR_SHMSIZE, log_failure
 from tallydb.engine.storage.item_log import HEADER_SIZE, ItemLog
 from tallydb.engine.storage.kept_keys import kept_key
+from tallydb.engine.storage.ownership import own_directory
 
 Item = dict[str, Any]
 #: One row of an items table: (SQLite table, hk, rk).
@@ -325,7 +325,7 @@ class Store:
             directory = Path(path)
             directory.mkdir(parents=True, exist_ok=True)
             self.location = str(directory / "tallydb.sqlite3")
-        self._owner = None if path is None else _own(directory)
+        self._owner = None if path is None else own_directory(directory)
         self._lock = threading.RLock()
         self._conn = self._connect()
         # PAGE_SIZE for a new database (an existing one keeps its own).
@@ -1141,23 +1141,6 @@ def _put_rows(conn: sqlite3.Connection, source: str,
     if inserted or added:
         conn.execute(_ADD_COUNTS, (
             inserted + added, sum(len(blob) for _, _, blob in entries[:inserted]), source))
-
-
-class StoreInUseError(RuntimeError):
-    """The data directory belongs to another open store (another process)."""
-
-
-def _own(directory: Path) -> IO[bytes]:
-    """Take the data directory for this process: the catalog is cached in
-    memory, so a second process writing beside us would go unseen."""
-    owner = open(directory / "tallydb.lock", "a+b")  # noqa: SIM115 - held until close()
-    try:
-        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        owner.close()
-        raise StoreInUseError(
-            f"the data directory {directory} is in use by another tallydb process") from None
-    return owner
 
 
 class _Scope:
