@@ -203,7 +203,7 @@ def _send_table(txn: Transaction, record: TableRecord, before: int | None, budge
     them) to the other replicas; (the stamp of the first row left, budget left)."""
     glob = record.description.get(GLOBAL)
     targets = [] if glob is None else [
-        (peer, KeySchema(peer.description), build_indexes(peer))
+        (peer, KeySchema.of_table(peer.description), build_indexes(peer))
         for peer in peers(txn, record, glob, ("ACTIVE", "UPDATING"))]
     rows = list(islice(txn.items(record, outbox_shard(), index=OUTBOX_SOURCE),
                        max(budget, 1) if before is not None else None))

@@ -3,7 +3,6 @@ and its indexes, derived once per record."""
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
 from tallydb.engine.api._indexes import (
@@ -34,28 +33,22 @@ class KeySchema:
 
     __slots__ = ("attributes", "hash_name", "lone_string", "names", "range_name")
 
-    def __init__(self, description: dict[str, Any]) -> None:
-        types = {d["AttributeName"]: d["AttributeType"]
-                 for d in description["AttributeDefinitions"]}
-        by_role = {k["KeyType"]: k["AttributeName"] for k in description["KeySchema"]}
-        self.hash_name: str = by_role["HASH"]
-        self.range_name: str | None = by_role.get("RANGE")
-        self.attributes: list[tuple[str, str]] = [(self.hash_name, types[self.hash_name])]
-        if self.range_name is not None:
-            self.attributes.append((self.range_name, types[self.range_name]))
-        self.names = frozenset(name for name, _ in self.attributes)
+    def __init__(self, attributes: list[tuple[str, str]]) -> None:
+        """From (name, type) pairs, HASH first."""
+        self.attributes: list[tuple[str, str]] = list(attributes)
+        self.hash_name: str = attributes[0][0]
+        self.range_name: str | None = attributes[1][0] if len(attributes) > 1 else None
+        self.names = frozenset(name for name, _ in attributes)
         self.lone_string = _lone_string(self.attributes)
 
     @classmethod
-    def of(cls, attributes: list[tuple[str, str]]) -> KeySchema:
-        """A schema from (name, type) pairs, HASH first (an index's key)."""
-        keys = cls.__new__(cls)
-        keys.attributes = list(attributes)
-        keys.hash_name = attributes[0][0]
-        keys.range_name = attributes[1][0] if len(attributes) > 1 else None
-        keys.names = frozenset(name for name, _ in attributes)
-        keys.lone_string = _lone_string(keys.attributes)
-        return keys
+    def of_table(cls, description: dict[str, Any]) -> KeySchema:
+        """A table's schema, from its description."""
+        types = {d["AttributeName"]: d["AttributeType"]
+                 for d in description["AttributeDefinitions"]}
+        by_role = {k["KeyType"]: k["AttributeName"] for k in description["KeySchema"]}
+        names = [by_role["HASH"]] + ([by_role["RANGE"]] if "RANGE" in by_role else [])
+        return cls([(name, types[name]) for name in names])
 
     def validate_key(self, key: Any) -> Item:
         """A request's ``Key``, checked against the schema (DynamoDB's messages)."""
@@ -137,44 +130,32 @@ def _encode(value: Any) -> bytes:
 
 
 class Table:
-    """A catalog record plus what is derived from it once."""
+    """A catalog record plus what is derived from it, once: a record is
+    never changed (a table's change is a new record, so a new ``Table``)."""
 
-    __slots__ = ("__dict__", "record")
+    __slots__ = ("captures_alone", "indexes", "items_alone", "keys", "pending", "record")
 
     def __init__(self, record: TableRecord) -> None:
         self.record = record
+        description = record.description
+        #: Whether the table has a state with a deadline (``_lifecycle``).
+        self.pending: bool = PENDING in description
+        self.keys = KeySchema.of_table(description)
+        #: Every index a write must maintain (empty for most tables).
+        self.indexes: tuple[Index, ...] = build_indexes(record)
+        #: Whether an item write needs nothing but the item itself and, while
+        #: the feed listens, its change (``_indexes.items_alone``: no index, no
+        #: stream, no Kinesis destination, no point-in-time recovery, no
+        #: replica, no contributor insights).
+        self.items_alone: bool = items_alone(record, self.indexes)
+        #: (stream, Kinesis outbox) when an item write needs nothing but the
+        #: item and their capture (``_indexes.captures_alone``), else None.
+        self.captures_alone: tuple[dict[str, str] | None, dict[str, str] | None] | None = (
+            captures_alone(record, self.indexes))
 
     @property
     def name(self) -> str:
         return self.record.name
-
-    @cached_property
-    def pending(self) -> bool:
-        """Whether the table has a state with a deadline (``_lifecycle``)."""
-        return PENDING in self.record.description
-
-    @cached_property
-    def keys(self) -> KeySchema:
-        return KeySchema(self.record.description)
-
-    @cached_property
-    def indexes(self) -> tuple[Index, ...]:
-        """Every index a write must maintain (empty for most tables)."""
-        return build_indexes(self.record)
-
-    @cached_property
-    def items_alone(self) -> bool:
-        """Whether an item write needs nothing but the item itself and, while
-        the feed listens, its change (``_indexes.items_alone``: no index, no
-        stream, no Kinesis destination, no point-in-time recovery, no
-        replica, no contributor insights)."""
-        return items_alone(self.record, self.indexes)
-
-    @cached_property
-    def captures_alone(self) -> tuple[dict[str, str] | None, dict[str, str] | None] | None:
-        """(stream, Kinesis outbox) when an item write needs nothing but the
-        item and their capture (``_indexes.captures_alone``), else None."""
-        return captures_alone(self.record, self.indexes)
 
     def index(self, name: str) -> Index | None:
         """The secondary index (GSI or LSI) a Query or Scan names."""
