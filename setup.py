@@ -49,7 +49,8 @@ COMPILED = [
     "src/tallydb/server/bodies.py",
     "src/tallydb/server/encoding.py",
     "src/tallydb/server/http.py",
-    # the operation: its checks, the table, the update, a Query's page
+    # the operation: its checks, the table, the update, a Query's page, a
+    # stream's capture, PartiQL's planned UPDATE
     "src/tallydb/engine/api/update_item.py",
     "src/tallydb/engine/api/_params.py",
     "src/tallydb/engine/api/_shapes.py",
@@ -58,6 +59,9 @@ COMPILED = [
     "src/tallydb/engine/api/query.py",
     "src/tallydb/engine/api/_key_conditions.py",
     "src/tallydb/engine/api/_pages.py",
+    "src/tallydb/engine/api/_stream_records.py",
+    "src/tallydb/engine/api/execute_statement.py",
+    "src/tallydb/engine/api/_statements.py",
     "src/tallydb/engine/expressions/update.py",
     "src/tallydb/engine/expressions/update_apply.py",
     "src/tallydb/engine/values/number.py",
