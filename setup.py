@@ -15,7 +15,12 @@ still assumes it empty: use a method that takes it); one function does not
 bind two exception classes to one ``except ... as`` name; and objects are
 made by their constructor (``copy.copy`` and ``object.__new__`` do not work on
 compiled classes). ``mypy --warn-unreachable`` over these modules finds the
-second kind.
+second kind. A class compiled is native: code left pure cannot subclass it,
+a compiled caller that names it refuses a stand-in of another class, a
+``functools.cached_property`` on it is computed at every read (derive such
+values in ``__init__``), and it cannot subclass most built-in types
+(``RuntimeError`` among them: such an exception is defined in a module
+left pure).
 
 Everything else about the package is in pyproject.toml.
 """
