@@ -57,6 +57,7 @@ COMPILED = [
     # the operation: its checks, the table, the update, a Query's page, a
     # stream's capture, PartiQL's planned UPDATE
     "src/tallydb/engine/api/update_item.py",
+    "src/tallydb/engine/api/get_item.py",
     "src/tallydb/engine/api/_params.py",
     "src/tallydb/engine/api/_shapes.py",
     "src/tallydb/engine/api/_pipeline.py",
@@ -64,6 +65,9 @@ COMPILED = [
     "src/tallydb/engine/api/query.py",
     "src/tallydb/engine/api/_key_conditions.py",
     "src/tallydb/engine/api/_pages.py",
+    "src/tallydb/engine/api/_sources.py",
+    "src/tallydb/engine/api/_read_exprs.py",
+    "src/tallydb/engine/api/_select.py",
     "src/tallydb/engine/api/_stream_records.py",
     "src/tallydb/engine/api/execute_statement.py",
     "src/tallydb/engine/api/_statements.py",
