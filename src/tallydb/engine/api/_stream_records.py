@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import orjson
 
@@ -37,29 +37,40 @@ SERVICE_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 _VIEWS_OLD = frozenset({"OLD_IMAGE", "NEW_AND_OLD_IMAGES"})
 _VIEWS_NEW = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})
 
-_last = 0
+class _Clock:
+    """The sequence clock: the last number handed out, for the process.
+    (An attribute of a compiled class: read and set as a C field, where a
+    module global is a dict's item.)"""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+
+_CLOCK: Final = _Clock()
+_time_ns: Final = time.time_ns
 
 
 def next_sequence() -> int:
     """The next sequence number: the clock in ns, above every one before."""
-    global _last
-    now = time.time_ns()
-    _last = now if now > _last else _last + 1
-    return _last
+    clock = _CLOCK
+    now = _time_ns()
+    last = clock.last
+    clock.last = now if now > last else last + 1
+    return clock.last
 
 
 def now_ns() -> int:
     """The clock in ns, never below a number handed out before (the same
     clock as sequence numbers, without taking one)."""
-    global _last
-    now = time.time_ns()
-    if now > _last:
-        _last = now
-    return _last
+    clock = _CLOCK
+    now = _time_ns()
+    if now > clock.last:
+        clock.last = now
+    return clock.last
 
 
 def last_sequence() -> int:
-    return _last
+    return _CLOCK.last
 
 
 def sequence_text(seq: int) -> str:
@@ -70,8 +81,7 @@ def sequence_text(seq: int) -> str:
 
 def raise_clock(to: int) -> None:
     """Never hand out a sequence number at or below ``to`` (one stored)."""
-    global _last
-    _last = max(_last, to)
+    _CLOCK.last = max(_CLOCK.last, to)
 
 
 def sequence_of_time(when: float) -> int:
@@ -87,7 +97,7 @@ def sequence_of_time(when: float) -> int:
 #: image (a counter's run of updates) are stored as SAME_AS_LAST: a row
 #: keeps each image once.
 EVENTS = ("INSERT", "MODIFY", "REMOVE")
-SAME_AS_LAST = 1
+SAME_AS_LAST: Final = 1
 
 
 #: A Kinesis outbox row takes the records of later commits until it holds
@@ -102,8 +112,11 @@ SHARED_ROW_BYTES = 1024
 _read: dict[int, bytes] = {}
 
 #: A change as a capture holds it: (sequence number, old image, new image,
-#: by TTL, the new image's JSON when its writer made it).
-Held = tuple[int, Item | None, Item | None, bool, bytes | None]
+#: by TTL, the new image's JSON when its writer made it). The number is
+#: only passed on, into its row's JSON: typed ``object``, compiled code
+#: hands on the int object it holds rather than converting it to a C
+#: integer and back for each change.
+Held = tuple[object, Item | None, Item | None, object, bytes | None]
 
 
 def read_through(table_id: int, rk: bytes) -> None:
@@ -230,6 +243,16 @@ class _Capture:
 _captures: dict[int, _Capture] = {}
 
 
+class _Latest:
+    """The capture used last: a hot table's, found without a lookup."""
+
+    def __init__(self) -> None:
+        self.capture: _Capture | None = None
+
+
+_LATEST: Final = _Latest()
+
+
 def _capture_of(record: TableRecord, streams: tuple[dict[str, str] | None, ...]) -> _Capture:
     found = _captures.get(id(record))
     if found is None or found.record is not record:
@@ -253,12 +276,13 @@ def capture(txn: Transaction, record: TableRecord, stream: dict[str, str] | None
     and a change costs its sequence number and a tuple. Records held in a
     savepoint that fails are dropped with it.
     """
-    global _last
-    now = time.time_ns()
-    seq = _last = now if now > _last else _last + 1
-    c = _captures.get(id(record))
+    clock = _CLOCK
+    now = _time_ns()
+    last = clock.last
+    seq = clock.last = now if now > last else last + 1
+    c = _LATEST.capture
     if c is None or c.record is not record:
-        c = _capture_of(record, (stream, kinesis))
+        c = _LATEST.capture = _capture_of(record, (stream, kinesis))
     segment = txn.segment
     if c.segment != segment:  # the first record of a new row
         c.segment, c.rk, c.txn = segment, seq.to_bytes(8, "big"), txn
