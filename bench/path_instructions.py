@@ -5,6 +5,7 @@
     .venv/bin/python -m bench.path_instructions . --scenario C      # GetItem
     .venv/bin/python -m bench.path_instructions . --scenario B --by-library
     .venv/bin/python -m bench.path_instructions 8c2ac92 . --scenario E --conns 64
+    .venv/bin/python -m bench.path_instructions . --scenario S   # A with a stream; P: PartiQL's
 
 Each revision's ``src/`` is exported (as ``bench.ab`` does) and runs
 ``bench.server_path``'s turn in a ``valgrind --tool=callgrind`` process of
@@ -57,6 +58,9 @@ HEAD = (  # bench.server_path's (not imported: it needs this tree's package)
     b"Authorization: AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
     b"SignedHeaders=host, Signature=00\r\nContent-Length: %d\r\n\r\n%s")
 
+STATEMENT = (b'{"Statement":"UPDATE \\"counters\\" SET play_count = play_count + 1 '
+             b'WHERE pk = \'hot\'"}')  # bench.server_path's and bench.streams'
+
 def request(key, operation=b"UpdateItem", body=None):
     body = BODY % key.encode() if body is None else body
     return HEAD % (operation, len(body), body)
@@ -79,9 +83,15 @@ with tempfile.TemporaryDirectory() as data:
     engine.call("CreateTable", {
         "TableName": "counters", "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
-    if scenario == "A":
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        **({"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}}
+           if scenario == "S" else {})})
+    if scenario in ("A", "S"):
         requests = [request("hot")]
+    elif scenario == "P":  # (an UPDATE needs the item to exist)
+        engine.call("PutItem", {"TableName": "counters", "Item": {
+            "pk": {"S": "hot"}, "play_count": {"N": "0"}}})
+        requests = [request("", b"ExecuteStatement", STATEMENT)]
     elif scenario == "E":  # bench.server_path's: nine shards' ADDs to a Query of the ten
         engine.call("CreateTable", {
             "TableName": "shards", "BillingMode": "PAY_PER_REQUEST",
@@ -158,10 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.path_instructions",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("revs", nargs="+", help="git revisions; '.' is the working tree")
-    parser.add_argument("--scenario", default="A", choices=list("ABCE"),
+    parser.add_argument("--scenario", default="A", choices=list("ABCEPS"),
                         help="A: the hot key's ADD (default); B: ADD on one of 1,000 keys at "
                              "random; C: GetItem of one of them; E: a sharded counter's ADDs, "
-                             "every tenth request a Query of its ten shards")
+                             "every tenth request a Query of its ten shards; S: A on a table "
+                             "with a NEW_AND_OLD_IMAGES stream; P: A as PartiQL's UPDATE ... "
+                             "SET play_count = play_count + 1")
     parser.add_argument("--conns", default="1,4,64",
                         help="requests a turn (one group commit's size), comma-separated")
     parser.add_argument("--turns", type=int, default=0,

@@ -12,7 +12,7 @@ import orjson
 
 from tallydb.engine.api import delete_item, get_item, put_item, query, scan, update_item
 from tallydb.engine.api._access import Touch
-from tallydb.engine.api._params import update_request
+from tallydb.engine.api._params import UpdateRequest, update_request
 from tallydb.engine.api._pipeline import Operation, direct, steps_of
 from tallydb.engine.api._tables import Table, get_table
 from tallydb.engine.api.update_item import updated
@@ -195,11 +195,12 @@ def run_planned(txn: Transaction, result: Planned, fixed: CachedPlan | None = No
     request = result.request
     try:
         if result.operation == "UpdateItem":
-            decided = fixed.decided if fixed is not None else None
-            if decided is None:
-                decided = update_request(txn, request)
-                if fixed is not None:
-                    fixed.decided = decided
+            kept: DecidedUpdate | None = fixed.decided if fixed is not None else None
+            if kept is not None:
+                return updated(txn, request, kept.update, result.must_exist)
+            decided = update_request(txn, request)
+            if fixed is not None:
+                fixed.decided = DecidedUpdate(decided, fixed.scope, request, result.must_exist)
             return updated(txn, request, decided, result.must_exist)
         return OPERATIONS[result.operation](txn, request)
     except ConditionalCheckFailedException:
@@ -221,14 +222,30 @@ def updated_at_once(txn: Transaction, request: Any) -> dict[str, Any] | None:
     if cached is None:
         return None
     plan = cached.plans[0].get(())
-    if plan is None or plan.decided is None or not plan.passed:
+    if plan is None:
         return None
-    scope: Table = plan.scope
+    kept: DecidedUpdate | None = plan.decided  # (only a plan that passed has one)
+    if kept is None:
+        return None
+    scope = kept.scope
     if txn.table(scope.record.name) is not scope.record or scope.pending:
         return None
-    made = plan.template
-    assert made is not None  # (decided from it)
-    return updated(txn, made.request, plan.decided, made.must_exist)
+    return updated(txn, kept.request, kept.update, kept.must_exist)
+
+
+class DecidedUpdate:
+    """An UPDATE's plan (a statement without parameters) as its UpdateItem
+    was decided, once, from the plan's request: kept as the plan's
+    ``decided`` while the plan holds, and applied to each request of the
+    statement from here, read as a compiled object's fields (a plan's own
+    are a pure module's dataclass's, read by name)."""
+
+    def __init__(self, update: UpdateRequest, scope: Table, request: dict[str, Any],
+                 must_exist: bool) -> None:
+        self.update = update
+        self.scope = scope
+        self.request = request
+        self.must_exist = must_exist
 
 
 def next_token(last_key: dict[str, Any]) -> str:
