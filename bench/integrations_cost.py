@@ -46,8 +46,10 @@ Two more measures of a Kinesis destination's cost, steadier on a busy machine:
   no destination and one whose table has an ACTIVE destination sending to
   ``bench.kinesis_sink``; req/s, the serving process's CPU per request and
   the total with the processes it started (the destination's worker; the
-  sink's own CPU is not the server's), medians and the ratios to the first
-  (``--worker-cpus`` places the worker);
+  sink's own CPU is not the server's), medians and the ratios to the first,
+  and the serving process's CPU split into its request thread's and its
+  other threads' (the forwarder's), beside the sink's (``--worker-cpus``
+  places the worker);
 * ``--deliver``: the worker's cost a record, ``deliver`` of a counter's
   outbox rows to ``bench.kinesis_sink``, in one process; in instructions,
   load-independent: ``--callgrind --modes deliver --batch 40`` (the rows
@@ -298,6 +300,10 @@ def _run(tree: Path, mode: str, seconds: float, sink: str) -> dict[str, float]:
     return result
 
 
+#: The process of each running sink, by its URL (its CPU is Kinesis's side).
+_SINK_PIDS: dict[str, int] = {}
+
+
 @contextlib.contextmanager
 def _sink(cpus: str | None = None) -> Any:
     """``bench.kinesis_sink`` on a free loopback port: its URL."""
@@ -309,11 +315,14 @@ def _sink(cpus: str | None = None) -> Any:
         command = ["taskset", "-c", cpus, *command]
     process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[1],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    _SINK_PIDS[url] = process.pid
     try:
         assert process.stdout is not None
         process.stdout.readline()  # listening
-        yield f"http://127.0.0.1:{port}"
+        yield url
     finally:
+        _SINK_PIDS.pop(url, None)
         process.terminate()
         process.wait(10)
 
@@ -415,6 +424,8 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
             for name, server in zip(names, servers, strict=True):
                 cpu = procstat.cpu_seconds(server.pid)
                 own = procstat.own_cpu_seconds(server.pid)
+                threads = procstat.thread_cpu_seconds(server.pid)
+                sink_cpu = procstat.own_cpu_seconds(_SINK_PIDS[sink])
                 rep = _one_rep(server, scenario, conns, plan, False)
                 drained = time.perf_counter()
                 if name == "kinesis":  # until every change made since enabling was sent
@@ -426,11 +437,19 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
                                       / rep["requests"] * 1e6)
                 rep["own_sent_us"] = ((procstat.own_cpu_seconds(server.pid) - own)
                                       / rep["requests"] * 1e6)
+                after = procstat.thread_cpu_seconds(server.pid)
+                request_thread = after.get(server.pid, 0.0) - threads.get(server.pid, 0.0)
+                rep["request_thread_us"] = request_thread / rep["requests"] * 1e6
+                rep["other_threads_us"] = rep["own_sent_us"] - rep["request_thread_us"]
+                rep["sink_us"] = ((procstat.own_cpu_seconds(_SINK_PIDS[sink]) - sink_cpu)
+                                  / rep["requests"] * 1e6)
                 results[name].append(rep)
                 print(f"  rep {r + 1}/{reps} {name}: {rep['rps']:,.0f} req/s, "
                       f"{rep['cpu_us_per_request']} µs CPU/req, with every record sent "
                       f"({rep['drain_s']:.1f} s after) {rep['own_sent_us']:.1f} serving, "
-                      f"{rep['cpu_sent_us']:.1f} with its children "
+                      f"{rep['cpu_sent_us']:.1f} with its children; the request thread "
+                      f"{rep['request_thread_us']:.1f}, the server's other threads "
+                      f"{rep['other_threads_us']:.1f}, the sink {rep['sink_us']:.1f} "
                       f"(other CPU {rep['other_cpu_percent']:.0f}%)", flush=True)
     first = statistics.median(rep["rps"] for rep in results["unused"])
     first_own = statistics.median(rep["own_sent_us"] for rep in results["unused"])
@@ -441,8 +460,9 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
           "thread), and the total with every process it started (the destination's "
           "worker; bench.procstat.cpu_seconds), never the sink's.\n")
     print("| condition | req/s | req/s ratio | per-rep ratios | serving CPU µs/req | "
-          "its ratio | total CPU µs/req | its ratio |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|")
+          "its ratio | total CPU µs/req | its ratio | request thread | other threads "
+          "| sink |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         runs = results[name]
         rps = statistics.median(rep["rps"] for rep in runs)
@@ -450,8 +470,10 @@ def _server(reps: int, duration: int, conns: int, src: Path, worker_cpus: str | 
         cpu = statistics.median(rep["cpu_sent_us"] for rep in runs)
         per_rep = ", ".join(f"{a['rps'] / b['rps']:.2f}"
                             for a, b in zip(runs, results["unused"], strict=True))
+        split = " | ".join(f"{statistics.median(rep[key] for rep in runs):.1f}"
+                           for key in ("request_thread_us", "other_threads_us", "sink_us"))
         print(f"| {name} | {rps:,.0f} | {rps / first:.2f} | {per_rep} | {own:.1f} "
-              f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} |")
+              f"| {first_own / own:.2f} | {cpu:.1f} | {first_cpu / cpu:.2f} | {split} |")
 
 
 def _outbox_rows(rows: int, size: int) -> list[tuple[bytes, frozenset[int]]]:

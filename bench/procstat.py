@@ -9,10 +9,12 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """Fields of /proc/PID/stat after the command name (field 3 onwards)."""
+def _stat_fields(pid: int, tid: int | None = None) -> list[str] | None:
+    """Fields of /proc/PID/stat (or of its thread TID's) after the command
+    name (field 3 onwards)."""
     try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
+        raw = Path(f"/proc/{pid}/stat" if tid is None else
+                   f"/proc/{pid}/task/{tid}/stat").read_text()
     except OSError:
         return None
     # the command name is in parentheses and may itself hold spaces or ')'
@@ -62,6 +64,21 @@ def own_cpu_seconds(pid: int) -> float:
     if fields is None:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """User + system CPU of each live thread of one process, by thread id
+    (the process's first thread has the process's id)."""
+    found: dict[int, float] = {}
+    try:
+        tids = [int(name) for name in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return found
+    for tid in tids:
+        fields = _stat_fields(pid, tid)
+        if fields is not None:
+            found[tid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return found
 
 
 def rss_bytes(root: int) -> int:
