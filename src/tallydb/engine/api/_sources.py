@@ -81,7 +81,7 @@ class Source:
         index = self.index
         if index is None:
             return self.table.keys
-        return KeySchema(list(index.hash_key + index.range_key))
+        return self.table.index_keys[index.name]
 
     def key_of(self, item: Item) -> Item:
         """LastEvaluatedKey for a page that ended on ``item``."""

@@ -133,7 +133,8 @@ class Table:
     """A catalog record plus what is derived from it, once: a record is
     never changed (a table's change is a new record, so a new ``Table``)."""
 
-    __slots__ = ("captures_alone", "indexes", "items_alone", "keys", "pending", "record")
+    __slots__ = ("captures_alone", "index_keys", "indexes", "items_alone", "keys", "pending",
+                 "record")
 
     def __init__(self, record: TableRecord) -> None:
         self.record = record
@@ -143,6 +144,10 @@ class Table:
         self.keys = KeySchema.of_table(description)
         #: Every index a write must maintain (empty for most tables).
         self.indexes: tuple[Index, ...] = build_indexes(record)
+        #: The key schema of each index a Query or Scan names, by name.
+        self.index_keys: dict[str, KeySchema] = {
+            index.name: KeySchema(list(index.hash_key + index.range_key))
+            for index in self.indexes if index.kind in (GLOBAL, LOCAL)}
         #: Whether an item write needs nothing but the item itself and, while
         #: the feed listens, its change (``_indexes.items_alone``: no index, no
         #: stream, no Kinesis destination, no point-in-time recovery, no
