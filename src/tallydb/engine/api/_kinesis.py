@@ -40,14 +40,14 @@ from typing import Any, Final, Protocol
 import orjson
 from pybase64 import b64encode
 
-from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE
-from tallydb.engine.storage import TableRecord, Transaction
+from tallydb.engine.api._stream_records import SAME_AS_LAST, STREAM_SOURCE, read_through
+from tallydb.engine.storage import Store, TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 from tallydb.engine.values.size import attribute_size
 
 __all__ = [
     "CAPTURE", "KINESIS", "OUTBOX", "Change", "KinesisError", "KinesisSender", "RecordMaker",
-    "changes_of", "drop_outbox", "key_names", "put_records_body", "records_of",
+    "changes_of", "drop_outbox", "key_names", "put_records_body", "read_outbox", "records_of",
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
@@ -56,6 +56,7 @@ KINESIS = "_Kinesis"
 CAPTURE = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
 OUTBOX = "kinesis-outbox"
+_OUTBOX_HK: Final = OUTBOX.encode()
 _SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 _dumps = orjson.dumps
 _SERVICE_JSON = _dumps(_SERVICE)
@@ -73,6 +74,40 @@ def drop_outbox(txn: Transaction, record: TableRecord) -> None:
     shard = OUTBOX.encode()
     for rk, _ in list(txn.appended_rows(record, STREAM_SOURCE, shard)):
         txn.delete_entry(record, STREAM_SOURCE, shard, rk)
+
+
+def read_outbox(store: Store, record: TableRecord, arn: str, read_bytes: int,
+                after: bytes | None) -> tuple[TableRecord, dict[str, Any] | None,
+                                              list[tuple[bytes, bytes]], bool] | None:
+    """One look at a destination's outbox, under the writer: the table as
+    it is now (an update of the precision committed before a row is always
+    seen with that row), its destination of ``arn`` (None: no longer), the
+    oldest rows (rk, stored JSON) after ``after`` (every row up to it sent
+    and deleted) until they hold ``read_bytes``, and whether more wait;
+    None when the table is gone. The rows read take no more records
+    (``read_through``). One compiled call, so that the forwarder's thread,
+    holding the writer, runs no interpreted code between its steps."""
+    with store.transaction() as txn:
+        current = txn.table_by_key(record.key)
+        if current is None or current.id != record.id or STREAM_SOURCE not in current.indexes:
+            return None
+        destination = None
+        for found in current.description.get(KINESIS, {}).get("destinations", []):
+            if found["StreamArn"] == arn:
+                destination = found
+                break
+        blobs: list[tuple[bytes, bytes]] = []
+        read = 0
+        more = False
+        for rk, blob in txn.appended_rows(current, STREAM_SOURCE, _OUTBOX_HK, after):
+            if read >= read_bytes:
+                more = True
+                break
+            blobs.append((rk, blob))
+            read += len(blob)
+        if blobs:  # sent and deleted whole: none of them takes more records
+            read_through(current.id, blobs[-1][0])
+    return current, destination, blobs, more
 
 
 class KinesisError(Exception):

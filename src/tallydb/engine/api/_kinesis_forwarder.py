@@ -4,7 +4,9 @@ through a worker process of its own (``_kinesis_worker``).
 Every ``POLL`` seconds, or sooner when a destination changes, it looks at
 each table with a destination: an ENABLING one is checked (the stream
 exists: ACTIVE; it does not: ENABLE_FAILED), an ACTIVE one gets the rows of
-its outbox, oldest first, ``READ_BYTES`` of them, handed as they are stored
+its outbox, oldest first (after the rows it deleted: those stay in
+SQLite until their deletions reach it, and a read seeks past them),
+``READ_BYTES`` of them, handed as they are stored
 to the worker process, which makes their records and sends them in as few
 PutRecords as Kinesis takes, and reports which rows Kinesis took whole:
 those are deleted, all of a round's in one transaction. A row it has read
@@ -53,12 +55,12 @@ from tallydb.engine.api._kinesis import (
     KinesisSender,
     drop_outbox,
     key_names,
+    read_outbox,
 )
 from tallydb.engine.api._stream_records import (
     STREAM_SOURCE,
     first_row,
     raise_clock,
-    read_through,
     stored_rows,
 )
 from tallydb.engine.storage import Store, TableRecord
@@ -187,6 +189,10 @@ class Forwarder:
         #: server runs (after a restart such a row is sent whole, again).
         self._taken: dict[tuple[int, bytes], frozenset[int]] = {}
         self._worker: _Worker | None = None
+        #: The last row key of each table's outbox (by table id) below which
+        #: every row was sent and deleted: the next read starts after it,
+        #: past the rows SQLite still holds until their deletions reach it.
+        self._deleted_through: dict[int, bytes] = {}
 
     def start(self) -> None:
         """Run the thread (once; again after close, no)."""
@@ -307,26 +313,12 @@ class Forwarder:
         if self.sender is None:
             self._problem(record, arn, NO_ENDPOINT)
             return False
-        with self.store.transaction() as txn:
-            # The table as it is now, read with the rows: an update of the
-            # precision committed before a row is always seen with that row.
-            current = txn.table_by_key(record.key)
-            if current is None or current.id != record.id or STREAM_SOURCE not in current.indexes:
-                return False
-            record = current
-            destination = next((d for d in record.description.get(KINESIS, {}).get(
-                "destinations", []) if d["StreamArn"] == arn), destination)
-            blobs: list[tuple[bytes, bytes]] = []
-            read = 0
-            more = False
-            for rk, blob in txn.appended_rows(record, STREAM_SOURCE, OUTBOX.encode()):
-                if read >= READ_BYTES:
-                    more = True
-                    break
-                blobs.append((rk, blob))
-                read += len(blob)
-            if blobs:  # sent and deleted whole: none of them takes more records
-                read_through(record.id, blobs[-1][0])
+        looked = read_outbox(self.store, record, arn, READ_BYTES,
+                             self._deleted_through.get(record.id))
+        if looked is None:
+            return False
+        record, found, blobs, more = looked
+        destination = found or destination
         if not blobs or self._closing.is_set():
             return False
         if self._worker is None:
@@ -341,13 +333,23 @@ class Forwarder:
         except KinesisError as error:
             sent, problem = [_NONE_TAKEN] * len(blobs), str(error)
         done = []
+        # the last of the rows Kinesis took whole in a run from the first
+        # read: with every row before it deleted, the next read starts after it
+        through = None
+        whole = True
         for (rk, _), took in zip(blobs, sent, strict=True):
             if took is None:
                 done.append(rk)
                 taken.pop((record.id, rk), None)
-            elif took:  # kept should the row be read again (after a failure)
-                taken[(record.id, rk)] = took
+                if whole:
+                    through = rk
+            else:
+                whole = False
+                if took:  # kept should the row be read again (after a failure)
+                    taken[(record.id, rk)] = took
         self._delete(record, done)
+        if through is not None:
+            self._deleted_through[record.id] = through
         self._problem(record, arn, problem)
         if problem is not None:
             self._closing.wait(self._worker.retry_after())

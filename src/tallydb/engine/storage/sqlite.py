@@ -1632,12 +1632,16 @@ class Transaction:
         for row_hk, row_rk, blob in rows:
             yield row_hk, row_rk, orjson.loads(blob)
 
-    def appended_rows(self, record: TableRecord, index: str, hk: bytes
-                      ) -> Iterator[tuple[bytes, bytes]]:
+    def appended_rows(self, record: TableRecord, index: str, hk: bytes,
+                      after: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         """(rk, stored JSON) of one partition (``hk``) of ``index``, in rk
         order, as committed: what a reader that comes back often for rows
-        appended since (a change feed's outbox) reads."""
-        for _, rk, blob in self.items(record, hk, index=index, decode=False):
+        appended since (a change feed's outbox) reads; ``after``: only the
+        rows after that rk (its reader's rows up to it all deleted, which
+        SQLite may hold still, until their deletions reach it: an index
+        seek past them, not a read of each)."""
+        start = None if after is None else (hk, after)
+        for _, rk, blob in self.items(record, hk, index=index, decode=False, after=start):
             yield rk, blob
 
     # -- documents: small records of the engine's own (jobs, settings) -------
