@@ -605,12 +605,14 @@ class Store:
         row = self._reads.execute(_row_sql(row_key[0]).select, row_key[1:]).fetchone()
         return None if row is None else bytes(row[0])
 
-    def _partition_rows(self, source: str, hk: bytes | None
+    def _partition_rows(self, source: str, hk: bytes | None, past: bytes | None = None
                         ) -> dict[tuple[bytes, bytes], bytes | None] | None:
         """The rows of ``source`` (one partition, ``hk``, or all) that the
         overlays hold committed and the open transaction wrote, by (hk,
         rk): the JSON, or None (deleted); None for a read of all of them
-        while the overlays hold more than ``MERGED_ROWS``."""
+        while the overlays hold more than ``MERGED_ROWS``. ``past``: of one
+        partition, only the rows after that rk (a forward read resuming
+        there: the rows up to it are not looked up)."""
         frozen = self._frozen
         overlay = self._overlay
         keys: Iterable[RowKey]
@@ -629,7 +631,8 @@ class Store:
             partition = (source, hk)
             rks = {b"", *self._partitions.get(partition, ()),
                    *self._frozen_partitions.get(partition, ())}
-            keys = [(source, hk, rk) for rk in rks]
+            keys = ([(source, hk, rk) for rk in rks] if past is None else
+                    [(source, hk, rk) for rk in rks if rk > past])
         found: dict[tuple[bytes, bytes], bytes | None] = {}
         for row_key in keys:
             blob = overlay.get(row_key, _UNWRITTEN)
@@ -1618,7 +1621,9 @@ class Transaction:
         frozen = store._frozen
         newer = (None if store._in_sqlite or pending is None
                  or not (overlay or pending or frozen is not None)
-                 else store._partition_rows(source, hk))
+                 else store._partition_rows(
+                     source, hk, after[1] if after is not None and hk is not None and forward
+                     and after[0] == hk else None))
         if newer is None:
             store._sync_items()  # (SQLite holds them all: it is read alone)
             rows: Iterator[tuple[bytes, bytes, bytes]] = self._conn.execute(sql, args)
