@@ -85,8 +85,8 @@ def read_outbox(store: Store, record: TableRecord, arn: str, read_bytes: int,
     oldest rows (rk, stored JSON) after ``after`` (every row up to it sent
     and deleted) until they hold ``read_bytes``, and whether more wait;
     None when the table is gone. The rows read take no more records
-    (``read_through``). One compiled call, so that the forwarder's thread,
-    holding the writer, runs no interpreted code between its steps."""
+    (``read_through``). (Here rather than in the forwarder's module, which
+    is left pure, so that the read under the writer is compiled code.)"""
     with store.transaction() as txn:
         current = txn.table_by_key(record.key)
         if current is None or current.id != record.id or STREAM_SOURCE not in current.indexes:
