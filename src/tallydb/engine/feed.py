@@ -30,11 +30,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 Item = dict[str, Any]
 
-log = logging.getLogger("tallydb.engine.feed")
+log: Final = logging.getLogger("tallydb.engine.feed")
 
 INSERT, MODIFY, REMOVE = "INSERT", "MODIFY", "REMOVE"
 
@@ -90,7 +90,7 @@ class Change(NamedTuple):
 #: The segment the last change recorded (by any store) was recorded in:
 #: segments are unique in the process, so a change recorded in the same
 #: segment is the last one of the same transaction's journal.
-_last_segment = [0]
+_last_segment: Final = [0]
 
 
 def record(journal: list[Any], segment: int, table: Table, hk: bytes, rk: bytes,
@@ -118,7 +118,7 @@ def record(journal: list[Any], segment: int, table: Table, hk: bytes, rk: bytes,
 
 
 #: ``Change(...)`` without its Python-level ``__new__``.
-_new_change = tuple.__new__
+_new_change: Final = tuple.__new__
 
 
 def changes_of(journal: list[Any]) -> list[Change]:

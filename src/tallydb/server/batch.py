@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Final
 
 import orjson
 
@@ -28,10 +29,10 @@ from tallydb.server import accesslog, http, observe
 from tallydb.server.exchange import Exchange
 from tallydb.server.routing import error_response
 
-log = logging.getLogger("tallydb.server")
+log: Final = logging.getLogger("tallydb.server")
 
-INTERNAL_ERROR = "Internal server error"  # DynamoDB's message for its own faults
-DISK_FULL = (
+INTERNAL_ERROR: Final = "Internal server error"  # DynamoDB's message for its own faults
+DISK_FULL: Final = (
     "Internal server error: the server's disk is full, so this request changed nothing; "
     "reads are still served, and writes resume once space is freed"
 )
@@ -39,10 +40,10 @@ DISK_FULL = (
 
 #: The answer of most writes (``{}``), as ``orjson.dumps`` would make it:
 #: one object, whose hash ``http.render``'s cache computes once.
-_EMPTY_OBJECT = b"{}"
+_EMPTY_OBJECT: Final = b"{}"
 
 #: No operation reports its units while no page listens (``Batcher._run``).
-_NO_REPORT: tuple[frozenset[str], UnitsReport] = (frozenset(), UnitsReport())
+_NO_REPORT: Final[tuple[frozenset[str], UnitsReport]] = (frozenset(), UnitsReport())
 
 
 def internal_error(error: BaseException) -> InternalServerError:

@@ -22,11 +22,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 from collections.abc import Callable
+from typing import Final
 
 #: Body bytes released before the heap is trimmed again.
-TRIM_AFTER = 16 << 20
-SMALL = 64 * 1024  # a body of at most this many bytes is small
-LARGE_SHARE = 7 / 8  # of the budget, what large bodies may hold together
+TRIM_AFTER: Final = 16 << 20
+SMALL: Final = 64 * 1024  # a body of at most this many bytes is small
+LARGE_SHARE: Final = 7 / 8  # of the budget, what large bodies may hold together
 
 
 def _malloc_trim() -> Callable[[], None] | None:
@@ -41,7 +42,7 @@ def _malloc_trim() -> Callable[[], None] | None:
     return lambda: trim(0)
 
 
-_TRIM = _malloc_trim()
+_TRIM: Final = _malloc_trim()
 
 
 class BodyBudget:

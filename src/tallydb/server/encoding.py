@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from typing import Final
 
 from tallydb.engine.errors import DynamoDBError
 
@@ -33,13 +34,13 @@ __all__ = ["COMPRESS_MIN", "MAX_DECODED", "BadCoding", "TooLarge", "compress", "
            "known_coding", "response_coding"]
 
 #: DynamoDB compresses a response of 4 KB or more, never a smaller one.
-COMPRESS_MIN = 4096
+COMPRESS_MIN: Final = 4096
 #: DynamoDB's request size limit, kept for a body after decoding.
-MAX_DECODED = 16 * 1024 * 1024
-GZIP = b"gzip"
-DEFLATE = b"deflate"
-_GZIP_MAGIC = b"\x1f\x8b"
-_DECODERS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
+MAX_DECODED: Final = 16 * 1024 * 1024
+GZIP: Final = b"gzip"
+DEFLATE: Final = b"deflate"
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+_DECODERS: Final = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits for each coding
 
 
 class BadCoding(DynamoDBError):
@@ -119,8 +120,8 @@ def _inflate(body: bytes) -> bytes:
 
 # --- responses ----------------------------------------------------------------------
 
-_Q = re.compile(rb"\s*q\s*=\s*(.*?)\s*", re.IGNORECASE | re.DOTALL)
-_NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]*)?")
+_Q: Final = re.compile(rb"\s*q\s*=\s*(.*?)\s*", re.IGNORECASE | re.DOTALL)
+_NUMBER: Final = re.compile(rb"-?[0-9]+(?:\.[0-9]*)?")
 
 
 def _quality(params: list[bytes]) -> float:

@@ -17,13 +17,14 @@ import string
 import time
 import zlib
 from email.utils import formatdate
+from typing import Final
 
 from tallydb.server.encoding import COMPRESS_MIN, compress
 
-JSON_1_0 = b"application/x-amz-json-1.0"
-JSON = b"application/json"
+JSON_1_0: Final = b"application/x-amz-json-1.0"
+JSON: Final = b"application/json"
 
-_REASONS = {
+_REASONS: Final = {
     200: b"OK",
     400: b"Bad Request",
     403: b"Forbidden",
@@ -33,25 +34,25 @@ _REASONS = {
     500: b"Internal Server Error",
 }
 
-CLOSE = b"Connection: close\r\n"
-KEEP_ALIVE = b"Connection: keep-alive\r\n"
-SERVER = b"Server: Server\r\n"  # what DynamoDB's responses say
+CLOSE: Final = b"Connection: close\r\n"
+KEEP_ALIVE: Final = b"Connection: keep-alive\r\n"
+SERVER: Final = b"Server: Server\r\n"  # what DynamoDB's responses say
 #: The response headers a browser lets a page of another origin read:
 #: DynamoDB's own list (its answers to browsers, recorded with curl, and
 #: ScyllaDB Alternator's copy of them).
-EXPOSE_HEADERS = (
+EXPOSE_HEADERS: Final = (
     b"Access-Control-Expose-Headers: "
     b"x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date\r\n"
 )
-ALLOW_ANY_ORIGIN = b"Access-Control-Allow-Origin: *\r\n" + EXPOSE_HEADERS
+ALLOW_ANY_ORIGIN: Final = b"Access-Control-Allow-Origin: *\r\n" + EXPOSE_HEADERS
 
 # What DynamoDB answers to anything that is not a JSON POST (and dynalite
 # copies byte for byte, crc included).
-UNKNOWN_OPERATION_XML = b"<UnknownOperationException/>\n"
+UNKNOWN_OPERATION_XML: Final = b"<UnknownOperationException/>\n"
 
-_ALPHABET = string.ascii_uppercase + string.digits
-_id_prefix = "".join(secrets.choice(_ALPHABET) for _ in range(40)).encode()
-_id_counter = itertools.count(1)
+_ALPHABET: Final = string.ascii_uppercase + string.digits
+_id_prefix: Final = "".join(secrets.choice(_ALPHABET) for _ in range(40)).encode()
+_id_counter: Final = itertools.count(1)
 
 _date_second = 0
 _tail = b""  # "\r\nDate: ...\r\nContent-Length: ", rebuilt once a second
@@ -71,12 +72,12 @@ def refresh_date() -> None:
 #: A short body's end of the response (crc, Date, length, body) as
 #: ``_end`` renders it: the same few bodies (``{}`` above all) come again
 #: and again within a second.
-_ends: dict[bytes, bytes] = {}
-_SHORT_BODY = 64
+_ends: Final[dict[bytes, bytes]] = {}
+_SHORT_BODY: Final = 64
 
 refresh_date()
 
-_heads: dict[tuple[int, bytes | None, bytes], bytes] = {}
+_heads: Final[dict[tuple[int, bytes | None, bytes], bytes]] = {}
 
 
 def _head(status: int, content_type: bytes | None, extra: bytes) -> bytes:
@@ -124,10 +125,10 @@ def _end(body: bytes) -> bytes:
     return end
 
 
-CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+CONTINUE: Final = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 # Answers to broken HTTP, sent before the connection is closed.
-BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-REQUEST_TIMEOUT = (
+BAD_REQUEST: Final = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+REQUEST_TIMEOUT: Final = (
     b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 )

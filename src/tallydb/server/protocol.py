@@ -19,7 +19,7 @@ import struct
 import termios
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import httptools
 
@@ -41,20 +41,32 @@ if TYPE_CHECKING:
     from tallydb.server.limits import ConnectionLimits
     from tallydb.server.routing import Router
 
-log = logging.getLogger("tallydb.server")
+log: Final = logging.getLogger("tallydb.server")
 
-MAX_HEAD = 16 * 1024  # request line and headers (httptools itself has no limit)
-SLICE = 4 * 1024  # bytes fed to the parser at a time when a read is larger
-PIPELINED_SLICE = 512  # the same while earlier requests are still in progress
+MAX_HEAD: Final = 16 * 1024  # request line and headers (httptools itself has no limit)
+SLICE: Final = 4 * 1024  # bytes fed to the parser at a time when a read is larger
+PIPELINED_SLICE: Final = 512  # the same while earlier requests are still in progress
 #: A longer body is never read when the request's head already condemns it
 #: (``Router.refuse_head``); a shorter one is judged whole, in DynamoDB's order.
-JUDGED_ON_HEAD = 64 * 1024
+JUDGED_ON_HEAD: Final = 64 * 1024
 #: A body a request's head admits at once, in one step (``on_headers_complete``).
-_ADMITTED_AT_ONCE = min(JUDGED_ON_HEAD, SMALL)
+_ADMITTED_AT_ONCE: Final = min(JUDGED_ON_HEAD, SMALL)
 
-(_OTHER, _TARGET, _CONTENT_TYPE, _CONTENT_LENGTH, _ORIGIN, _EXPECT, _CONNECTION,
- _HOST, _FETCH_SITE, _ACCEPT_ENCODING, _CONTENT_ENCODING, _PREFLIGHT, _AUTHORIZATION) = range(13)
-_WANTED = {
+#: What a header is to the server (``_WANTED``); ``_OTHER`` is 0, so falsy.
+_OTHER: Final = 0
+_TARGET: Final = 1
+_CONTENT_TYPE: Final = 2
+_CONTENT_LENGTH: Final = 3
+_ORIGIN: Final = 4
+_EXPECT: Final = 5
+_CONNECTION: Final = 6
+_HOST: Final = 7
+_FETCH_SITE: Final = 8
+_ACCEPT_ENCODING: Final = 9
+_CONTENT_ENCODING: Final = 10
+_PREFLIGHT: Final = 11
+_AUTHORIZATION: Final = 12
+_WANTED: Final = {
     b"authorization": _AUTHORIZATION,  # its credential scope names the region
     b"expect": _EXPECT,
     # the headers llhttp reads keep-alive from (an HTTP/1.0 request needs one)
@@ -73,7 +85,7 @@ _WANTED = {
 }
 #: Header names as clients spell them, to what they are: one dict lookup per
 #: header instead of lowercasing it (clients send the same few names).
-_KINDS: dict[bytes, int] = {}
+_KINDS: Final[dict[bytes, int]] = {}
 
 
 def _kind(name: bytes) -> int:
@@ -82,12 +94,12 @@ def _kind(name: bytes) -> int:
         _KINDS[name] = kind
     return kind
 
-LINGER = 2.0  # seconds to drain a client's unread bytes before closing
+LINGER: Final = 2.0  # seconds to drain a client's unread bytes before closing
 #: The kernel's send buffer of a live feed's socket (it doubles it): what a
 #: page that stops reading can make the kernel hold for it, instead of the
 #: megabytes its autotuning would grow to; past it, frames wait in the
 #: transport, where the feed sees them and drops the next (console/live.py).
-FEED_SNDBUF = 64 * 1024
+FEED_SNDBUF: Final = 64 * 1024
 try:  # the TLS layer of the loop the server runs on (uvloop's stubs do not list it)
     from uvloop.loop import SSLProtocol as _SSL_PROTOCOL  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - Windows
@@ -101,7 +113,8 @@ class _Refused(asyncio.Protocol):
         cast(asyncio.Transport, transport).abort()
 
 
-_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, drops what is unsent
+#: SO_LINGER on, 0 s: close() sends RST, drops what is unsent.
+_RESET: Final = struct.pack("ii", 1, 0)
 
 
 def _kernel_unsent(fd: int) -> int:

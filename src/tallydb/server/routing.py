@@ -18,7 +18,7 @@ that is not the data plane goes to ``route_other``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -54,17 +54,17 @@ from tallydb.server.region import region_of
 #: it was reached by, then a space ("healthy: dynamodb.us-east-1.amazonaws.com ",
 #: as dynalite records it; ScyllaDB Alternator's test_health.py, run against
 #: DynamoDB, reads the name from the request's Host).
-HEALTHY = b"healthy: "
-_ACCEPTED_TYPES = frozenset({http.JSON, http.JSON_1_0})
+HEALTHY: Final = b"healthy: "
+_ACCEPTED_TYPES: Final = frozenset({http.JSON, http.JSON_1_0})
 _JSON, _JSON_1_0 = http.JSON, http.JSON_1_0
 # the two errors routing gives most, rendered once
-_SERIALIZATION = orjson.dumps(SerializationException().to_wire())
-_UNKNOWN_OPERATION = orjson.dumps(UnknownOperationException().to_wire())
-MAX_BODY = 16 * 1024 * 1024  # DynamoDB's request size limit
+_SERIALIZATION: Final = orjson.dumps(SerializationException().to_wire())
+_UNKNOWN_OPERATION: Final = orjson.dumps(UnknownOperationException().to_wire())
+MAX_BODY: Final = 16 * 1024 * 1024  # DynamoDB's request size limit
 # DynamoDB's exact words for a request over 16 MB are not documented; this
 # names the documented limit, in the shape SDKs read.
-TOO_LARGE = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
-TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
+TOO_LARGE: Final = ValidationException(f"Request size exceeds the limit of {MAX_BODY} bytes")
+TOO_LARGE_BODY: Final = orjson.dumps(TOO_LARGE.to_wire())
 
 
 #: The operations whose requests nothing changes from routing to their
@@ -72,14 +72,14 @@ TOO_LARGE_BODY = orjson.dumps(TOO_LARGE.to_wire())
 #: access log copy or only read them), so that requests of the same bytes
 #: may share one parsed dict (``Router.route``): a hot counter's ``ADD``
 #: is parsed once, not once a request.
-SHARED_REQUESTS = frozenset({"UpdateItem", "GetItem"})
-SHARED_BODY = 1024  # bytes: a longer body is parsed for itself
+SHARED_REQUESTS: Final = frozenset({"UpdateItem", "GetItem"})
+SHARED_BODY: Final = 1024  # bytes: a longer body is parsed for itself
 
 #: What a worker found of a large body before it is parsed here
 #: (screening.py): None (it may be valid), NOT_JSON, NOT_AN_OBJECT, or a
 #: request no table could make valid: its error's status and body.
-NOT_JSON = "not JSON"
-NOT_AN_OBJECT = "not an object"
+NOT_JSON: Final = "not JSON"
+NOT_AN_OBJECT: Final = "not an object"
 Verdict = str | tuple[int, bytes] | None
 
 

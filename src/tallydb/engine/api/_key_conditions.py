@@ -10,7 +10,7 @@ paritysuite/dynamodb-conformance captured in 2026 where it differs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._tables import KeySchema
 from tallydb.engine.errors import ValidationException
@@ -27,31 +27,33 @@ from tallydb.engine.values import (
 )
 from tallydb.engine.values.types import Wording
 
-_INVALID = "One or more parameter values were invalid: "
-MISSED_KEY = "Query condition missed key schema element: {}"
-NOT_SUPPORTED = "Query key condition not supported"
-NOT_INDEXABLE = "Attempted conditional constraint is not an indexable operation"
-TYPE_MISMATCH = _INVALID + "Condition parameter type does not match schema type"
-TOO_MANY_CONDITIONS = (
+_INVALID: Final = "One or more parameter values were invalid: "
+MISSED_KEY: Final = "Query condition missed key schema element: {}"
+NOT_SUPPORTED: Final = "Query key condition not supported"
+NOT_INDEXABLE: Final = "Attempted conditional constraint is not an indexable operation"
+TYPE_MISMATCH: Final = _INVALID + "Condition parameter type does not match schema type"
+TOO_MANY_CONDITIONS: Final = (
     "The number of query conditions ({}) exceeds the number of key attributes defined in the "
     "schema ({})"
 )
-LEGACY_LENGTH = "Conditions can be of length 1 or 2 only"
-NEITHER = (
+LEGACY_LENGTH: Final = "Conditions can be of length 1 or 2 only"
+NEITHER: Final = (
     "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
 )
-START_INVALID = "The provided starting key is invalid"
+START_INVALID: Final = "The provided starting key is invalid"
 #: An ExclusiveStartKey of another number of attributes than the key read
 #: (DynamoDB's, as suites and ORMs run against it quote it: the Dynamoid
 #: ORM's documentation names both refusals; dynalite, recorded years
 #: before, answered START_INVALID for both, the older wording).
-START_SIZE = "Exclusive Start Key must have same size as table's key schema"
-START_SCHEMA = "The provided key element does not match the schema"
-START_OUTSIDE = "The provided starting key is outside query boundaries based on provided conditions"
-START_RANGE = "The provided starting key does not match the range key predicate"
-START_ONE_ROW = "The query can return at most one row and cannot be restarted"
+START_SIZE: Final = "Exclusive Start Key must have same size as table's key schema"
+START_SCHEMA: Final = "The provided key element does not match the schema"
+START_OUTSIDE: Final = (
+    "The provided starting key is outside query boundaries based on provided conditions"
+)
+START_RANGE: Final = "The provided starting key does not match the range key predicate"
+START_ONE_ROW: Final = "The query can return at most one row and cannot be restarted"
 
-_NOT_INDEXABLE = frozenset({"NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"})
+_NOT_INDEXABLE: Final = frozenset({"NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN"})
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def from_key_conditions(conditions: Any) -> list[KeyTerm]:
             for name, c in checked.items()]
 
 
-_EXPRESSION_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE",
+_EXPRESSION_OPS: Final = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE",
                    "BETWEEN": "BETWEEN", "begins_with": "BEGINS_WITH"}
 
 

@@ -51,17 +51,17 @@ __all__ = [
 ]
 
 #: In a description: {"destinations": [...]} once a destination was enabled.
-KINESIS = "_Kinesis"
+KINESIS: Final = "_Kinesis"
 #: In a description while a destination takes changes: the capture's {"shard", "view"}.
-CAPTURE = "_KinesisCapture"
+CAPTURE: Final = "_KinesisCapture"
 #: The shard (stream source hk) of the records waiting to be sent.
-OUTBOX = "kinesis-outbox"
+OUTBOX: Final = "kinesis-outbox"
 _OUTBOX_HK: Final = OUTBOX.encode()
-_SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-_dumps = orjson.dumps
-_SERVICE_JSON = _dumps(_SERVICE)
+_SERVICE: Final = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+_dumps: Final = orjson.dumps
+_SERVICE_JSON: Final = _dumps(_SERVICE)
 #: What follows a PutRecords entry (after its closing brace): the next one's start.
-_NEXT = b',{"Data":"'
+_NEXT: Final = b',{"Data":"'
 
 
 def drop_outbox(txn: Transaction, record: TableRecord) -> None:
@@ -137,12 +137,12 @@ class KinesisSender(Protocol):
 
 
 #: Partition keys by the key's JSON (an item's records all carry its own).
-_partition_keys: dict[bytes, str] = {}
+_partition_keys: Final[dict[bytes, str]] = {}
 #: A record's eventID: a UUID's text made of its sequence number (the same on
 #: a resend), which is below 2**64 (nanoseconds since 1970, until 2554).
-_EVENT_ID = b"00000000-0000-0000-%04x-%012x"
+_EVENT_ID: Final = b"00000000-0000-0000-%04x-%012x"
 #: The last digit of a whole number without trailing zeros.
-_NONZERO = "123456789"
+_NONZERO: Final = "123456789"
 
 
 def _partition_key(encoded_key: bytes) -> str:

@@ -26,6 +26,7 @@ import signal
 import sys
 from collections import Counter
 from multiprocessing.connection import Connection
+from typing import Final
 
 import orjson
 
@@ -35,8 +36,8 @@ __all__ = ["BATCH", "BATCH_BYTES", "Job", "Report", "answer", "deliver"]
 
 #: Records in one PutRecords (Kinesis takes 500 at most), and their bytes,
 #: partition keys included (Kinesis takes 5 MiB at most).
-BATCH = 500
-BATCH_BYTES = 5 * 1024 * 1024
+BATCH: Final = 500
+BATCH_BYTES: Final = 5 * 1024 * 1024
 
 #: (stream ARN, table name, key names, region, precision, and each row's
 #: JSON as stored with the sequence numbers of its records Kinesis took

@@ -21,14 +21,15 @@ import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Final
 
 from tallydb.engine.values import Item, item_size
 
 #: DynamoDB's page cap for Query and Scan, on the items read.
-PAGE_BYTES = 1024 * 1024
+PAGE_BYTES: Final = 1024 * 1024
 #: The item of a storage row ``(hk, rk, item)`` (``map(row_item, rows)``:
 #: no Python frame per row).
-row_item = operator.itemgetter(2)
+row_item: Final = operator.itemgetter(2)
 
 
 @dataclass

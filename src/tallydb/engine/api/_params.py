@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._conditions import condition_of
 from tallydb.engine.api._indexes import check_update_paths
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 #: operation -> (expression parameters, non-expression parameters)
-EXPRESSION_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+EXPRESSION_PARAMETERS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "PutItem": (("ConditionExpression",), ("Expected",)),
     "DeleteItem": (("ConditionExpression",), ("Expected",)),
     "UpdateItem": (("UpdateExpression", "ConditionExpression"), ("AttributeUpdates", "Expected")),
@@ -76,25 +76,31 @@ EXPRESSION_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 
-MIXED_PARAMETERS = (
+MIXED_PARAMETERS: Final = (
     "Can not use both expression and non-expression parameters in the same request: "
     "Non-expression parameters: {{{legacy}}} Expression parameters: {{{expressions}}}"
 )
-NAMES_WITHOUT_EXPRESSION = "ExpressionAttributeNames can only be specified when using expressions"
-VALUES_WITHOUT_EXPRESSION = (
+NAMES_WITHOUT_EXPRESSION: Final = (
+    "ExpressionAttributeNames can only be specified when using expressions"
+)
+VALUES_WITHOUT_EXPRESSION: Final = (
     "ExpressionAttributeValues can only be specified when using expressions: {params} {verb} null"
 )
-EMPTY_NAMES = "ExpressionAttributeNames must not be empty"
-EMPTY_VALUES = "ExpressionAttributeValues must not be empty"
-INVALID_NAME_KEY = 'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"'
-INVALID_VALUE_KEY = 'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"'
+EMPTY_NAMES: Final = "ExpressionAttributeNames must not be empty"
+EMPTY_VALUES: Final = "ExpressionAttributeValues must not be empty"
+INVALID_NAME_KEY: Final = (
+    'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"'
+)
+INVALID_VALUE_KEY: Final = (
+    'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"'
+)
 #: PutItem and DeleteItem take only NONE and ALL_OLD (dynalite; 2026 us-east-1
 #: captures); the enum itself is checked by ``check_request``.
-INVALID_RETURN_VALUES = "ReturnValues can only be ALL_OLD or NONE"
+INVALID_RETURN_VALUES: Final = "ReturnValues can only be ALL_OLD or NONE"
 
-_NAME_KEY = re.compile(r"#[0-9a-zA-Z_]+")
-_VALUE_KEY = re.compile(r":[0-9a-zA-Z_]+")
-_OLD_ONLY = frozenset({"PutItem", "DeleteItem"})
+_NAME_KEY: Final = re.compile(r"#[0-9a-zA-Z_]+")
+_VALUE_KEY: Final = re.compile(r":[0-9a-zA-Z_]+")
+_OLD_ONLY: Final = frozenset({"PutItem", "DeleteItem"})
 
 
 def check_expression_params(
@@ -186,8 +192,8 @@ def bind_placeholders(request: Mapping[str, Any], *, wording: Wording = "current
 
 #: Placeholder keys seen well-formed (``#name``, ``:value``): the hot path
 #: is one set lookup instead of a regular expression.
-_good_names: set[str] = set()
-_good_values: set[str] = set()
+_good_names: Final[set[str]] = set()
+_good_values: Final[set[str]] = set()
 
 
 def _good_key(key: str, pattern: re.Pattern[str], seen: set[str]) -> str | None:
@@ -310,19 +316,19 @@ def decided_quickly(txn: Transaction, request: Any) -> UpdateRequest | None:
                         request)
 
 
-_SHAPES_REMEMBERED = 1024
+_SHAPES_REMEMBERED: Final = 1024
 
 #: UpdateItem's members whose every check depends on their value alone
 #: (strings: plain, enums, the table name; a JSON null counts as absent, as
 #: ``get`` has it). With the placeholder maps they make a request's shape.
-_SHAPE_MEMBERS = (
+_SHAPE_MEMBERS: Final = (
     "TableName", "UpdateExpression", "ConditionExpression", "ReturnValues",
     "ReturnConsumedCapacity", "ReturnItemCollectionMetrics",
     "ReturnValuesOnConditionCheckFailure", "ConditionalOperator",
 )
 #: The model's other members: Key and the values are checked on every
 #: request (``_UpdateShape.decide``); the legacy maps are not remembered.
-_UNSHAPED_MEMBERS = ("Key", "ExpressionAttributeValues", "ExpressionAttributeNames",
+_UNSHAPED_MEMBERS: Final = ("Key", "ExpressionAttributeValues", "ExpressionAttributeNames",
                      "AttributeUpdates", "Expected")
 
 
@@ -585,10 +591,10 @@ def _strings_only(value: Any) -> Any:
     return copy
 
 
-_update_shapes: dict[tuple[Any, ...], _UpdateShape] = {}
+_update_shapes: Final[dict[tuple[Any, ...], _UpdateShape]] = {}
 #: The shape whose last request (``last_request``, strings alone) a request
 #: is compared with first: a hot counter's next request, equal to it, gets
 #: its decision (``last``) again without a check (``update_item.quick``).
-HOT: list[_UpdateShape | None] = [None]
-_NO_VALUES: Mapping[str, Any] = {}
-_SET_TYPES = frozenset({"SS", "NS", "BS"})
+HOT: Final[list[_UpdateShape | None]] = [None]
+_NO_VALUES: Final[Mapping[str, Any]] = {}
+_SET_TYPES: Final = frozenset({"SS", "NS", "BS"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._key_conditions import (
     NEITHER,
@@ -28,17 +28,17 @@ from tallydb.engine.expressions import from_attributes_to_get, from_expected
 from tallydb.engine.expressions.legacy import check_conditional_operator
 from tallydb.engine.values import Item, Wording, messages, validate_value
 
-START_INVALID = "The provided starting key is invalid: {}"
-FILTER_ON_KEY = (
+START_INVALID: Final = "The provided starting key is invalid: {}"
+FILTER_ON_KEY: Final = (
     "{parameter} can only contain non-primary key attributes: Primary key attribute: {name}"
 )
-NESTED_KEY = (
+NESTED_KEY: Final = (
     "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
     "allowed: Key: {}"
 )
 #: Value errors DynamoDB reports inside "The provided starting key is invalid: ";
 #: the others it reports bare (dynalite test/query.js, recorded against DynamoDB).
-_PREFIXED = frozenset({
+_PREFIXED: Final = frozenset({
     messages.EMPTY_ATTRIBUTE_VALUE, messages.MULTIPLE_DATATYPES, messages.NULL_NOT_TRUE,
     messages.EMPTY_STRING_SET, messages.EMPTY_BINARY_SET,
 })

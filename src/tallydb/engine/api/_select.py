@@ -9,22 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.values import Item
 from tallydb.engine.values.messages import ENVELOPE
 
-_DESCRIBED = {
+_DESCRIBED: Final = {
     "ALL_ATTRIBUTES": "ALL_ATTRIBUTES",
     "ALL_PROJECTED_ATTRIBUTES": "ALL_PROJECTED_ATTRIBUTES",
     "COUNT": "only the Count",
 }
-NEEDS_PROJECTION = (
+NEEDS_PROJECTION: Final = (
     "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
     "SPECIFIC_ATTRIBUTES"
 )
-PROJECTED_NEEDS_INDEX = "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+PROJECTED_NEEDS_INDEX: Final = (
+    "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Final
 
 from botocore.loaders import Loader
 from botocore.model import OperationNotFoundError, ServiceModel
@@ -68,14 +68,14 @@ __all__ = [
 ]
 
 #: DynamoDB reports at most this many violations in one message (dynalite).
-MAX_REPORTED = 10
+MAX_REPORTED: Final = 10
 
 # --- overrides the model does not carry ----------------------------------------
 
 #: Enum value sets in the order DynamoDB prints them, by botocore shape name
 #: (dynalite validations/*.js; ReturnValue also captured 2026). Shapes not
 #: listed print in the model's order.
-ENUM_ORDER: dict[str, tuple[str, ...]] = {
+ENUM_ORDER: Final[dict[str, tuple[str, ...]]] = {
     "ReturnValue": ("ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"),
     "ScalarAttributeType": ("B", "N", "S"),
     "ProjectionType": ("ALL", "INCLUDE", "KEYS_ONLY"),
@@ -91,19 +91,19 @@ ENUM_ORDER: dict[str, tuple[str, ...]] = {
 #: (captured 2026: PutItem lists returnValues before tableName, UpdateItem
 #: returnConsumedCapacity before returnValues). Everything else follows in
 #: the model's member order.
-MEMBER_ORDER: dict[str, tuple[str, ...]] = {
+MEMBER_ORDER: Final[dict[str, tuple[str, ...]]] = {
     "PutItem": ("ReturnValues", "ReturnConsumedCapacity", "ReturnItemCollectionMetrics"),
     "UpdateItem": ("ReturnConsumedCapacity",),
 }
 
 #: Nested members reported in an order other than the model's (dynalite: the
 #: write capacity is always reported before the read capacity).
-NESTED_ORDER: dict[str, tuple[str, ...]] = {
+NESTED_ORDER: Final[dict[str, tuple[str, ...]]] = {
     "ProvisionedThroughput": ("WriteCapacityUnits", "ReadCapacityUnits"),
 }
 
 #: Members DynamoDB requires that botocore's model leaves optional (dynalite).
-EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
+EXTRA_REQUIRED: Final[dict[str, tuple[str, ...]]] = {
     "CreateTable": ("AttributeDefinitions", "KeySchema"),
 }
 
@@ -111,46 +111,48 @@ EXTRA_REQUIRED: dict[str, tuple[str, ...]] = {
 #: model leaves unbounded, by operation (ScyllaDB's Alternator tests, run
 #: against DynamoDB: test_tag.py refuses ``Tags=[]``). Per operation, not per
 #: shape: CreateTable's Tags share the shape and are not on record.
-EXTRA_MIN: dict[str, dict[str, int]] = {
+EXTRA_MIN: Final[dict[str, dict[str, int]]] = {
     "TagResource": {"Tags": 1},
 }
 
 #: Enum members DynamoDB leaves to the operation, by operation: their value is
 #: checked there, with the operation's own words (``_table_class``).
-OPERATION_ENUMS: dict[str, tuple[str, ...]] = {
+OPERATION_ENUMS: Final[dict[str, tuple[str, ...]]] = {
     "CreateTable": ("TableClass",),
     "UpdateTable": ("TableClass",),
 }
 
 #: Operations that answer a missing TableName with a sentence of their own
 #: instead of a constraint violation (dynalite, recorded against DynamoDB).
-TABLE_OPERATIONS = frozenset({"CreateTable", "DescribeTable", "DeleteTable", "UpdateTable"})
-TABLE_NAME_REQUIRED = "The parameter 'TableName' is required but was not present in the request"
+TABLE_OPERATIONS: Final = frozenset({"CreateTable", "DescribeTable", "DeleteTable", "UpdateTable"})
+TABLE_NAME_REQUIRED: Final = (
+    "The parameter 'TableName' is required but was not present in the request"
+)
 #: The same for the tag operations' ResourceArn (dynalite, recorded).
-TAG_OPERATIONS = frozenset({"TagResource", "UntagResource"})
-TABLE_ARN_REQUIRED = "Invalid TableArn"
+TAG_OPERATIONS: Final = frozenset({"TagResource", "UntagResource"})
+TABLE_ARN_REQUIRED: Final = "Invalid TableArn"
 
-TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
-_TABLE_NAME_RE = re.compile(TABLE_NAME_PATTERN)
+TABLE_NAME_PATTERN: Final = "[a-zA-Z0-9_.-]+"
+_TABLE_NAME_RE: Final = re.compile(TABLE_NAME_PATTERN)
 
 # --- the JSON layer's messages (dynalite test/helpers.js assertType) -------------
 
-_STRUCTURE_FOUND = "Start of structure or map found where not expected"
-_UNEXPECTED_FIELD = "Unexpected field type"
-_UNEXPECTED_VALUE = "Unexpected value type in payload"
-_NOT_A_TOKEN = "Unexpected token received from parser"
+_STRUCTURE_FOUND: Final = "Start of structure or map found where not expected"
+_UNEXPECTED_FIELD: Final = "Unexpected field type"
+_UNEXPECTED_VALUE: Final = "Unexpected value type in payload"
+_NOT_A_TOKEN: Final = "Unexpected token received from parser"
 #: A list or map where a collection type's element was expected (Java's own words).
-_CAST = (
+_CAST: Final = (
     "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to "
     "class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl "
     "and java.lang.Class are in module java.base of loader 'bootstrap')"
 )
-_JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810."
+_JAVA_PACKAGE: Final = "com.amazonaws.dynamodb.v20120810."
 
 #: A null in a list or as a map's value: Jackson keeps it (only a structure's
 #: member reads as absent), and the model's members never allow one. The
 #: closest documented wording, DynamoDB's for a missing required member.
-NOT_NULL = "Member must not be null"
+NOT_NULL: Final = "Member must not be null"
 
 Violation = tuple[tuple[int, ...], str, str, str]
 """(sort key, path relative to the checked value, rendered value, constraint)."""
@@ -238,7 +240,7 @@ class _Node:
 #: How much of a list or map a violation echoes before it stops with "...".
 #: DynamoDB echoes the whole value; a request of 150,000 entries would then
 #: get an error body of tens of MB, built on the event loop. tallydb's bound.
-MAX_RENDERED = 2048
+MAX_RENDERED: Final = 2048
 
 
 def _joined(parts: Iterator[str], opening: str, closing: str) -> str:
@@ -756,9 +758,9 @@ class _Compiler:
 
 
 _model: Any = None
-_checkers: dict[str, Callable[[dict[str, Any]], None]] = {}
-_quick: dict[str, _Quick] = {}
-_nodes: dict[str, _Structure] = {}
+_checkers: Final[dict[str, Callable[[dict[str, Any]], None]]] = {}
+_quick: Final[dict[str, _Quick]] = {}
+_nodes: Final[dict[str, _Structure]] = {}
 
 
 def _load_model(service: str) -> ServiceModel:
@@ -852,10 +854,10 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
 
 # Ways a top-level member can be passed without its checker (``_Quick``).
 _TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP, _REQUEST_MAP = range(5)
-_QUICK_MEMORY = 4096
+_QUICK_MEMORY: Final = 4096
 #: An attribute name this long (in code points) is within DynamoDB's 65,535
 #: (UTF-16 units) whatever it holds; a longer one takes the full check.
-_SHORT_NAME = 65535 // 2
+_SHORT_NAME: Final = 65535 // 2
 
 
 class _RequestMap:

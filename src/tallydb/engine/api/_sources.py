@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._indexes import GLOBAL, NESTED_INDEX_KEY, Index
 from tallydb.engine.api._pages import page_response, read_page
@@ -38,9 +38,9 @@ from tallydb.engine.errors import ValidationException
 from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item, item_size
 
-NO_INDEX = "The table does not have the specified index: {}"
-CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
-ALL_ATTRIBUTES_GSI = (
+NO_INDEX: Final = "The table does not have the specified index: {}"
+CONSISTENT_GSI: Final = "Consistent reads are not supported on global secondary indexes"
+ALL_ATTRIBUTES_GSI: Final = (
     "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported "
     "for global secondary index {} because its projection type is not ALL"
 )
@@ -48,7 +48,7 @@ ALL_ATTRIBUTES_GSI = (
 #: ProjectionExpression): DynamoDB Local's words (its
 #: validateAttributesToGetAndProjExpr), the attributes in brackets; the
 #: order of several is not on record (sorted here).
-NOT_PROJECTED_GSI = (
+NOT_PROJECTED_GSI: Final = (
     "One or more parameter values were invalid: Global secondary index {} does not project "
     "[{}]"
 )
@@ -57,7 +57,7 @@ NOT_PROJECTED_GSI = (
 #: listed as DynamoDB lists them (DynamoDB Local's QueryFunction; the
 #: "... hello does not project ... filter ... d" ScyllaDB's Alternator tests
 #: match against DynamoDB).
-FILTER_NOT_PROJECTED = (
+FILTER_NOT_PROJECTED: Final = (
     "One or more parameter values were invalid: Secondary index {} does not project one or "
     "more filter attributes: [{}]"
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -47,15 +47,15 @@ from tallydb.engine.values import validate_value
 
 #: The operations a statement runs as, each with its table-free checks
 #: first (``_pipeline.direct``).
-OPERATIONS: dict[str, Operation] = {
+OPERATIONS: Final[dict[str, Operation]] = {
     name: direct(steps_of(module, module.__name__.rsplit(".", 1)[1]))
     for name, module in (("UpdateItem", update_item), ("PutItem", put_item),
                          ("DeleteItem", delete_item), ("GetItem", get_item),
                          ("Query", query), ("Scan", scan))
 }
-INVALID_TOKEN = "Invalid NextToken"
+INVALID_TOKEN: Final = "Invalid NextToken"
 #: The IAM action of each kind of statement, and whether it writes.
-_ACTIONS: dict[type[Any], tuple[str, bool]] = {
+_ACTIONS: Final[dict[type[Any], tuple[str, bool]]] = {
     Select: ("PartiQLSelect", False), Exists: ("PartiQLSelect", False),
     Insert: ("PartiQLInsert", True), Update: ("PartiQLUpdate", True),
     Delete: ("PartiQLDelete", True),
@@ -88,7 +88,7 @@ def statement_touches(entries: Any) -> tuple[Touch, ...]:
 #: run: a statement sent again is neither parsed nor planned again. At most
 #: 2,048 statements and 4 MB of their text (a statement is at most 8,192
 #: characters).
-PLANS = PlanCache(statements=2048, chars=4_000_000)
+PLANS: Final = PlanCache(statements=2048, chars=4_000_000)
 
 
 def planned(txn: Transaction, entry: dict[str, Any], *, keyed: bool = False,

@@ -29,13 +29,13 @@ from tallydb.engine.storage import TableRecord, Transaction
 from tallydb.engine.values import Item, item_size
 
 #: The storage name of a table's stream source (``$`` takes no user index name).
-STREAM_SOURCE = "$stream"
+STREAM_SOURCE: Final = "$stream"
 #: Who TTL's deletions are made by, in their records (DynamoDB's own identity; the
 #: Streams API spells the members as botocore's model does, Lambda events in lower case).
-SERVICE_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
+SERVICE_IDENTITY: Final = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 
-_VIEWS_OLD = frozenset({"OLD_IMAGE", "NEW_AND_OLD_IMAGES"})
-_VIEWS_NEW = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})
+_VIEWS_OLD: Final = frozenset({"OLD_IMAGE", "NEW_AND_OLD_IMAGES"})
+_VIEWS_NEW: Final = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})
 
 class _Clock:
     """The sequence clock: the last number handed out, for the process.
@@ -96,7 +96,7 @@ def sequence_of_time(when: float) -> int:
 #: SAME_AS_LAST, true if TTL's]. Old images equal to the previous record's new
 #: image (a counter's run of updates) are stored as SAME_AS_LAST: a row
 #: keeps each image once.
-EVENTS = ("INSERT", "MODIFY", "REMOVE")
+EVENTS: Final = ("INSERT", "MODIFY", "REMOVE")
 SAME_AS_LAST: Final = 1
 
 
@@ -104,12 +104,12 @@ SAME_AS_LAST: Final = 1
 #: this many bytes (or the forwarder has read it): a hot counter's small
 #: group commits share rows, so the forwarder reads, sends and deletes one
 #: row for many of them.
-SHARED_ROW_BYTES = 1024
+SHARED_ROW_BYTES: Final = 1024
 
 #: The last row of each table's Kinesis outbox (by table id) that the
 #: forwarder has read: it sends and deletes rows whole, so a row it read
 #: takes no more records (``read_through``).
-_read: dict[int, bytes] = {}
+_read: Final[dict[int, bytes]] = {}
 
 #: A change as a capture holds it: (sequence number, old image, new image,
 #: by TTL, the new image's JSON when its writer made it). The number is
@@ -240,7 +240,7 @@ class _Capture:
         return orjson.dumps(entries), last
 
 
-_captures: dict[int, _Capture] = {}
+_captures: Final[dict[int, _Capture]] = {}
 
 
 class _Latest:

@@ -3,7 +3,7 @@ and its indexes, derived once per record."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._indexes import (
     GLOBAL,
@@ -25,7 +25,7 @@ from tallydb.engine.values.attribute_value import (
 )
 from tallydb.engine.values.key import encode_key_value
 
-REQUESTED_RESOURCE_NOT_FOUND = "Requested resource not found"
+REQUESTED_RESOURCE_NOT_FOUND: Final = "Requested resource not found"
 
 
 class KeySchema:
@@ -170,7 +170,7 @@ class Table:
         return None
 
 
-_cache: dict[str, Table] = {}
+_cache: Final[dict[str, Table]] = {}
 
 
 def get_table(txn: Transaction, name: Any) -> Table:

@@ -12,7 +12,7 @@ DynamoDB ignores the unknown member) is refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -54,7 +54,7 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
                  for name in request.get("RequestItems") or {})
 
 
-ACCESS = access
+ACCESS: Final = access
 
 
 Checked = dict[str, list[tuple[str, Item, bytes | None]]]

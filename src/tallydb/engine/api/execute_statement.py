@@ -3,7 +3,7 @@ plans onto (``tallydb.engine.partiql.plan``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._access import Touch
 from tallydb.engine.api._statements import (
@@ -22,7 +22,7 @@ def access(txn: Transaction, request: dict[str, Any]) -> tuple[Touch, ...]:
     return statement_touches([request])
 
 
-ACCESS = access
+ACCESS: Final = access
 
 
 def quick(txn: Transaction, request: dict[str, Any]) -> dict[str, Any] | None:

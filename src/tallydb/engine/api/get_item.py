@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._insights import INSIGHTS
@@ -39,7 +39,7 @@ def validate(request: dict[str, Any]) -> Checked:
 
 
 #: What a request touches (``_access``): reads the table its TableName names.
-ACCESS = on_table("GetItem", write=False)
+ACCESS: Final = on_table("GetItem", write=False)
 
 
 def get_item(txn: Transaction, request: dict[str, Any], checked: Checked) -> dict[str, Any]:
@@ -100,11 +100,11 @@ def _read(txn: Transaction, request: dict[str, Any], table: Table,
 #: The members that make a GetItem's shape, besides its Key (the
 #: projection's members are not remembered: such a request takes the full
 #: path); each valid as a string, or ConsistentRead as a boolean.
-_SHAPE_MEMBERS = ("TableName", "ConsistentRead", "ReturnConsumedCapacity")
+_SHAPE_MEMBERS: Final = ("TableName", "ConsistentRead", "ReturnConsumedCapacity")
 #: Request shapes that passed every check, and their tables (at most
 #: ``_SHAPES_REMEMBERED``).
-_shapes: dict[tuple[Any, ...], Table] = {}
-_SHAPES_REMEMBERED = 1024
+_shapes: Final[dict[tuple[Any, ...], Table]] = {}
+_SHAPES_REMEMBERED: Final = 1024
 
 
 def _shape_of(get: Callable[[str], Any]) -> tuple[Any, ...]:

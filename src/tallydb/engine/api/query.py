@@ -15,7 +15,7 @@ entries come in index sort-key order, ties in table-key order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.api._access import on_table
 from tallydb.engine.api._key_conditions import KeyPlan, plan
@@ -34,7 +34,7 @@ from tallydb.engine.storage import Transaction
 
 #: What a request touches (``_access``): reads the table its TableName names,
 #: or the index its IndexName names.
-ACCESS = on_table("Query", write=False, index=True)
+ACCESS: Final = on_table("Query", write=False, index=True)
 
 
 def validate(request: dict[str, Any]) -> tuple[ReadExpressions, Output]:

@@ -7,7 +7,7 @@ none is lost. A missing item is updated from its key alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -32,13 +32,13 @@ from tallydb.engine.values import Item
 from tallydb.engine.values.size import MAX_ITEM_SIZE, check_item_fits, item_size
 
 #: What a request touches (``_access``): writes the table its TableName names.
-ACCESS = on_table("UpdateItem", write=True)
+ACCESS: Final = on_table("UpdateItem", write=True)
 
 
 #: The item the last update of ``updated``'s plain kind wrote: its JSON (the
 #: bytes it stored) and the item. (Any thread's: a store's writer holds its
 #: lock, and bytes written are one store's.)
-_written: list[tuple[bytes, Item] | None] = [None]
+_written: Final[list[tuple[bytes, Item] | None]] = [None]
 
 
 def update_item(txn: Transaction, request: dict[str, Any]) -> dict[str, Any]:

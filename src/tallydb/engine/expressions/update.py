@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import Final
 
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.expressions import ast
@@ -49,8 +50,8 @@ from tallydb.engine.expressions.update_apply import (
 from tallydb.engine.expressions.update_check import UpdateAnalysis, analyze_update
 from tallydb.engine.values import AttributeValue, Item
 
-_PLAN_CACHE_SIZE = 64
-_SET_TYPES = frozenset({"SS", "NS", "BS"})
+_PLAN_CACHE_SIZE: Final = 64
+_SET_TYPES: Final = frozenset({"SS", "NS", "BS"})
 
 
 class UpdatePlan:

@@ -34,7 +34,7 @@ Getter = Callable[[Item, Values], AttributeValue]
 REMOVE: Final = object()  # the leaf is to be removed
 KEEP: Final = object()  # the leaf stays as it is
 
-_SETS = frozenset({"SS", "NS", "BS"})
+_SETS: Final = frozenset({"SS", "NS", "BS"})
 
 
 def _type(av: AttributeValue) -> str:

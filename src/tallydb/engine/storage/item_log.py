@@ -30,16 +30,17 @@ import struct
 import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Final
 
 #: One row of a record: (SQLite table, hk, rk) -> the item's JSON, or None (deleted).
 Rows = Mapping[tuple[str, bytes, bytes], bytes | None]
 
-MAGIC = b"TALLYLOG"
-HEADER_SIZE = 16
-DELETED = 0xFFFFFFFF
-_RECORD = struct.Struct("<IIQ")  # length of what follows the crc, crc, lsn
-_ROW = struct.Struct("<HIII")
-_LSN = struct.Struct("<Q")
+MAGIC: Final = b"TALLYLOG"
+HEADER_SIZE: Final = 16
+DELETED: Final = 0xFFFFFFFF
+_RECORD: Final = struct.Struct("<IIQ")  # length of what follows the crc, crc, lsn
+_ROW: Final = struct.Struct("<HIII")
+_LSN: Final = struct.Struct("<Q")
 
 
 class ItemLog:

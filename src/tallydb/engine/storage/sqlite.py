@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 import orjson
 
@@ -40,7 +40,7 @@ Item = dict[str, Any]
 #: One row of an items table: (SQLite table, hk, rk).
 RowKey = tuple[str, bytes, bytes]
 
-log_errors = logging.getLogger("tallydb.engine.storage")
+log_errors: Final = logging.getLogger("tallydb.engine.storage")
 
 # Python's sqlite3 binds int, float, str and bytearray parameters as they
 # are, but asks the adapter registry about any other type, bytes included,
@@ -109,7 +109,7 @@ class TableRecord:
         return replace(self, description=description)
 
 
-_SCHEMA = """
+_SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS catalog (
     name TEXT PRIMARY KEY,
     id INTEGER NOT NULL UNIQUE,
@@ -180,24 +180,24 @@ OVERLAY_ROWS = 512
 #: of its own whatever the bulk, and 2,048 there cost more (1,000,000
 #: items: 1.05-1.11), so such writes stay at 512.
 OVERLAY_ROWS_CACHED = 32768
-LOG_BYTES = 4 * 1024 * 1024
+LOG_BYTES: Final = 4 * 1024 * 1024
 #: At most this many rows read from SQLite are remembered as held there
 #: between two bulk writes of the overlay (``Store._held``): a table larger
 #: than the cache writes its overlay at ``OVERLAY_ROWS``, and a cached
 #: working set looks few rows up (past the bound, forgetting them costs a
 #: lookup each at the bulk write).
-HELD_ROWS = 8192
+HELD_ROWS: Final = 8192
 #: The page size of a new database (an existing one keeps its own): a
 #: commit appends every page it changed to the WAL, and a counter's change
 #: is a few bytes on one page.
-PAGE_SIZE = 1024
+PAGE_SIZE: Final = 1024
 #: The clean cache's budget (``Store._clean``): its rows' JSON plus
 #: ``ROW_OVERHEAD`` each (the key tuple, its bytes and the dict's slot).
 #: 4 MB holds 10,000 small counters; 16 MB cost random keys over 1,000,000
 #: items 1.09x the CPU per write (the CPU's caches), 4 MB 1.00-1.05x, both
 #: measured while each row still held orjson's 4 KB buffer (``_commit``).
 CLEAN_BYTES = 4 * 1024 * 1024
-ROW_OVERHEAD = 200
+ROW_OVERHEAD: Final = 200
 #: A read of all of a table's rows (a Scan's page) merges the overlays'
 #: rows with SQLite's while they hold at most this many, else writes them
 #: into SQLite first: each page goes over all of them again, and a Scan's
@@ -216,16 +216,16 @@ FLUSH_RETRY = 1.0  # seconds between attempts to write the overlay into a full d
 #: 2,048 rows at once 11.0 µs a row, chunks of 512 12.3, 256 12.8, 128 13.0).
 FLUSH_CHUNK = 256
 #: The item log of a frozen overlay, beside the live one until SQLite holds it.
-FROZEN_LOG = "tallydb.itemlog.frozen"
+FROZEN_LOG: Final = "tallydb.itemlog.frozen"
 #: A frozen overlay's log once SQLite holds it: the next freeze's new log
 #: (started afresh in place). No file is removed, replaced or truncated on
 #: the write path: freeing a file's blocks can wait on the filesystem's
 #: journal, held by a WAL checkpoint's fsyncs (an unlink took 62-119 ms
 #: there at 1,000,000 items).
-SPENT_LOG = "tallydb.itemlog.spent"
+SPENT_LOG: Final = "tallydb.itemlog.spent"
 
 #: An items table (a table's, or one index's): rows in (hk, rk) order.
-_ITEMS_TABLE = (
+_ITEMS_TABLE: Final = (
     "CREATE TABLE {} ("
     "hk BLOB NOT NULL, rk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (hk, rk)"
     ") WITHOUT ROWID"
@@ -244,9 +244,9 @@ _ITEMS_TABLE = (
 #: the one databases made before had, and ``_INSERTED`` names the INSERT
 #: trigger they had (``Store._count_uncounted`` replaces the one and drops
 #: the other).
-_UPDATED_WHEN = "WHEN length(NEW.item) != length(OLD.item)"
-_INSERTED = "_inserted"
-_COUNTING = (
+_UPDATED_WHEN: Final = "WHEN length(NEW.item) != length(OLD.item)"
+_INSERTED: Final = "_inserted"
+_COUNTING: Final = (
     """CREATE TRIGGER IF NOT EXISTS "{0}_deleted" AFTER DELETE ON {0} BEGIN
         UPDATE item_counts SET items = items - 1, bytes = bytes - length(OLD.item)
         WHERE source = '{0}'; END""",
@@ -255,7 +255,7 @@ _COUNTING = (
         UPDATE item_counts SET bytes = bytes + length(NEW.item) - length(OLD.item)
         WHERE source = '{0}'; END""",
 )
-_ADD_COUNTS = "UPDATE item_counts SET items = items + ?, bytes = bytes + ? WHERE source = ?"
+_ADD_COUNTS: Final = "UPDATE item_counts SET items = items + ?, bytes = bytes + ? WHERE source = ?"
 
 
 def _recount(conn: sqlite3.Connection, source: str) -> None:
@@ -273,9 +273,9 @@ def _start_counting(conn: sqlite3.Connection, source: str) -> None:
         conn.execute(trigger.format(source))
 
 #: Copy every row of one items table into another (a snapshot, a restore).
-_COPY_ROWS = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
+_COPY_ROWS: Final = "INSERT INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 #: The same, leaving the rows the target has already as they are.
-_KEEP_ROWS = "INSERT OR IGNORE INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
+_KEEP_ROWS: Final = "INSERT OR IGNORE INTO {}(hk, rk, item) SELECT hk, rk, item FROM {}"
 
 
 class _RowSQL(NamedTuple):
@@ -1236,10 +1236,10 @@ class _Savepoint:
 
 
 #: ``get_item``'s "nothing kept for this row" (None means kept as deleted).
-_UNWRITTEN = object()
+_UNWRITTEN: Final = object()
 
 #: Numbers for ``Transaction.segment``, unique in the process.
-_SEGMENTS = itertools.count(1)
+_SEGMENTS: Final = itertools.count(1)
 
 
 class Transaction:

@@ -17,7 +17,7 @@ import binascii
 import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from tallydb.engine.errors import SerializationException, ValidationException
 from tallydb.engine.values import messages
@@ -25,18 +25,18 @@ from tallydb.engine.values.number import is_canonical, normalize_number
 from tallydb.engine.values.types import AttributeValue, Item, Wording
 
 #: Deepest level a value may sit at, the attribute itself being level 1 (captured).
-MAX_NESTING_LEVEL = 32
-MAX_HASH_KEY_BYTES = 2048
-MAX_RANGE_KEY_BYTES = 1024
+MAX_NESTING_LEVEL: Final = 32
+MAX_HASH_KEY_BYTES: Final = 2048
+MAX_RANGE_KEY_BYTES: Final = 1024
 
 # The order DynamoDB checks a value's members in (its AttributeValue structure's
 # member order, as dynalite reproduces it): the first failing member decides.
-_TYPE_ORDER = ("S", "B", "N", "BOOL", "NULL", "BS", "NS", "SS", "L", "M")
-_TYPES = frozenset(_TYPE_ORDER)
+_TYPE_ORDER: Final = ("S", "B", "N", "BOOL", "NULL", "BS", "NS", "SS", "L", "M")
+_TYPES: Final = frozenset(_TYPE_ORDER)
 
-_BASE64_BAD = re.compile(r"[^A-Za-z0-9+/=]|=[^=]")
-_TRUE_STRINGS = frozenset({"TRUE", "1", "YES"})
-_FALSE_STRINGS = frozenset({"FALSE", "0", "NO"})
+_BASE64_BAD: Final = re.compile(r"[^A-Za-z0-9+/=]|=[^=]")
+_TRUE_STRINGS: Final = frozenset({"TRUE", "1", "YES"})
+_FALSE_STRINGS: Final = frozenset({"FALSE", "0", "NO"})
 
 
 # --- serialization-layer checks ------------------------------------------------
@@ -173,7 +173,7 @@ def _number_set(members: list[Any], wording: Wording) -> list[str]:
 
 #: The order a set's members are stored in, by its type: Strings and
 #: Binaries by their bytes, Numbers by value (what PutItem and SET store).
-_SET_ORDER: dict[str, Callable[[str], Any] | None] = {
+_SET_ORDER: Final[dict[str, Callable[[str], Any] | None]] = {
     "SS": None, "BS": _base64_bytes, "NS": Decimal}
 
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from typing import Final
 
 from tallydb.engine.values.number import MIN_ADJUSTED_EXPONENT, _format, split_number
 from tallydb.engine.values.types import AttributeValue
 
-_NEGATIVE, _ZERO, _POSITIVE = 1, 2, 3
-_ZERO_ENCODING = bytes([_ZERO])
+_NEGATIVE: Final = 1
+_ZERO: Final = 2
+_POSITIVE: Final = 3
+_ZERO_ENCODING: Final = bytes([_ZERO])
 
 
 def _pair_tables(byte_for_pair: Callable[[int], int]) -> tuple[bytes, bytes]:
@@ -42,8 +45,12 @@ def _pair_tables(byte_for_pair: Callable[[int], int]) -> tuple[bytes, bytes]:
 
 # Digit pairs go through BCD (bytes.fromhex reads "12" as 0x12) and one
 # translate, all in C: pair p becomes p + 1, or 101 - p for negatives.
-_POS_PAIRS, _POS_PAIRS_BACK = _pair_tables(lambda p: p + 1)
-_NEG_PAIRS, _NEG_PAIRS_BACK = _pair_tables(lambda p: 101 - p)
+_POS_TABLES: Final = _pair_tables(lambda p: p + 1)
+_NEG_TABLES: Final = _pair_tables(lambda p: 101 - p)
+_POS_PAIRS: Final = _POS_TABLES[0]
+_POS_PAIRS_BACK: Final = _POS_TABLES[1]
+_NEG_PAIRS: Final = _NEG_TABLES[0]
+_NEG_PAIRS_BACK: Final = _NEG_TABLES[1]
 
 
 def _escape(raw: bytes) -> bytes:

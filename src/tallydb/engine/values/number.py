@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Final
 
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.values import messages
 from tallydb.engine.values.types import Wording
 
-MAX_DIGITS = 38
-MAX_ADJUSTED_EXPONENT = 125  # 9.99...E+125
-MIN_ADJUSTED_EXPONENT = -130  # 1E-130
+MAX_DIGITS: Final = 38
+MAX_ADJUSTED_EXPONENT: Final = 125  # 9.99...E+125
+MIN_ADJUSTED_EXPONENT: Final = -130  # 1E-130
 
-_INT32 = 1 << 31
-_INT64 = 1 << 63
+_INT32: Final = 1 << 31
+_INT64: Final = 1 << 63
 
 # ASCII digits only: DynamoDB refuses what Python's Decimal would also take
 # ("NaN", "Infinity", " 1", "1_000", non-ASCII digits).
-_NUMBER = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+_NUMBER: Final = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
 
 
 def normalize_number(text: object, *, wording: Wording = "current") -> str:

@@ -19,13 +19,15 @@ The gate is ``size > 409600`` (captured: 409,600 accepted, 409,601 refused).
 
 from __future__ import annotations
 
+from typing import Final
+
 from tallydb.engine.errors import ValidationException
 from tallydb.engine.values import messages
 from tallydb.engine.values.number import split_number
 from tallydb.engine.values.types import AttributeValue, Item
 
-MAX_ITEM_SIZE = 400 * 1024
-_MAX_NUMBER_SIZE = 21
+MAX_ITEM_SIZE: Final = 400 * 1024
+_MAX_NUMBER_SIZE: Final = 21
 
 
 def _text_size(text: str) -> int:
