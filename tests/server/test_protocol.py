@@ -354,3 +354,20 @@ def test_expect_100_continue(stub: StubServer, pipe_factory: Callable[[str], Pip
     assert pipe.file.readline() == b"\r\n"
     pipe.send(body)
     assert pipe.response().json == {"Echo": {"n": 7}}
+
+
+SPELLINGS = [b"Host", b"host", b"HOST", b"X-Amz-Target", b"x-amz-target", b"X-AMZ-TARGET",
+             b"Content-Type", b"content-type", b"Content-Length", b"content-LENGTH",
+             b"Authorization", b"authorization", b"X-Amz-Date", b"User-Agent", b"user-agent",
+             b"Expect", b"Origin", b"Connection", b"Accept-Encoding", b"Content-Encoding",
+             b"Sec-Fetch-Site", b"amz-sdk-invocation-id", b"amz-sdk-request",
+             b"X-Amz-Targeu", b"Hosts", b"Content-Typf", b"Authorizatio"]
+
+
+@pytest.mark.parametrize("name", SPELLINGS, ids=[s.decode() for s in SPELLINGS])
+def test_header_kind_agrees_with_the_case_insensitive_rule(name: bytes) -> None:
+    # the spellings compared first give what the lowercased lookup gives
+    from tallydb.server.protocol import _OTHER, _WANTED, header_kind
+
+    assert header_kind(name) == _WANTED.get(name.lower(), _OTHER)
+    assert header_kind(name) == header_kind(name)  # (the second from the cache)
