@@ -48,6 +48,7 @@ from setuptools.command.build_ext import build_ext
 COMPILED = [
     # the server: HTTP in and out, routing, the group commit
     "src/tallydb/server/protocol.py",
+    "src/tallydb/server/clock.py",
     "src/tallydb/server/exchange.py",
     "src/tallydb/server/routing.py",
     "src/tallydb/server/batch.py",

@@ -31,6 +31,7 @@ from tallydb.engine.storage import Store, Sync
 from tallydb.server.auth import Verifier
 from tallydb.server.batch import Batcher
 from tallydb.server.bodies import BodyBudget
+from tallydb.server.clock import CoarseClock
 from tallydb.server.console_http import verifier_for
 from tallydb.server.credentials import Key
 from tallydb.server.limits import ConnectionLimits, Watchdog, raise_descriptor_limit
@@ -166,7 +167,7 @@ class Server:
         self.engine = engine
         self.loop = loop
         self.limits = limits or ConnectionLimits()
-        self.clock = loop.time()  # coarse: the watchdog moves it once a tick
+        self.clock = CoarseClock(loop.time())  # the watchdog moves it once a tick
         self.bodies = BodyBudget(self.limits.max_body_memory, MAX_BODY)
         self.screen = Screen(loop)
         verifier = Verifier(credentials) if credentials else None

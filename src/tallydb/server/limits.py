@@ -27,6 +27,7 @@ import orjson
 from tallydb.engine.errors import ThrottlingException
 from tallydb.server import http
 from tallydb.server.bodies import BodyBudget
+from tallydb.server.clock import CoarseClock
 
 FD_RESERVE = 64  # descriptors kept for the store, logs and the listening sockets
 TOO_MANY_CONNECTIONS = "Too many open connections: the server holds {} (--max-connections)"
@@ -95,7 +96,7 @@ class Watched(Protocol):
 
     limits: ConnectionLimits
     loop: asyncio.AbstractEventLoop
-    clock: float
+    clock: CoarseClock
     bodies: BodyBudget
 
     @property
@@ -109,7 +110,7 @@ _CLOCKS_KEPT = 64
 
 
 class Watchdog:
-    """Keeps ``server.clock`` (coarse loop time) and enforces each
+    """Keeps ``server.clock.now`` (coarse loop time) and enforces each
     connection's deadlines once a tick."""
 
     def __init__(self, server: Watched) -> None:
@@ -128,10 +129,10 @@ class Watchdog:
     async def run(self) -> None:
         server = self.server
         tick = server.limits.tick()
-        self.recent = [server.clock]
+        self.recent = [server.clock.now]
         while True:
             await asyncio.sleep(tick)
-            now = server.clock = server.loop.time()
+            now = server.clock.now = server.loop.time()
             self.recent.append(now)
             del self.recent[:-_CLOCKS_KEPT]
             for conn in list(server.connections):

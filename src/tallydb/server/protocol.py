@@ -28,6 +28,7 @@ from tallydb.engine.errors import InternalServerError
 from tallydb.server import http
 from tallydb.server.batch import INTERNAL_ERROR
 from tallydb.server.bodies import SMALL
+from tallydb.server.clock import CoarseClock
 from tallydb.server.encoding import response_coding
 from tallydb.server.exchange import Exchange
 from tallydb.server.limits import body_memory_full, busy_response
@@ -162,7 +163,7 @@ class Host(Protocol):
     limits: ConnectionLimits
     log_requests: bool
     loop: asyncio.AbstractEventLoop
-    clock: float  # coarse loop time, moved once a watchdog tick
+    clock: CoarseClock  # coarse loop time, moved once a watchdog tick
     connections: set[Connection]
     bodies: BodyBudget
     tls: ssl.SSLContext | None  # HTTPS: each connection begins TLS
@@ -199,7 +200,8 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.limits = server.limits
         self.log_requests = server.log_requests
-        self.mark = server.clock  # when the current phase (idle, head, body) began
+        self.clock: CoarseClock = server.clock
+        self.mark = self.clock.now  # when the current phase (idle, head, body) began
         # bytes read but not parsed while the client has too much in progress
         self.unparsed: bytes | None = None
         self.stream: LiveStream | None = None  # the console's live feed, once it has begun
@@ -243,7 +245,7 @@ class Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        self.mark = self.server.clock
+        self.mark = self.clock.now
         if self.handshaking:  # TLS is up: counted since it began
             self.handshaking = False
             return
@@ -440,7 +442,7 @@ class Connection(asyncio.Protocol):
     # -- httptools callbacks -------------------------------------------------
 
     def on_message_begin(self) -> None:
-        self.mark = self.server.clock
+        self.mark = self.clock.now
         self.keep_headers = self.signed
         self.ex = Exchange(self)
         self.head = 0  # (body and size are left empty by the message before)
@@ -448,7 +450,7 @@ class Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.head = -1
-        self.mark = self.server.clock
+        self.mark = self.clock.now
         length = self.length
         if length > 0:
             bodies = self.bodies
@@ -677,7 +679,7 @@ class Connection(asyncio.Protocol):
         if transport is None or self.closed:
             return
         transport.write(out[0] if len(out) == 1 else b"".join(out))
-        self.mark = self.server.clock
+        self.mark = self.clock.now
         if self.close_after_write:
             if self.stream is not None:
                 self._feed_socket(transport)

@@ -31,6 +31,11 @@ from tallydb.engine.storage import Transaction
 from tallydb.engine.values import Item
 from tallydb.engine.values.size import MAX_ITEM_SIZE, check_item_fits, item_size
 
+#: orjson's functions bound once: a C static read, not a lookup of the
+#: module's attribute by name at each call (this module is compiled).
+_loads: Final = orjson.loads
+_dumps: Final = orjson.dumps
+
 #: What a request touches (``_access``): writes the table its TableName names.
 ACCESS: Final = on_table("UpdateItem", write=True)
 
@@ -85,7 +90,7 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         blob = txn.get_item_blob(table.record, hk, rk)
         last = _written[0]
         old = (None if blob is None else last[1] if last is not None and last[0] == blob
-               else orjson.loads(blob))
+               else _loads(blob))
     else:
         old = txn.get_item(table.record, hk, rk)
     if old is None and must_exist:
@@ -97,7 +102,7 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         return _nothing_written(txn, request, decided.table.name, decided.key)
     base = old if old is not None else decided.key
     new = update.apply(base) if update is not None else base
-    encoded = orjson.dumps(new)
+    encoded = _dumps(new)
     if len(encoded) > MAX_ITEM_SIZE:  # (else it fits: ``check_item_fits``)
         check_item_fits(new, encoded, update=True)
     if indexes and update is not None:
