@@ -22,6 +22,16 @@ values in ``__init__``), and it cannot subclass most built-in types
 (``RuntimeError`` among them: such an exception is defined in a module
 left pure).
 
+A compiled module reads a module-level name by looking it up in the
+module's dict, as Python does, unless the name is ``Final``: then it is a C
+static (a literal is inlined). So a compiled module's constants are
+``Final``, and a function of an uncompiled module that the hot path calls
+(``orjson.loads``) is bound to a ``Final`` name rather than read as an
+attribute at each call; a value code elsewhere replaces (a test's
+``monkeypatch`` of ``OVERLAY_ROWS``) is not. An object of a class left
+uncompiled is read by name too: a field the hot path reads at every request
+belongs on a compiled object (``server/clock.py``).
+
 Everything else about the package is in pyproject.toml.
 """
 

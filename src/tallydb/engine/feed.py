@@ -36,7 +36,9 @@ Item = dict[str, Any]
 
 log: Final = logging.getLogger("tallydb.engine.feed")
 
-INSERT, MODIFY, REMOVE = "INSERT", "MODIFY", "REMOVE"
+INSERT: Final = "INSERT"
+MODIFY: Final = "MODIFY"
+REMOVE: Final = "REMOVE"
 
 
 class Table(Protocol):

@@ -56,7 +56,8 @@ from tallydb.server.region import region_of
 #: DynamoDB, reads the name from the request's Host).
 HEALTHY: Final = b"healthy: "
 _ACCEPTED_TYPES: Final = frozenset({http.JSON, http.JSON_1_0})
-_JSON, _JSON_1_0 = http.JSON, http.JSON_1_0
+_JSON: Final = http.JSON
+_JSON_1_0: Final = http.JSON_1_0
 # the two errors routing gives most, rendered once
 #: orjson's parse bound once: a C static read, not a lookup of the
 #: module's attribute by name at each request (this module is compiled).

@@ -432,7 +432,8 @@ class _Boolean(_Node):
         raise SerializationException(f"{_token(value)} cannot be converted to Boolean")
 
 
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_LONG_MIN: Final = -(2**63)
+_LONG_MAX: Final = 2**63 - 1
 
 
 class _Number(_Node):
@@ -853,7 +854,11 @@ def _compile(operation: str) -> Callable[[dict[str, Any]], None]:
 
 
 # Ways a top-level member can be passed without its checker (``_Quick``).
-_TYPE_ONLY, _SEEN, _VALUE_MAP, _SEEN_MAP, _REQUEST_MAP = range(5)
+_TYPE_ONLY: Final = 0
+_SEEN: Final = 1
+_VALUE_MAP: Final = 2
+_SEEN_MAP: Final = 3
+_REQUEST_MAP: Final = 4
 _QUICK_MEMORY: Final = 4096
 #: An attribute name this long (in code points) is within DynamoDB's 65,535
 #: (UTF-16 units) whatever it holds; a longer one takes the full check.
