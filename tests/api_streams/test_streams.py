@@ -72,6 +72,21 @@ def test_a_write_that_changes_nothing_has_no_record(ddb: Any, streams: Any) -> N
     assert [r["eventName"] for r in read_all(streams, arn)] == ["INSERT"]
 
 
+def test_an_update_of_one_attribute_has_a_record_only_when_it_changes(
+        ddb: Any, streams: Any) -> None:
+    table, arn = table_with_stream(ddb)
+    ddb.put_item(TableName=table, Item={**KEY, "n": {"N": "1"}, "s": {"S": "a"}})
+    values = {":zero": {"N": "0"}, ":one": {"N": "1"}, ":a": {"S": "a"}}
+    for expression in ("ADD n :zero", "REMOVE absent", "SET n = n + :zero", "SET s = :a",
+                       "ADD n :one", "ADD n :zero", "SET s = :a"):
+        used = {name: value for name, value in values.items() if name in expression}
+        ddb.update_item(TableName=table, Key=KEY, UpdateExpression=expression,
+                        **({"ExpressionAttributeValues": used} if used else {}))
+    records = read_all(streams, arn)
+    assert [r["eventName"] for r in records] == ["INSERT", "MODIFY"]
+    assert records[1]["dynamodb"]["NewImage"]["n"] == {"N": "2"}
+
+
 @pytest.mark.parametrize(("view", "old", "new"), [
     ("KEYS_ONLY", False, False), ("NEW_IMAGE", False, True),
     ("OLD_IMAGE", True, False), ("NEW_AND_OLD_IMAGES", True, True),

@@ -110,12 +110,12 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
         check_index_keys(indexes, new, names=written, update=True)
     if table.items_alone:  # all ``write_item`` would do: the feed's change, and the item
         journal = txn.journal
-        if journal is not None and old != new:
+        if journal is not None and _changed(update, old, new):
             record_change(journal, txn.segment, table.record, hk, rk, old, new)
         txn.put_encoded(table.record, hk, rk, encoded)
         index_units = None
     elif (captures := table.captures_alone) is not None and txn.journal is None:
-        if old != new:  # all ``write_item`` would do: the capture, and the item
+        if _changed(update, old, new):  # all ``write_item`` would do: the capture, and the item
             capture(txn, table.record, captures[0], captures[1], old, new, False, encoded)
         txn.put_encoded(table.record, hk, rk, encoded)
         index_units = None
@@ -146,6 +146,13 @@ def updated(txn: Transaction, request: dict[str, Any], decided: UpdateRequest,
     if entry is not None:
         response["ConsumedCapacity"] = entry
     return response
+
+
+def _changed(update: BoundUpdate | None, old: Item | None, new: Item) -> bool:
+    """Whether the item changed (a change record is made only then)."""
+    if old is None or update is None:
+        return old != new
+    return update.changed(old, new)
 
 
 def _nothing_written(txn: Transaction, request: dict[str, Any], table: str, key: Item

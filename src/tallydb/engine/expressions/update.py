@@ -114,6 +114,17 @@ class BoundUpdate:
             out[name] = new
         return out
 
+    def changed(self, old: Item, new: Item) -> bool:
+        """Whether ``new``, this update's ``apply`` of ``old``, differs from
+        it. One action on a top-level attribute copies every other one as
+        it is, so only that attribute is compared (a counter's run: one
+        small value, not the whole item); otherwise the items are."""
+        flat = self._plan.flat
+        if flat is not None and len(flat) == 1:
+            name = flat[0][0]
+            return old.get(name) != new.get(name)
+        return old != new
+
     def with_values(self, values: Mapping[str, AttributeValue]) -> BoundUpdate:
         """The same update over other values (of the same types)."""
         return BoundUpdate(self._plan, values)
