@@ -48,3 +48,31 @@ def test_the_same_request_pipelined_counts_once_each_and_other_bytes_are_their_o
     assert before.json == {"Item": {"pk": {"S": "a"}, "n": {"N": "60"}}}
     assert _count(added) == 61
     assert after.json == {"Item": {"pk": {"S": "a"}, "n": {"N": "61"}}}
+
+
+def _statement(text: str) -> bytes:
+    return request_bytes("ExecuteStatement", {"Statement": text})
+
+
+def test_the_same_statement_pipelined_runs_once_each(
+    serve: Callable[..., Serve], pipe_factory: Callable[[str], Pipe]
+) -> None:
+    server = serve("--in-memory")
+    created = post(server.url, "CreateTable", {
+        "TableName": "hits", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    assert created.status == 200, created.body
+    put = post(server.url, "PutItem", {"TableName": "hits",
+                                       "Item": {"pk": {"S": "a"}, "n": {"N": "0"}}})
+    assert put.status == 200, put.body
+    add = _statement("UPDATE hits SET n = n + 1 WHERE pk = 'a' RETURNING MODIFIED NEW *")
+    read = _statement("SELECT n FROM hits WHERE pk = 'a'")
+    pipe = pipe_factory(server.url)
+    pipe.send(add * 10 + read + add * 10 + read)
+    counts = []
+    for _ in range(22):
+        answer = pipe.response()
+        assert answer.status == 200, answer.body
+        counts.append(int(answer.json["Items"][0]["n"]["N"]))
+    assert counts == [*range(1, 11), 10, *range(11, 21), 20]

@@ -75,8 +75,9 @@ TOO_LARGE_BODY: Final = orjson.dumps(TOO_LARGE.to_wire())
 #: answer (the engine reads them; the limits, the console's view and the
 #: access log copy or only read them), so that requests of the same bytes
 #: may share one parsed dict (``Router.route``): a hot counter's ``ADD``
-#: is parsed once, not once a request.
-SHARED_REQUESTS: Final = frozenset({"UpdateItem", "GetItem"})
+#: (or PartiQL's ``UPDATE``) is parsed once, not once a request. (PartiQL
+#: builds a request of its own from the statement, and changes only that.)
+SHARED_REQUESTS: Final = frozenset({"UpdateItem", "GetItem", "ExecuteStatement"})
 SHARED_BODY: Final = 1024  # bytes: a longer body is parsed for itself
 
 #: What a worker found of a large body before it is parsed here
