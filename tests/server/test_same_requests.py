@@ -22,15 +22,21 @@ def _count(answer: Any) -> int:
     return int(answer.json["Attributes"]["n"]["N"])
 
 
-def test_the_same_request_pipelined_counts_once_each_and_other_bytes_are_their_own(
-    serve: Callable[..., Serve], pipe_factory: Callable[[str], Pipe]
-) -> None:
+def _with_hits(serve: Callable[..., Serve]) -> Serve:
+    """A server in memory with the table ``hits`` (hash key ``pk``)."""
     server = serve("--in-memory")
     created = post(server.url, "CreateTable", {
         "TableName": "hits", "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
     assert created.status == 200, created.body
+    return server
+
+
+def test_the_same_request_pipelined_counts_once_each_and_other_bytes_are_their_own(
+    serve: Callable[..., Serve], pipe_factory: Callable[[str], Pipe]
+) -> None:
+    server = _with_hits(serve)
     first, second = pipe_factory(server.url), pipe_factory(server.url)
     # runs of one body, and two bodies taking turns, on two connections at once
     order = ["a"] * 20 + ["b", "a"] * 10 + ["b"] * 20
@@ -57,12 +63,7 @@ def _statement(text: str) -> bytes:
 def test_the_same_statement_pipelined_runs_once_each(
     serve: Callable[..., Serve], pipe_factory: Callable[[str], Pipe]
 ) -> None:
-    server = serve("--in-memory")
-    created = post(server.url, "CreateTable", {
-        "TableName": "hits", "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
-    assert created.status == 200, created.body
+    server = _with_hits(serve)
     put = post(server.url, "PutItem", {"TableName": "hits",
                                        "Item": {"pk": {"S": "a"}, "n": {"N": "0"}}})
     assert put.status == 200, put.body
